@@ -1,0 +1,36 @@
+/**
+ * Every error the engine throws on purpose is a VigilError with a stable
+ * string `code`: callers branch on the code, people read the message.
+ */
+export type VigilErrorCode =
+  | 'invalid_event'
+  | 'invalid_inbox_id'
+  | 'invalid_timer'
+  | 'invalid_argument'
+  | 'invalid_options'
+  | 'invalid_store_url'
+  | 'store_closed'
+  | 'store_busy'
+  | 'schema_too_new';
+
+export class VigilError extends Error {
+  readonly code: VigilErrorCode;
+
+  constructor(code: VigilErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'VigilError';
+    this.code = code;
+  }
+
+  /**
+   * Retryable errors say nothing about the input: the same call may succeed
+   * later (a busy database). Everything else is the caller's to fix.
+   */
+  get retryable(): boolean {
+    return this.code === 'store_busy';
+  }
+}
+
+export function isVigilError(value: unknown, code?: VigilErrorCode): value is VigilError {
+  return value instanceof VigilError && (code === undefined || value.code === code);
+}

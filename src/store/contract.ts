@@ -1,0 +1,190 @@
+/**
+ * The store contract: what every backend (SQLite, PostgreSQL) promises.
+ * Each method names the SPEC rule it implements; the conformance suite in
+ * test/conformance/ holds every backend to exactly these words.
+ */
+import type { Clock } from '../clock.js';
+
+export type EventStatus = 'pending' | 'running' | 'done' | 'dead';
+
+/** What a source hands to `ingest`: its own unique key and the body. */
+export interface NewEvent {
+  source: string;
+  sourceId: string;
+  payload?: unknown;
+}
+
+export interface ClaimedEvent {
+  id: number;
+  source: string;
+  sourceId: string;
+  payload: unknown;
+  /** Attempts including this one (counted at claim, R4). */
+  attempts: number;
+}
+
+export interface EventRow extends ClaimedEvent {
+  status: EventStatus;
+  /** `too many attempts` for a dead event, the run's error for a retried one. */
+  error: string | null;
+  /** The error the last failed run reported, kept when the event dies. */
+  lastError: string | null;
+  receivedAt: number;
+}
+
+export type OutboxMessage = string | { body: string; urgent?: boolean };
+
+export interface RunOutcome {
+  messages?: OutboxMessage[];
+  error?: string;
+}
+
+export type MissedPolicy = 'coalesce' | 'each';
+
+export interface TimerSpec {
+  id: string;
+  /** First (or only) occurrence. Optional for cron timers: the next match after now. */
+  due?: number;
+  every?: number;
+  cron?: string;
+  tz?: string;
+  payload?: Record<string, unknown>;
+  /** A fixed event key, for one-off timers only. */
+  key?: { source: string; sourceId: string };
+  missed?: MissedPolicy;
+}
+
+export interface TimerRow {
+  id: string;
+  /** The next scheduled occurrence. */
+  due: number;
+  every: number | null;
+  cron: string | null;
+  tz: string | null;
+  missed: MissedPolicy;
+  done: boolean;
+  payload: Record<string, unknown>;
+  key: { source: string; sourceId: string } | null;
+  /** How many occurrences the last coalesced firing passed over. */
+  lastSkipped: number | null;
+}
+
+export interface ApprovalRequest {
+  id: string;
+  expiresInMs: number;
+  action: unknown;
+}
+
+export type ApprovalAnswer = 'yes' | 'no';
+export type ApprovalOutcome = ApprovalAnswer | 'expired' | 'unknown';
+
+export interface HeldMessage {
+  id: number;
+  body: string;
+  urgent: boolean;
+}
+
+/** Delivers one combined body; throwing means "not delivered". */
+export type SendFn = (body: string, messages: HeldMessage[]) => void | Promise<void>;
+
+export interface DispatchOptions {
+  /** Record first, send second: a crash loses the message instead of repeating it. */
+  atMostOnce?: boolean;
+}
+
+export interface LeaseInfo {
+  holder: string;
+  gen: number;
+  until: number;
+}
+
+export interface InboxStats {
+  events: Record<EventStatus, number>;
+  outbox: { held: number; sent: number };
+  timers: number;
+  approvalsPending: number;
+  lease: LeaseInfo | null;
+}
+
+export interface EventQuery {
+  status?: EventStatus;
+  limit?: number;
+}
+
+export interface Inbox {
+  readonly id: string;
+
+  /** R1: store `(source, sourceId)` once; `false` for a duplicate. */
+  ingest(event: NewEvent): Promise<boolean>;
+  /** R1 for many events in one transaction; one boolean per event, in order. */
+  ingestMany(events: readonly NewEvent[]): Promise<boolean[]>;
+
+  /** R2: take or renew the lease; the generation, or `null` while another holds it. */
+  acquire(holder: string): Promise<number | null>;
+  /** R2: end a lease early so the next `acquire` takes over at once. */
+  release(holder: string, gen: number): Promise<boolean>;
+
+  /** R4 (fenced by R3): claim the next batch of events for one run. */
+  claimBatch(holder: string, gen: number): Promise<ClaimedEvent[]>;
+  /** R3, R5: record a run's outcome and queue its messages, fenced on holder and gen. */
+  finish(holder: string, gen: number, ids: readonly number[], outcome?: RunOutcome): Promise<boolean>;
+
+  /** R7: create or replace a timer by id. */
+  addTimer(timer: TimerSpec): Promise<void>;
+  removeTimer(id: string): Promise<boolean>;
+  timers(): Promise<TimerRow[]>;
+  /** R7: turn due timers (and expired approvals, R8) into events; returns how many were due. */
+  runScheduler(): Promise<number>;
+
+  /** R8: ask once; the expiry comes back as an event under ('approval', id). */
+  requestApproval(request: ApprovalRequest): Promise<void>;
+  /** R8: store the answer unless the deadline passed; returns the outcome that stands. */
+  answerApproval(id: string, answer: ApprovalAnswer): Promise<ApprovalOutcome>;
+
+  /** R9: send held messages as one body, paced by `outboxGapMs`; returns how many were sent. */
+  dispatch(send: SendFn, options?: DispatchOptions): Promise<number>;
+
+  getEvent(source: string, sourceId: string): Promise<EventRow | null>;
+  /** Oldest first. */
+  events(query?: EventQuery): Promise<EventRow[]>;
+  /** R6: make a dead event pending again with attempts 0. */
+  redrive(eventId: number): Promise<boolean>;
+  stats(): Promise<InboxStats>;
+}
+
+export interface Store {
+  /** R11: validates the id; cheap, creates nothing until the first write. */
+  inbox(id: string): Inbox;
+  /** Ids of the inboxes that exist. */
+  inboxes(): Promise<string[]>;
+  /**
+   * Inboxes with claimable events or due timers, most overdue first, at a
+   * cost that follows the ready work rather than the number of inboxes.
+   */
+  readyInboxes(options?: { limit?: number }): Promise<string[]>;
+  /** Inboxes whose outbox has a message that `dispatch` would send now. */
+  dispatchableInboxes(options?: { limit?: number }): Promise<string[]>;
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export interface RetryBackoff {
+  baseMs: number;
+  maxMs: number;
+}
+
+export interface StoreOptions {
+  clock?: Clock | 'database';
+  leaseTtlMs?: number;
+  maxAttempts?: number;
+  outboxGapMs?: number;
+  retryBackoff?: Partial<RetryBackoff>;
+  batchLimit?: number;
+  maxPayloadBytes?: number;
+  /** SQLite: how many inbox files are kept open at once (an LRU). */
+  maxOpenInboxes?: number;
+  /** SQLite: how long a write waits for another process's lock. */
+  busyTimeoutMs?: number;
+  /** SQLite: `full` (default, as the reference) or `normal`. */
+  synchronous?: 'full' | 'normal';
+}

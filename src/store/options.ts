@@ -1,0 +1,77 @@
+import { systemClock, type Clock } from '../clock.js';
+import { VigilError } from '../errors.js';
+import type { StoreOptions } from './contract.js';
+
+/** Store options with every default filled in and every value checked. */
+export interface ResolvedOptions {
+  /** The application clock; `database` means the server's clock decides leases (R13). */
+  clock: Clock | 'database';
+  leaseTtlMs: number;
+  maxAttempts: number;
+  outboxGapMs: number;
+  retryBackoff: { baseMs: number; maxMs: number };
+  batchLimit: number;
+  maxPayloadBytes: number;
+  maxOpenInboxes: number;
+  busyTimeoutMs: number;
+  synchronous: 'full' | 'normal';
+}
+
+export const DEFAULTS = {
+  leaseTtlMs: 120_000,
+  maxAttempts: 3,
+  outboxGapMs: 3_600_000,
+  retryBackoff: { baseMs: 1_000, maxMs: 600_000 },
+  batchLimit: 100,
+  maxPayloadBytes: 1_048_576,
+  maxOpenInboxes: 128,
+  busyTimeoutMs: 5_000,
+} as const;
+
+export function resolveOptions(options: StoreOptions = {}, defaultClock: Clock | 'database' = systemClock): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new VigilError('invalid_options', 'store options must be an object');
+  }
+  const clock = options.clock ?? defaultClock;
+  if (typeof clock !== 'function' && clock !== 'database') {
+    throw new VigilError('invalid_options', "clock must be a function returning milliseconds (or 'database' for PostgreSQL)");
+  }
+  const backoff = options.retryBackoff ?? {};
+  const baseMs = int('retryBackoff.baseMs', backoff.baseMs ?? DEFAULTS.retryBackoff.baseMs, 0);
+  const maxMs = int('retryBackoff.maxMs', backoff.maxMs ?? Math.max(DEFAULTS.retryBackoff.maxMs, baseMs), 0);
+  if (maxMs < baseMs) {
+    throw new VigilError('invalid_options', `retryBackoff.maxMs (${maxMs}) must not be below retryBackoff.baseMs (${baseMs})`);
+  }
+  const synchronous = options.synchronous ?? 'full';
+  if (synchronous !== 'full' && synchronous !== 'normal') {
+    throw new VigilError('invalid_options', "synchronous must be 'full' or 'normal'");
+  }
+  return {
+    clock,
+    leaseTtlMs: int('leaseTtlMs', options.leaseTtlMs ?? DEFAULTS.leaseTtlMs, 1),
+    maxAttempts: int('maxAttempts', options.maxAttempts ?? DEFAULTS.maxAttempts, 1),
+    outboxGapMs: int('outboxGapMs', options.outboxGapMs ?? DEFAULTS.outboxGapMs, 0),
+    retryBackoff: { baseMs, maxMs },
+    batchLimit: int('batchLimit', options.batchLimit ?? DEFAULTS.batchLimit, 1),
+    maxPayloadBytes: int('maxPayloadBytes', options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes, 1),
+    maxOpenInboxes: int('maxOpenInboxes', options.maxOpenInboxes ?? DEFAULTS.maxOpenInboxes, 1),
+    busyTimeoutMs: int('busyTimeoutMs', options.busyTimeoutMs ?? DEFAULTS.busyTimeoutMs, 0),
+    synchronous,
+  };
+}
+
+function int(name: string, value: unknown, min: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new VigilError('invalid_options', `${name} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/**
+ * R4's backoff: how long a retried event waits after its last claim.
+ * Exact (no jitter) so the rule is testable to the millisecond.
+ */
+export function backoffMs(attempts: number, backoff: { baseMs: number; maxMs: number }): number {
+  const exponent = Math.min(Math.max(attempts - 1, 0), 40);
+  return Math.min(backoff.baseMs * 2 ** exponent, backoff.maxMs);
+}

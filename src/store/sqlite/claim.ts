@@ -1,0 +1,67 @@
+/** R4: what one run claims, in one fenced transaction. */
+import type { ClaimedEvent } from '../contract.js';
+import type { InboxDb } from './inbox-db.js';
+import { holdsLease } from './lease.js';
+
+// Rows left running by an older generation belong to a worker that lost its lease.
+const RESET_ABANDONED = `
+UPDATE events SET status = 'pending', error = 'abandoned: generation ' || claim_gen || ' lost its lease before finishing',
+                  last_error = 'abandoned: generation ' || claim_gen || ' lost its lease before finishing'
+WHERE status = 'running' AND claim_gen < ?`;
+
+const KILL_EXHAUSTED = `
+UPDATE events SET status = 'dead', error = 'too many attempts', finished_at = ?
+WHERE status = 'pending' AND attempts >= ?`;
+
+// The oldest retried event whose backoff has passed: now >= last claim + min(base * 2^(attempts-1), max).
+const NEXT_RETRY = `
+SELECT id FROM events
+WHERE status = 'pending' AND attempts > 0
+  AND last_claim_at + min(@baseMs * (1 << min(attempts - 1, 40)), @maxMs) <= @now
+ORDER BY id LIMIT 1`;
+
+const CLAIM_ONE = `
+UPDATE events SET status = 'running', attempts = attempts + 1, claim_gen = @gen, last_claim_at = @now
+WHERE id = @id
+RETURNING id, source, source_id, payload, attempts`;
+
+const CLAIM_FRESH = `
+UPDATE events SET status = 'running', attempts = attempts + 1, claim_gen = @gen, last_claim_at = @now
+WHERE id IN (SELECT id FROM events WHERE status = 'pending' AND attempts = 0 ORDER BY id LIMIT @limit)
+RETURNING id, source, source_id, payload, attempts`;
+
+interface ClaimedRow {
+  id: number;
+  source: string;
+  source_id: string;
+  payload: string;
+  attempts: number;
+}
+
+/**
+ * Attempts are counted at claim, not at failure: a worker that crashes
+ * never records a failure, so counting at failure would let a poison event
+ * kill every worker forever. A retried event is claimed alone, so it cannot
+ * take the healthy events of its first batch down with it again.
+ */
+export function claimBatch(c: InboxDb, holder: string, gen: number, now: number): ClaimedEvent[] {
+  if (!holdsLease(c, holder, gen, now)) return [];
+  const { maxAttempts, batchLimit, retryBackoff } = c.options;
+  c.stmt(RESET_ABANDONED).run(gen);
+  c.stmt(KILL_EXHAUSTED).run(now, maxAttempts);
+  const retryId = c.stmt(NEXT_RETRY).pluck().get({ ...retryBackoff, now }) as number | undefined;
+  const rows = (
+    retryId !== undefined
+      ? c.stmt(CLAIM_ONE).all({ gen, now, id: retryId })
+      : c.stmt(CLAIM_FRESH).all({ gen, now, limit: batchLimit })
+  ) as ClaimedRow[];
+  return rows
+    .map((row) => ({
+      id: row.id,
+      source: row.source,
+      sourceId: row.source_id,
+      payload: JSON.parse(row.payload) as unknown,
+      attempts: row.attempts,
+    }))
+    .sort((a, b) => a.id - b.id); // RETURNING order is unspecified
+}

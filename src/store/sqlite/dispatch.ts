@@ -1,0 +1,78 @@
+/**
+ * R9: the paced outbox. Held messages go out as one body (joined by a blank
+ * line) at most once per outboxGapMs; urgent ones go at once and do not
+ * count against the gap.
+ *
+ * The send happens between two transactions, not inside one: holding an
+ * inbox's write lock across a network call would block every ingest to that
+ * inbox for as long as a channel hangs. Instead the batch is *reserved* for
+ * leaseTtlMs, so no other dispatcher touches it; a crash (or a send slower
+ * than the reservation) makes it sendable again: at-least-once. With
+ * `atMostOnce` the batch is recorded as sent before the send.
+ */
+import { randomUUID } from 'node:crypto';
+import type { HeldMessage } from '../contract.js';
+import type { InboxDb } from './inbox-db.js';
+
+export interface DispatchPlan {
+  token: string;
+  messages: HeldMessage[];
+  body: string;
+  /** Set when this batch counted against the gap: what to restore if the send fails. */
+  pacing: { previous: number | null; at: number } | null;
+}
+
+const IN_FLIGHT = `
+SELECT 1 FROM outbox WHERE sent_at IS NULL AND reserved_by IS NOT NULL AND reserved_until >= ? LIMIT 1`;
+
+const HELD = 'SELECT id, body, urgent, reserved_by FROM outbox WHERE sent_at IS NULL ORDER BY id';
+
+/** Picks what may go now and reserves it (or, at most once, records it as sent). */
+export function reserveBatch(c: InboxDb, now: number, atMostOnce: boolean): DispatchPlan | null {
+  if (c.stmt(IN_FLIGHT).get(now) !== undefined) return null; // another dispatcher is sending
+  const lastPaced = c.stmt('SELECT last_paced_at FROM outbox_pacing WHERE one = 1').pluck().get() as number | null;
+  const gapPassed = lastPaced === null || now - lastPaced >= c.options.outboxGapMs;
+  const held = c.stmt(HELD).all() as { id: number; body: string; urgent: number; reserved_by: string | null }[];
+  // A batch whose reservation expired already passed the gap once: resend it now.
+  const batch = held.filter((row) => gapPassed || row.urgent === 1 || row.reserved_by !== null);
+  if (batch.length === 0) return null;
+  const countsAgainstGap = batch.some((row) => row.urgent === 0 && row.reserved_by === null);
+  if (countsAgainstGap) c.stmt('UPDATE outbox_pacing SET last_paced_at = ? WHERE one = 1').run(now);
+
+  const token = randomUUID();
+  const ids = JSON.stringify(batch.map((row) => row.id));
+  if (atMostOnce) {
+    c.stmt(
+      'UPDATE outbox SET sent_at = ?, reserved_by = NULL, reserved_until = NULL WHERE id IN (SELECT value FROM json_each(?))',
+    ).run(now, ids);
+  } else {
+    c.stmt('UPDATE outbox SET reserved_by = ?, reserved_until = ? WHERE id IN (SELECT value FROM json_each(?))').run(
+      token,
+      now + c.options.leaseTtlMs,
+      ids,
+    );
+  }
+  const messages = batch.map((row) => ({ id: row.id, body: row.body, urgent: row.urgent === 1 }));
+  return {
+    token,
+    messages,
+    body: messages.map((m) => m.body).join('\n\n'),
+    pacing: countsAgainstGap ? { previous: lastPaced, at: now } : null,
+  };
+}
+
+/** The send succeeded: the reserved rows are sent. */
+export function recordSent(c: InboxDb, plan: DispatchPlan, now: number): void {
+  c.stmt('UPDATE outbox SET sent_at = ?, reserved_by = NULL, reserved_until = NULL WHERE reserved_by = ? AND sent_at IS NULL').run(
+    now,
+    plan.token,
+  );
+}
+
+/** The send threw: the rows are held again and the gap is given back. */
+export function releaseBatch(c: InboxDb, plan: DispatchPlan): void {
+  c.stmt('UPDATE outbox SET reserved_by = NULL, reserved_until = NULL WHERE reserved_by = ? AND sent_at IS NULL').run(plan.token);
+  if (plan.pacing !== null) {
+    c.stmt('UPDATE outbox_pacing SET last_paced_at = ? WHERE one = 1 AND last_paced_at = ?').run(plan.pacing.previous, plan.pacing.at);
+  }
+}

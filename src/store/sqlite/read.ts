@@ -1,0 +1,90 @@
+/** Reads for people and tools: events, stats. R6's dead letters are listed here. */
+import type { EventRow, EventStatus, InboxStats } from '../contract.js';
+import type { InboxDb } from './inbox-db.js';
+import { readLease } from './lease.js';
+
+const EVENT_COLUMNS = 'id, source, source_id, payload, status, attempts, error, last_error, received_at';
+
+interface EventRecord {
+  id: number;
+  source: string;
+  source_id: string;
+  payload: string;
+  status: EventStatus;
+  attempts: number;
+  error: string | null;
+  last_error: string | null;
+  received_at: number;
+}
+
+function toEventRow(row: EventRecord): EventRow {
+  return {
+    id: row.id,
+    source: row.source,
+    sourceId: row.source_id,
+    payload: JSON.parse(row.payload) as unknown,
+    attempts: row.attempts,
+    status: row.status,
+    error: row.error,
+    lastError: row.last_error,
+    receivedAt: row.received_at,
+  };
+}
+
+export function getEvent(c: InboxDb, source: string, sourceId: string): EventRow | null {
+  const row = c.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE source = ? AND source_id = ?`).get(source, sourceId);
+  return row === undefined ? null : toEventRow(row as EventRecord);
+}
+
+/** Oldest first; with a status, walks that status's index only. */
+export function listEvents(c: InboxDb, status: EventStatus | null, limit: number): EventRow[] {
+  const rows =
+    status === null
+      ? c.stmt(`SELECT ${EVENT_COLUMNS} FROM events ORDER BY id LIMIT ?`).all(limit)
+      : c.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE status = ? ORDER BY id LIMIT ?`).all(status, limit);
+  return (rows as EventRecord[]).map(toEventRow);
+}
+
+/** R6: a dead event becomes pending again with attempts 0; its last error stays for the record. */
+export function redrive(c: InboxDb, eventId: number): boolean {
+  return (
+    c
+      .stmt(
+        `UPDATE events SET status = 'pending', attempts = 0, error = NULL, claim_gen = NULL, last_claim_at = NULL
+         WHERE id = ? AND status = 'dead'`,
+      )
+      .run(eventId).changes === 1
+  );
+}
+
+const STATS_SQL = `
+SELECT
+  (SELECT count(*) FROM events WHERE status = 'pending') AS pending,
+  (SELECT count(*) FROM events WHERE status = 'running') AS running,
+  (SELECT count(*) FROM events WHERE status = 'done') AS done,
+  (SELECT count(*) FROM events WHERE status = 'dead') AS dead,
+  (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS held,
+  (SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL) AS sent,
+  (SELECT count(*) FROM timers WHERE done = 0) AS timers,
+  (SELECT count(*) FROM approvals WHERE answer IS NULL AND expires_at > @now) AS approvals`;
+
+export function stats(c: InboxDb, now: number): InboxStats {
+  const row = c.stmt(STATS_SQL).get({ now }) as Record<string, number>;
+  return {
+    events: { pending: row.pending!, running: row.running!, done: row.done!, dead: row.dead! },
+    outbox: { held: row.held!, sent: row.sent! },
+    timers: row.timers!,
+    approvalsPending: row.approvals!,
+    lease: readLease(c),
+  };
+}
+
+export function emptyStats(): InboxStats {
+  return {
+    events: { pending: 0, running: 0, done: 0, dead: 0 },
+    outbox: { held: 0, sent: 0 },
+    timers: 0,
+    approvalsPending: 0,
+    lease: null,
+  };
+}

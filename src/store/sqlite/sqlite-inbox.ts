@@ -1,0 +1,180 @@
+/**
+ * The Inbox contract on one SQLite file. Each method validates its input,
+ * then runs its rule (one module per rule) in one transaction. Reads of an
+ * inbox that was never written return empty results without creating a file.
+ */
+import type {
+  ApprovalAnswer,
+  ApprovalOutcome,
+  ApprovalRequest,
+  ClaimedEvent,
+  DispatchOptions,
+  EventQuery,
+  EventRow,
+  Inbox,
+  InboxStats,
+  NewEvent,
+  RunOutcome,
+  SendFn,
+  TimerRow,
+  TimerSpec,
+} from '../contract.js';
+import { VigilError } from '../../errors.js';
+import * as v from '../validate.js';
+import { answerApproval, requestApproval } from './approvals.js';
+import { claimBatch } from './claim.js';
+import { releaseBatch, recordSent, reserveBatch } from './dispatch.js';
+import { finishRun } from './finish.js';
+import type { InboxDb } from './inbox-db.js';
+import { insertEvent } from './ingest.js';
+import { acquireLease, releaseLease } from './lease.js';
+import { emptyStats, getEvent, listEvents, redrive, stats } from './read.js';
+import { listTimers, removeTimer, runScheduler, upsertTimer } from './timers.js';
+
+/** What an inbox needs from its store: a connection, opened (and created) on demand. */
+export interface InboxFiles {
+  readonly maxPayloadBytes: number;
+  /** The open file, or null when `create` is false and the inbox was never written. */
+  connection(inboxId: string, create: boolean): InboxDb | null;
+  now(): number;
+}
+
+export class SqliteInbox implements Inbox {
+  constructor(
+    private readonly files: InboxFiles,
+    readonly id: string,
+  ) {}
+
+  private writer(): InboxDb {
+    return this.files.connection(this.id, true) as InboxDb;
+  }
+
+  private existing(): InboxDb | null {
+    return this.files.connection(this.id, false);
+  }
+
+  async ingest(event: NewEvent): Promise<boolean> {
+    const checked = v.validateEvent(event, this.files.maxPayloadBytes);
+    const c = this.writer();
+    return c.write((now) => insertEvent(c, checked, now));
+  }
+
+  async ingestMany(events: readonly NewEvent[]): Promise<boolean[]> {
+    const checked = v.validateEvents(events, this.files.maxPayloadBytes);
+    if (checked.length === 0) return [];
+    const c = this.writer();
+    return c.write((now) => checked.map((event) => insertEvent(c, event, now)));
+  }
+
+  async acquire(holder: string): Promise<number | null> {
+    v.validateHolder(holder);
+    const c = this.writer();
+    return c.write((now) => acquireLease(c, holder, now));
+  }
+
+  async release(holder: string, gen: number): Promise<boolean> {
+    v.validateHolder(holder);
+    v.validateGen(gen);
+    const c = this.existing();
+    return c === null ? false : c.write((now) => releaseLease(c, holder, gen, now));
+  }
+
+  async claimBatch(holder: string, gen: number): Promise<ClaimedEvent[]> {
+    v.validateHolder(holder);
+    v.validateGen(gen);
+    const c = this.existing();
+    return c === null ? [] : c.write((now) => claimBatch(c, holder, gen, now));
+  }
+
+  async finish(holder: string, gen: number, ids: readonly number[], outcome?: RunOutcome): Promise<boolean> {
+    v.validateHolder(holder);
+    v.validateGen(gen);
+    const eventIds = v.validateEventIds(ids);
+    const checked = v.validateOutcome(outcome, this.files.maxPayloadBytes);
+    const c = this.existing();
+    return c === null ? false : c.write((now) => finishRun(c, holder, gen, eventIds, checked, now));
+  }
+
+  async addTimer(timer: TimerSpec): Promise<void> {
+    const checked = v.validateTimer(timer, this.files.maxPayloadBytes);
+    const c = this.writer();
+    c.write((now) => upsertTimer(c, checked, now));
+  }
+
+  async removeTimer(id: string): Promise<boolean> {
+    v.validateTimerId(id);
+    const c = this.existing();
+    return c === null ? false : c.write(() => removeTimer(c, id));
+  }
+
+  async timers(): Promise<TimerRow[]> {
+    const c = this.existing();
+    return c === null ? [] : c.read(() => listTimers(c));
+  }
+
+  async runScheduler(): Promise<number> {
+    const c = this.existing();
+    return c === null ? 0 : c.write((now) => runScheduler(c, now));
+  }
+
+  async requestApproval(request: ApprovalRequest): Promise<void> {
+    const checked = v.validateApprovalRequest(request, this.files.maxPayloadBytes);
+    const c = this.writer();
+    c.write((now) => requestApproval(c, checked, now));
+  }
+
+  async answerApproval(id: string, answer: ApprovalAnswer): Promise<ApprovalOutcome> {
+    v.validateApprovalId(id);
+    v.validateAnswer(answer);
+    const c = this.existing();
+    return c === null ? 'unknown' : c.write((now) => answerApproval(c, id, answer, now));
+  }
+
+  async dispatch(send: SendFn, options: DispatchOptions = {}): Promise<number> {
+    if (typeof send !== 'function') throw new VigilError('invalid_argument', 'dispatch needs a send function');
+    const atMostOnce = options.atMostOnce === true;
+    const first = this.existing();
+    if (first === null) return 0;
+    const plan = first.write((now) => reserveBatch(first, now, atMostOnce));
+    if (plan === null) return 0;
+    if (atMostOnce) {
+      await send(plan.body, plan.messages);
+      return plan.messages.length;
+    }
+    // The file may have been closed by the LRU while we awaited: ask for it again.
+    try {
+      await send(plan.body, plan.messages);
+    } catch (error) {
+      const c = this.writer();
+      c.write(() => releaseBatch(c, plan));
+      throw error;
+    }
+    const c = this.writer();
+    c.write((now) => recordSent(c, plan, now));
+    return plan.messages.length;
+  }
+
+  async getEvent(source: string, sourceId: string): Promise<EventRow | null> {
+    const c = this.existing();
+    return c === null ? null : c.read(() => getEvent(c, source, sourceId));
+  }
+
+  async events(query?: EventQuery): Promise<EventRow[]> {
+    const { status, limit } = v.validateEventQuery(query);
+    const c = this.existing();
+    return c === null ? [] : c.read(() => listEvents(c, status, limit));
+  }
+
+  async redrive(eventId: number): Promise<boolean> {
+    v.validateEventId(eventId);
+    const c = this.existing();
+    return c === null ? false : c.write(() => redrive(c, eventId));
+  }
+
+  async stats(): Promise<InboxStats> {
+    const c = this.existing();
+    if (c === null) return emptyStats();
+    const now = this.files.now();
+    return c.read(() => stats(c, now));
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * When an inbox next needs a worker or a dispatcher, derived from its rows
+ * inside the same transaction that changed them. This is what the ready
+ * index stores (see ready-index.ts).
+ */
+import type { InboxDb } from './inbox-db.js';
+import type { Wake } from './ready-index.js';
+
+// Each part reads a partial index or a handful of pending rows: the cost
+// follows the work in the inbox, not its history.
+const WAKE_SQL = `
+SELECT
+  (SELECT received_at FROM events WHERE status = 'pending' AND attempts = 0 ORDER BY id LIMIT 1) AS fresh,
+  (SELECT min(CASE WHEN attempts >= @maxAttempts THEN 0
+                   ELSE last_claim_at + min(@baseMs * (1 << min(attempts - 1, 40)), @maxMs) END)
+     FROM events WHERE status = 'pending' AND attempts > 0) AS retry,
+  (SELECT until + 1 FROM lease WHERE EXISTS (SELECT 1 FROM events WHERE status = 'running')) AS stalled,
+  (SELECT until FROM lease) AS lease_until,
+  (SELECT min(due) FROM timers WHERE done = 0) AS timer,
+  (SELECT min(expires_at) FROM approvals WHERE answer IS NULL) AS approval,
+  (SELECT min(created_at) FROM outbox WHERE sent_at IS NULL AND reserved_by IS NULL AND urgent = 1) AS urgent,
+  (SELECT min(created_at) FROM outbox WHERE sent_at IS NULL AND reserved_by IS NULL AND urgent = 0) AS paced,
+  (SELECT min(reserved_until) + 1 FROM outbox WHERE sent_at IS NULL AND reserved_by IS NOT NULL) AS inflight,
+  (SELECT last_paced_at FROM outbox_pacing) AS last_paced`;
+
+interface WakeRow {
+  fresh: number | null;
+  retry: number | null;
+  stalled: number | null;
+  lease_until: number | null;
+  timer: number | null;
+  approval: number | null;
+  urgent: number | null;
+  paced: number | null;
+  inflight: number | null;
+  last_paced: number | null;
+}
+
+export function computeWake(c: InboxDb, now: number): Wake {
+  const { retryBackoff, maxAttempts, outboxGapMs } = c.options;
+  const row = c.stmt(WAKE_SQL).get({ maxAttempts, baseMs: retryBackoff.baseMs, maxMs: retryBackoff.maxMs }) as WakeRow;
+
+  // Events wait for a worker; while a lease is live only its holder may claim,
+  // and it claims again before it releases, so the inbox is not listed until then.
+  let wakeAt = min(row.fresh, row.retry, row.stalled);
+  if (wakeAt !== null && row.lease_until !== null && row.lease_until >= now) {
+    wakeAt = Math.max(wakeAt, row.lease_until + 1);
+  }
+  wakeAt = min(wakeAt, row.timer, row.approval);
+
+  // A dispatch in flight blocks the next one until it is recorded or expires.
+  let sendAt: number | null;
+  if (row.inflight !== null) {
+    sendAt = row.inflight;
+  } else {
+    const pacedAt = row.paced === null ? null : Math.max(row.paced, row.last_paced === null ? row.paced : row.last_paced + outboxGapMs);
+    sendAt = min(row.urgent, pacedAt);
+  }
+  return { wakeAt, sendAt };
+}
+
+function min(...values: (number | null)[]): number | null {
+  let result: number | null = null;
+  for (const value of values) {
+    if (value !== null && (result === null || value < result)) result = value;
+  }
+  return result;
+}
