@@ -164,6 +164,14 @@ export interface Store {
   readyInboxes(options?: { limit?: number }): Promise<string[]>;
   /** Inboxes whose outbox has a message that `dispatch` would send now. */
   dispatchableInboxes(options?: { limit?: number }): Promise<string[]>;
+  /**
+   * Wake-up hints: `listener(inboxId)` is called soon after an event, timer
+   * or approval lands in an inbox (PostgreSQL: LISTEN/NOTIFY from any
+   * machine; SQLite: writes through this store object). A hint only, never
+   * the truth: keep polling `readyInboxes` as well. Resolves to a function
+   * that stops listening.
+   */
+  subscribe(listener: (inboxId: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }

@@ -37,6 +37,8 @@ export interface InboxFiles {
   /** The open file, or null when `create` is false and the inbox was never written. */
   connection(inboxId: string, create: boolean): InboxDb | null;
   now(): number;
+  /** Tells subscribers that work landed in an inbox. */
+  notify(inboxId: string): void;
 }
 
 export class SqliteInbox implements Inbox {
@@ -56,14 +58,18 @@ export class SqliteInbox implements Inbox {
   async ingest(event: NewEvent): Promise<boolean> {
     const checked = v.validateEvent(event, this.files.maxPayloadBytes);
     const c = this.writer();
-    return c.write((now) => insertEvent(c, checked, now));
+    const stored = c.write((now) => insertEvent(c, checked, now));
+    if (stored) this.files.notify(this.id);
+    return stored;
   }
 
   async ingestMany(events: readonly NewEvent[]): Promise<boolean[]> {
     const checked = v.validateEvents(events, this.files.maxPayloadBytes);
     if (checked.length === 0) return [];
     const c = this.writer();
-    return c.write((now) => checked.map((event) => insertEvent(c, event, now)));
+    const stored = c.write((now) => checked.map((event) => insertEvent(c, event, now)));
+    if (stored.includes(true)) this.files.notify(this.id);
+    return stored;
   }
 
   async acquire(holder: string): Promise<number | null> {
@@ -99,6 +105,7 @@ export class SqliteInbox implements Inbox {
     const checked = v.validateTimer(timer, this.files.maxPayloadBytes);
     const c = this.writer();
     c.write((now) => upsertTimer(c, checked, now));
+    this.files.notify(this.id);
   }
 
   async removeTimer(id: string): Promise<boolean> {
@@ -121,13 +128,17 @@ export class SqliteInbox implements Inbox {
     const checked = v.validateApprovalRequest(request, this.files.maxPayloadBytes);
     const c = this.writer();
     c.write((now) => requestApproval(c, checked, now));
+    this.files.notify(this.id);
   }
 
   async answerApproval(id: string, answer: ApprovalAnswer): Promise<ApprovalOutcome> {
     v.validateApprovalId(id);
     v.validateAnswer(answer);
     const c = this.existing();
-    return c === null ? 'unknown' : c.write((now) => answerApproval(c, id, answer, now));
+    if (c === null) return 'unknown';
+    const outcome = c.write((now) => answerApproval(c, id, answer, now));
+    if (outcome !== 'unknown') this.files.notify(this.id);
+    return outcome;
   }
 
   async dispatch(send: SendFn, options: DispatchOptions = {}): Promise<number> {

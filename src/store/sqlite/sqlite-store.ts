@@ -23,6 +23,7 @@ export class SqliteStore implements Store, InboxFiles {
   private readonly open: LRUCache<string, InboxDb>;
   private readonly index: ReadyIndex;
   private closed = false;
+  private readonly listeners = new Set<(inboxId: string) => void>();
 
   constructor(dir: string, options: StoreOptions = {}) {
     this.options = resolveOptions(options);
@@ -81,6 +82,24 @@ export class SqliteStore implements Store, InboxFiles {
     return this.index.dispatchable(this.now(), validateLimit(limit));
   }
 
+  async subscribe(listener: (inboxId: string) => void): Promise<() => Promise<void>> {
+    this.assertOpen();
+    this.listeners.add(listener);
+    return async () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  notify(inboxId: string): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(inboxId);
+      } catch {
+        // A hint's listener must not fail the write that already committed.
+      }
+    }
+  }
+
   /**
    * Re-derives the ready index from every inbox file. Needed only after a
    * power loss (the index is written at synchronous=NORMAL) or if the index
@@ -95,6 +114,7 @@ export class SqliteStore implements Store, InboxFiles {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.listeners.clear();
     this.open.clear();
     this.index.close();
   }
