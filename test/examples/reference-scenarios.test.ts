@@ -1,7 +1,7 @@
 /**
  * The article's eight scenarios through the public API must print exactly
- * what its reference script prints. The expected lines are written here (a
- * user's clone has no ../shared to read them from).
+ * what its reference script prints. The expected lines live in
+ * expected-output.ts (a user's clone has no ../shared to read them from).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,8 +10,6 @@ import { afterAll, expect, it } from 'vitest';
 import { runScenarios } from '../../examples/reference-scenarios.js';
 import { openStore } from '../../src/index.js';
 import { EXPECTED } from './expected-output.js';
-
-
 
 const dir = mkdtempSync(join(tmpdir(), 'vigil-scenarios-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
