@@ -203,7 +203,7 @@ export interface CheckedTimer {
 export function validateTimer(timer: unknown, maxPayloadBytes: number): CheckedTimer {
   if (typeof timer !== 'object' || timer === null) throw new VigilError('invalid_timer', 'a timer must be an object');
   const spec = timer as TimerSpec;
-  checkKey('invalid_timer', 'timer id', spec.id);
+  validateTimerId(spec.id);
   const fail = (message: string): never => {
     throw new VigilError('invalid_timer', `timer ${JSON.stringify(spec.id)}: ${message}`);
   };
@@ -307,8 +307,13 @@ export function validateLimit(limit: unknown, max = 10_000): number {
   return limit;
 }
 
+/** Short enough that the event key `<id>@<scheduledFor>` stays within 256 characters. */
+export const MAX_TIMER_ID_LENGTH = 200;
+
 export function validateTimerId(id: unknown): string {
-  checkKey('invalid_timer', 'timer id', id);
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_TIMER_ID_LENGTH) {
+    throw new VigilError('invalid_timer', `timer id must be a non-empty string of at most ${MAX_TIMER_ID_LENGTH} characters, got ${describe(id)}`);
+  }
   return id;
 }
 

@@ -81,7 +81,15 @@ export class InboxDb {
         }) as T,
     );
     const changed = before === undefined || before.wakeAt !== wake.wakeAt || before.sendAt !== wake.sendAt;
-    if (needsLower || changed) this.guard(() => this.index.settle(this.inboxId, wake, seq));
+    if (needsLower || changed) {
+      try {
+        this.index.settle(this.inboxId, wake, seq);
+      } catch {
+        // The operation has committed; reporting failure now would make a
+        // caller retry what is already durable. The lowered hint is still
+        // no later than the truth, so at worst a worker wakes early.
+      }
+    }
     return result;
   }
 
