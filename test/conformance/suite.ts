@@ -1,7 +1,17 @@
 /** Every rule's conformance tests, for one backend. */
 import type { StoreTarget } from './harness.js';
 import { r1Dedupe } from './r1-dedupe.js';
+import { r2Lease } from './r2-lease.js';
+import { r3Fencing } from './r3-fencing.js';
+import { r4Claim } from './r4-claim.js';
+import { r5Errors } from './r5-errors.js';
+import { r6DeadLetters } from './r6-dead-letters.js';
 
 export function runStoreConformance(target: StoreTarget): void {
   r1Dedupe(target);
+  r2Lease(target);
+  r3Fencing(target);
+  r4Claim(target);
+  r5Errors(target);
+  r6DeadLetters(target);
 }
