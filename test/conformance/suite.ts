@@ -12,6 +12,8 @@ import { r9Outbox } from './r9-outbox.js';
 import { r10Atomicity } from './r10-atomicity.js';
 import { r11InboxIds } from './r11-inbox-ids.js';
 import { r12Concurrency } from './r12-concurrency.js';
+import { readyInboxes } from './ready-inboxes.js';
+import { statsAndLifecycle } from './stats.js';
 
 export function runStoreConformance(target: StoreTarget): void {
   r1Dedupe(target);
@@ -26,4 +28,6 @@ export function runStoreConformance(target: StoreTarget): void {
   r10Atomicity(target);
   r11InboxIds(target);
   r12Concurrency(target);
+  readyInboxes(target);
+  statsAndLifecycle(target);
 }
