@@ -195,4 +195,6 @@ export interface StoreOptions {
   busyTimeoutMs?: number;
   /** SQLite: `full` (default, as the reference) or `normal`. */
   synchronous?: 'full' | 'normal';
+  /** PostgreSQL: the schema that holds Vigil's tables (default `vigil`; also `?schema=` in the URL). */
+  schema?: string;
 }

@@ -1,7 +1,124 @@
+/**
+ * The PostgreSQL store: one database (one schema) for all inboxes, shared
+ * by any number of processes and machines, through a pg connection pool.
+ * Each inbox's writes are serialised by a lock on its row in `inboxes`;
+ * leases use the database's clock unless a clock is injected (R13).
+ */
+import type pg from 'pg';
+import { readClock, type Clock } from '../../clock.js';
 import { VigilError } from '../../errors.js';
-import type { Store, StoreOptions } from '../contract.js';
+import type { Inbox, Store, StoreOptions } from '../contract.js';
+import { resolveOptions, type ResolvedOptions } from '../options.js';
+import { validateInboxId, validateLimit } from '../validate.js';
+import { createPool, parseConnection, type Connection } from './connection.js';
+import { translate } from './errors.js';
+import { inboxTransaction, type InboxTx } from './inbox-tx.js';
+import { migrate } from './migrate.js';
+import { PostgresInbox, type InboxBackend } from './postgres-inbox.js';
+import { WakeListener } from './wake-listener.js';
+import { DISPATCHABLE_INBOXES, READY_INBOXES } from './work.js';
 
-// Placeholder until the PostgreSQL store lands (issue 3).
-export async function openPostgresStore(_url: string, _options?: StoreOptions): Promise<Store> {
-  throw new VigilError('invalid_store_url', 'the PostgreSQL store is not implemented yet');
+/** Opens (and migrates) the store; `clock` defaults to `'database'` here. */
+export async function openPostgresStore(url: string, options: StoreOptions = {}): Promise<Store> {
+  const resolved = resolveOptions(options, 'database');
+  const connection = parseConnection(url, (options as StoreOptions | undefined)?.schema);
+  const pool = createPool(connection);
+  try {
+    await migrate(pool, connection.schema);
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    throw translate(error);
+  }
+  return new PostgresStore(pool, connection, resolved);
+}
+
+export class PostgresStore implements Store, InboxBackend {
+  private closed = false;
+  private readonly listener: WakeListener;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly connection: Connection,
+    readonly options: ResolvedOptions,
+  ) {
+    this.listener = new WakeListener(connection.config, connection.channel);
+  }
+
+  get schema(): string {
+    return this.connection.schema;
+  }
+
+  get channel(): string {
+    return this.connection.channel;
+  }
+
+  get maxPayloadBytes(): number {
+    return this.options.maxPayloadBytes;
+  }
+
+  appNow(): number | null {
+    const clock = this.options.clock;
+    return clock === 'database' ? null : readClock(clock as Clock);
+  }
+
+  inbox(id: string): Inbox {
+    this.assertOpen();
+    return new PostgresInbox(this, validateInboxId(id));
+  }
+
+  async transaction<T>(inboxId: string, create: boolean, fn: (tx: InboxTx) => Promise<T>): Promise<{ value: T } | 'absent'> {
+    this.assertOpen();
+    return inboxTransaction({ pool: this.pool, options: this.options, channel: this.channel }, inboxId, create, fn);
+  }
+
+  /** One statement on a pooled connection: its own transaction, one snapshot. */
+  async query<T extends object>(sql: string, params: unknown[]): Promise<T[]> {
+    this.assertOpen();
+    try {
+      return (await this.pool.query<T>(sql, params)).rows;
+    } catch (error) {
+      throw translate(error);
+    }
+  }
+
+  async inboxes(): Promise<string[]> {
+    const rows = await this.query<{ inbox_id: string }>('SELECT inbox_id FROM inboxes ORDER BY inbox_id', []);
+    return rows.map((row) => row.inbox_id);
+  }
+
+  async readyInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
+    return this.pick(READY_INBOXES, limit);
+  }
+
+  async dispatchableInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
+    return this.pick(DISPATCHABLE_INBOXES, limit);
+  }
+
+  private async pick(sql: string, limit: number): Promise<string[]> {
+    this.assertOpen();
+    const checked = validateLimit(limit);
+    const rows = await this.query<{ inbox_id: string }>(sql, [this.appNow(), checked]);
+    return rows.map((row) => row.inbox_id);
+  }
+
+  async subscribe(listener: (inboxId: string) => void): Promise<() => Promise<void>> {
+    this.assertOpen();
+    if (typeof listener !== 'function') throw new VigilError('invalid_argument', 'subscribe needs a listener function');
+    return this.listener.add(listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.listener.close();
+    await this.pool.end();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new VigilError('store_closed', 'this store was closed; open a new one with openStore()');
+  }
 }

@@ -1,0 +1,94 @@
+/**
+ * R9: the paced outbox. Held messages go out as one body (joined by a blank
+ * line) at most once per outboxGapMs; urgent ones go at once and do not
+ * count against the gap.
+ *
+ * Reserve, send, record (docs/design/outbox-dispatch.md): the send happens
+ * between two transactions, never inside one, so a hanging channel holds no
+ * row lock. The batch is reserved for leaseTtlMs; a crash, or a send slower
+ * than the reservation, makes it sendable again: at-least-once. With
+ * `atMostOnce` the batch is recorded as sent before the send.
+ */
+import { randomUUID } from 'node:crypto';
+import type { HeldMessage } from '../contract.js';
+import type { InboxTx } from './inbox-tx.js';
+
+export interface DispatchPlan {
+  token: string;
+  messages: HeldMessage[];
+  body: string;
+  /** Set when this batch counted against the gap: what to restore if the send fails. */
+  pacing: { previous: number | null; at: number } | null;
+}
+
+const IN_FLIGHT = `
+SELECT 1 FROM outbox
+WHERE inbox_id = $1 AND sent_at IS NULL AND reserved_by IS NOT NULL AND reserved_until >= $2 LIMIT 1`;
+
+const HELD = 'SELECT id, body, urgent, reserved_by FROM outbox WHERE inbox_id = $1 AND sent_at IS NULL ORDER BY id';
+
+const SET_PACED = 'UPDATE inboxes SET last_paced_at = $2 WHERE inbox_id = $1';
+
+const MARK_SENT_NOW = `
+UPDATE outbox SET sent_at = $2, reserved_by = NULL, reserved_until = NULL
+WHERE inbox_id = $1 AND id = ANY($3::bigint[]) AND sent_at IS NULL`;
+
+const RESERVE = `
+UPDATE outbox SET reserved_by = $2, reserved_until = $3
+WHERE inbox_id = $1 AND id = ANY($4::bigint[]) AND sent_at IS NULL`;
+
+// Fenced on the token: a reservation that expired and was taken over is not ours to record.
+const RECORD_SENT = `
+UPDATE outbox SET sent_at = $3, reserved_by = NULL, reserved_until = NULL
+WHERE inbox_id = $1 AND reserved_by = $2 AND sent_at IS NULL`;
+
+const UNRESERVE = `
+UPDATE outbox SET reserved_by = NULL, reserved_until = NULL
+WHERE inbox_id = $1 AND reserved_by = $2 AND sent_at IS NULL`;
+
+// Gives the gap back only if no later batch has counted against it since.
+const RESTORE_PACING = 'UPDATE inboxes SET last_paced_at = $2 WHERE inbox_id = $1 AND last_paced_at = $3';
+
+interface HeldRow {
+  id: number;
+  body: string;
+  urgent: boolean;
+  reserved_by: string | null;
+}
+
+/** Picks what may go now and reserves it (or, at most once, records it as sent). */
+export async function reserveBatch(tx: InboxTx, atMostOnce: boolean): Promise<DispatchPlan | null> {
+  const { inboxId, now } = tx;
+  if ((await tx.rows(IN_FLIGHT, [inboxId, now])).length > 0) return null; // another dispatcher is sending
+  const lastPaced = tx.inbox.lastPacedAt;
+  const gapPassed = lastPaced === null || now - lastPaced >= tx.options.outboxGapMs;
+  const held = await tx.rows<HeldRow>(HELD, [inboxId]);
+  // A batch whose reservation expired already passed the gap once: resend it now.
+  const batch = held.filter((row) => gapPassed || row.urgent || row.reserved_by !== null);
+  if (batch.length === 0) return null;
+  const countsAgainstGap = batch.some((row) => !row.urgent && row.reserved_by === null);
+  if (countsAgainstGap) await tx.run(SET_PACED, [inboxId, now]);
+
+  const token = randomUUID();
+  const ids = batch.map((row) => row.id);
+  if (atMostOnce) await tx.run(MARK_SENT_NOW, [inboxId, now, ids]);
+  else await tx.run(RESERVE, [inboxId, token, now + tx.options.leaseTtlMs, ids]);
+  const messages = batch.map((row) => ({ id: row.id, body: row.body, urgent: row.urgent }));
+  return {
+    token,
+    messages,
+    body: messages.map((m) => m.body).join('\n\n'),
+    pacing: countsAgainstGap ? { previous: lastPaced, at: now } : null,
+  };
+}
+
+/** The send succeeded: the reserved rows are sent. */
+export async function recordSent(tx: InboxTx, plan: DispatchPlan): Promise<void> {
+  await tx.run(RECORD_SENT, [tx.inboxId, plan.token, tx.now]);
+}
+
+/** The send threw: the rows are held again and the gap is given back. */
+export async function releaseBatch(tx: InboxTx, plan: DispatchPlan): Promise<void> {
+  await tx.run(UNRESERVE, [tx.inboxId, plan.token]);
+  if (plan.pacing !== null) await tx.run(RESTORE_PACING, [tx.inboxId, plan.pacing.previous, plan.pacing.at]);
+}

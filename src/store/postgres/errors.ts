@@ -1,0 +1,30 @@
+/**
+ * PostgreSQL's transient failures become VigilErrors a caller can act on;
+ * everything else (a bug, a constraint nobody expected) passes through.
+ */
+import { VigilError } from '../../errors.js';
+
+// Class 08 (connection exception) plus: admin/crash shutdown, cannot connect
+// now, serialization failure, deadlock, lock not available, too many connections.
+const TRANSIENT_SQLSTATES = new Set(['57P01', '57P02', '57P03', '40001', '40P01', '55P03', '53300']);
+const TRANSIENT_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** True for failures where the same call may succeed later. */
+export function isTransient(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && (code.startsWith('08') || TRANSIENT_SQLSTATES.has(code) || TRANSIENT_NODE_CODES.has(code))) {
+    return true;
+  }
+  const message = (error as { message?: unknown }).message;
+  return typeof message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+}
+
+export function translate(error: unknown): unknown {
+  if (error instanceof VigilError || !isTransient(error)) return error;
+  return new VigilError(
+    'store_busy',
+    `PostgreSQL is unavailable (${(error as Error).message}); the operation rolled back unless it was already committing: try again`,
+    { cause: error },
+  );
+}

@@ -1,0 +1,129 @@
+/**
+ * One inbox write transaction (R10) on PostgreSQL: BEGIN, lock the inbox's
+ * row, read "now" once, run the rule, bring the work table up to date, COMMIT.
+ *
+ * PostgreSQL has no BEGIN IMMEDIATE, so the row lock taken first is what
+ * serialises one inbox's writers: a claim, a finish, an acquire and a
+ * scheduler pass on the same inbox run one after another, each seeing the
+ * others' commits, while other inboxes never wait.
+ *
+ * "Now" is read once per transaction. The database's clock (the default,
+ * R13) is read after the lock is granted, so a writer that waited never acts
+ * on a time from before the commit it waited for. An injected clock is read
+ * when the call is made, as on SQLite, where a call runs synchronously: a
+ * test that moves its fake clock right after starting a call must not move
+ * that call's "now". (Waiting makes it older, never newer, and an older now
+ * only ever sees a lease as more alive, never as expired early.)
+ */
+import type pg from 'pg';
+import { readClock, type Clock } from '../../clock.js';
+import type { ResolvedOptions } from '../options.js';
+import { DB_NOW_MS } from './connection.js';
+import { translate } from './errors.js';
+import { refreshWork } from './work.js';
+
+/** The inbox row as the transaction found it, locked. */
+export interface InboxRow {
+  holder: string | null;
+  gen: number;
+  until: number | null;
+  lastPacedAt: number | null;
+}
+
+interface LockedRow {
+  holder: string | null;
+  gen: number;
+  lease_until: number | null;
+  last_paced_at: number | null;
+  db_now: number;
+}
+
+// The no-op-looking bump is the lock: an UPDATE (unlike SELECT ... FOR UPDATE)
+// evaluates RETURNING after the lock is granted, so db_now is read after any wait.
+const LOCK_EXISTING = `
+UPDATE inboxes SET write_seq = write_seq + 1 WHERE inbox_id = $1
+RETURNING holder, gen, lease_until, last_paced_at, ${DB_NOW_MS} AS db_now`;
+
+const LOCK_OR_CREATE = `
+INSERT INTO inboxes AS i (inbox_id, created_at) VALUES ($1, ${DB_NOW_MS})
+ON CONFLICT (inbox_id) DO UPDATE SET write_seq = i.write_seq + 1
+RETURNING holder, gen, lease_until, last_paced_at, ${DB_NOW_MS} AS db_now`;
+
+/** What a rule sees inside its transaction. */
+export class InboxTx {
+  /** Set by a rule that wants LISTEN/NOTIFY subscribers told (sent at commit). */
+  wakeSubscribers = false;
+
+  constructor(
+    private readonly client: pg.ClientBase,
+    readonly inboxId: string,
+    readonly now: number,
+    readonly inbox: InboxRow,
+    readonly options: ResolvedOptions,
+  ) {}
+
+  async rows<T extends object>(sql: string, params: unknown[]): Promise<T[]> {
+    return (await this.client.query<T>(sql, params)).rows;
+  }
+
+  /** Runs a write; returns how many rows it changed (0 is a refusal for a fenced write). */
+  async run(sql: string, params: unknown[]): Promise<number> {
+    return (await this.client.query(sql, params)).rowCount ?? 0;
+  }
+}
+
+export interface TxContext {
+  readonly pool: pg.Pool;
+  readonly options: ResolvedOptions;
+  readonly channel: string;
+}
+
+/**
+ * Runs `fn` in one transaction on `inboxId`. With `create` the inbox row is
+ * made if missing; without it, an inbox that was never written returns
+ * `absent` and nothing is created.
+ */
+export async function inboxTransaction<T>(
+  ctx: TxContext,
+  inboxId: string,
+  create: boolean,
+  fn: (tx: InboxTx) => Promise<T>,
+): Promise<{ value: T } | 'absent'> {
+  const clock = ctx.options.clock;
+  const appNow = clock === 'database' ? null : readClock(clock as Clock);
+  const client = await connect(ctx.pool);
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const locked = (await client.query<LockedRow>(create ? LOCK_OR_CREATE : LOCK_EXISTING, [inboxId])).rows[0];
+    if (locked === undefined) {
+      await client.query('ROLLBACK');
+      return 'absent';
+    }
+    const now = appNow ?? locked.db_now;
+    const row: InboxRow = { holder: locked.holder, gen: locked.gen, until: locked.lease_until, lastPacedAt: locked.last_paced_at };
+    const tx = new InboxTx(client, inboxId, now, row, ctx.options);
+    const value = await fn(tx);
+    await refreshWork(tx);
+    // Delivered by PostgreSQL at COMMIT, never for a rolled-back write.
+    if (tx.wakeSubscribers) await client.query('SELECT pg_notify($1, $2)', [ctx.channel, inboxId]);
+    await client.query('COMMIT');
+    return { value };
+  } catch (error) {
+    // A connection that cannot even roll back is dropped, never reused.
+    await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      broken = rollbackError;
+    });
+    throw translate(error);
+  } finally {
+    client.release(broken);
+  }
+}
+
+export async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (error) {
+    throw translate(error);
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Versioned schema for the PostgreSQL store. Numbered .sql files in
+ * ./migrations are applied in order, all in one transaction, under an
+ * advisory lock per schema, and recorded in the `vigil_migrations` ledger:
+ * two machines starting at once cannot both apply a step, and a crash half
+ * way leaves the schema as it was (PostgreSQL's DDL is transactional).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import type pg from 'pg';
+import { VigilError } from '../../errors.js';
+import { quoteIdent } from './connection.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+
+/** Advisory lock class for "migrating a Vigil schema" ('VIGI'); the object is the schema's hash. */
+const LOCK_CLASS = 0x56494749;
+
+const LEDGER = `
+CREATE TABLE IF NOT EXISTS vigil_migrations (
+  version    integer PRIMARY KEY,
+  name       text NOT NULL,
+  applied_at timestamptz NOT NULL DEFAULT clock_timestamp()
+)`;
+
+let cached: Migration[] | undefined;
+
+export function migrations(): Migration[] {
+  cached ??= readdirSync(MIGRATIONS_DIR)
+    .filter((file) => /^\d{3}-.+\.sql$/.test(file))
+    .sort()
+    .map((file, index) => {
+      const version = Number(file.slice(0, 3));
+      if (version !== index + 1) throw new Error(`migration ${file} is out of sequence`);
+      return { version, name: file, sql: readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8') };
+    });
+  return cached;
+}
+
+export function latestVersion(): number {
+  return migrations().length;
+}
+
+/** The schema's version: 0 when the schema or its ledger does not exist yet. */
+export async function schemaVersion(client: pg.ClientBase): Promise<number> {
+  const { rows } = await client.query<{ exists: boolean }>(
+    "SELECT to_regclass('vigil_migrations') IS NOT NULL AS exists",
+  );
+  if (rows[0]?.exists !== true) return 0;
+  const version = await client.query<{ version: number }>('SELECT coalesce(max(version), 0)::integer AS version FROM vigil_migrations');
+  return version.rows[0]?.version ?? 0;
+}
+
+/** Brings `schema` up to the newest version this code knows; refuses a newer one. */
+export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
+  const check = (version: number): void => {
+    if (version > latestVersion()) {
+      throw new VigilError(
+        'schema_too_new',
+        `PostgreSQL schema ${JSON.stringify(schema)} has Vigil schema version ${version}, but this Vigil knows only up to ${latestVersion()}: upgrade Vigil before opening it`,
+      );
+    }
+  };
+  const client = await pool.connect();
+  let failed: Error | undefined;
+  try {
+    // Fast path, no lock: an up-to-date schema is the common case at startup.
+    const seen = await schemaVersion(client);
+    check(seen);
+    if (seen === latestVersion()) return;
+    await client.query('BEGIN');
+    try {
+      await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
+      // The connection's search_path named the schema before it existed; say it again.
+      await client.query(`SET LOCAL search_path TO ${quoteIdent(schema)}`);
+      await client.query(LEDGER);
+      // Re-read under the lock: another machine may have migrated meanwhile.
+      const version = await schemaVersion(client);
+      check(version);
+      for (const step of migrations().slice(version)) {
+        await client.query(step.sql);
+        await client.query('INSERT INTO vigil_migrations (version, name) VALUES ($1, $2)', [step.version, step.name]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        failed = rollbackError;
+      });
+      throw error;
+    }
+  } finally {
+    client.release(failed);
+  }
+}

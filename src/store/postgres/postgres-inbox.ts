@@ -1,0 +1,180 @@
+/**
+ * The Inbox contract on PostgreSQL. Each method validates its input, then
+ * runs its rule (one module per rule) in one transaction on the inbox's
+ * locked row. Reads and writes of an inbox that was never written return
+ * empty results without creating it, as on SQLite.
+ */
+import type {
+  ApprovalAnswer,
+  ApprovalOutcome,
+  ApprovalRequest,
+  ClaimedEvent,
+  DispatchOptions,
+  EventQuery,
+  EventRow,
+  Inbox,
+  InboxStats,
+  NewEvent,
+  RunOutcome,
+  SendFn,
+  TimerRow,
+  TimerSpec,
+} from '../contract.js';
+import { VigilError } from '../../errors.js';
+import * as v from '../validate.js';
+import { answerApproval, requestApproval } from './approvals.js';
+import { claimBatch } from './claim.js';
+import { recordSent, releaseBatch, reserveBatch } from './dispatch.js';
+import { finishRun } from './finish.js';
+import type { InboxTx } from './inbox-tx.js';
+import { ingestEvents, type IngestTarget } from './ingest.js';
+import { acquireLease, releaseLease } from './lease.js';
+import { GET_EVENT, LIST_EVENTS, LIST_EVENTS_BY_STATUS, redrive, STATS, toEventRow, toStats, type EventRecord, type StatsRow } from './read.js';
+import { LIST_TIMERS, removeTimer, runScheduler, toTimerRow, upsertTimer, type ListedTimer } from './timers.js';
+
+/** What an inbox needs from its store. */
+export interface InboxBackend extends IngestTarget {
+  readonly maxPayloadBytes: number;
+  readonly channel: string;
+  /** The app clock's reading, or null when the database's clock decides (R13). */
+  appNow(): number | null;
+  /** One transaction on the inbox's locked row; `absent` if it was never written and `create` is false. */
+  transaction<T>(inboxId: string, create: boolean, fn: (tx: InboxTx) => Promise<T>): Promise<{ value: T } | 'absent'>;
+}
+
+export class PostgresInbox implements Inbox {
+  constructor(
+    private readonly db: InboxBackend,
+    readonly id: string,
+  ) {}
+
+  private async write<T>(fn: (tx: InboxTx) => Promise<T>): Promise<T> {
+    const result = await this.db.transaction(this.id, true, fn);
+    if (result === 'absent') throw new Error('unreachable: a creating transaction found no inbox row');
+    return result.value;
+  }
+
+  private async writeExisting<T>(fallback: T, fn: (tx: InboxTx) => Promise<T>): Promise<T> {
+    const result = await this.db.transaction(this.id, false, fn);
+    return result === 'absent' ? fallback : result.value;
+  }
+
+  async ingest(event: NewEvent): Promise<boolean> {
+    const checked = v.validateEvent(event, this.db.maxPayloadBytes);
+    const [stored] = await ingestEvents(this.db, this.id, [checked], this.db.appNow(), this.db.channel);
+    return stored === true;
+  }
+
+  async ingestMany(events: readonly NewEvent[]): Promise<boolean[]> {
+    const checked = v.validateEvents(events, this.db.maxPayloadBytes);
+    if (checked.length === 0) return [];
+    return ingestEvents(this.db, this.id, checked, this.db.appNow(), this.db.channel);
+  }
+
+  async acquire(holder: string): Promise<number | null> {
+    v.validateHolder(holder);
+    return this.write((tx) => acquireLease(tx, holder));
+  }
+
+  async release(holder: string, gen: number): Promise<boolean> {
+    v.validateHolder(holder);
+    v.validateGen(gen);
+    return this.writeExisting(false, (tx) => releaseLease(tx, holder, gen));
+  }
+
+  async claimBatch(holder: string, gen: number): Promise<ClaimedEvent[]> {
+    v.validateHolder(holder);
+    v.validateGen(gen);
+    return this.writeExisting([], (tx) => claimBatch(tx, holder, gen));
+  }
+
+  async finish(holder: string, gen: number, ids: readonly number[], outcome?: RunOutcome): Promise<boolean> {
+    v.validateHolder(holder);
+    v.validateGen(gen);
+    const eventIds = v.validateEventIds(ids);
+    const checked = v.validateOutcome(outcome, this.db.maxPayloadBytes);
+    return this.writeExisting(false, (tx) => finishRun(tx, holder, gen, eventIds, checked));
+  }
+
+  async addTimer(timer: TimerSpec): Promise<void> {
+    const checked = v.validateTimer(timer, this.db.maxPayloadBytes);
+    await this.write(async (tx) => {
+      await upsertTimer(tx, checked);
+      tx.wakeSubscribers = true;
+    });
+  }
+
+  async removeTimer(id: string): Promise<boolean> {
+    v.validateTimerId(id);
+    return this.writeExisting(false, (tx) => removeTimer(tx, id));
+  }
+
+  async timers(): Promise<TimerRow[]> {
+    return (await this.db.query<ListedTimer>(LIST_TIMERS, [this.id])).map(toTimerRow);
+  }
+
+  async runScheduler(): Promise<number> {
+    return this.writeExisting(0, (tx) => runScheduler(tx));
+  }
+
+  async requestApproval(request: ApprovalRequest): Promise<void> {
+    const checked = v.validateApprovalRequest(request, this.db.maxPayloadBytes);
+    await this.write(async (tx) => {
+      await requestApproval(tx, checked);
+      tx.wakeSubscribers = true;
+    });
+  }
+
+  async answerApproval(id: string, answer: ApprovalAnswer): Promise<ApprovalOutcome> {
+    v.validateApprovalId(id);
+    v.validateAnswer(answer);
+    return this.writeExisting<ApprovalOutcome>('unknown', async (tx) => {
+      const outcome = await answerApproval(tx, id, answer);
+      tx.wakeSubscribers = outcome !== 'unknown';
+      return outcome;
+    });
+  }
+
+  async dispatch(send: SendFn, options: DispatchOptions = {}): Promise<number> {
+    if (typeof send !== 'function') throw new VigilError('invalid_argument', 'dispatch needs a send function');
+    const atMostOnce = options.atMostOnce === true;
+    const plan = await this.writeExisting(null, (tx) => reserveBatch(tx, atMostOnce));
+    if (plan === null) return 0;
+    if (atMostOnce) {
+      await send(plan.body, plan.messages);
+      return plan.messages.length;
+    }
+    try {
+      await send(plan.body, plan.messages);
+    } catch (error) {
+      await this.write((tx) => releaseBatch(tx, plan));
+      throw error;
+    }
+    await this.write((tx) => recordSent(tx, plan));
+    return plan.messages.length;
+  }
+
+  async getEvent(source: string, sourceId: string): Promise<EventRow | null> {
+    const [row] = await this.db.query<EventRecord>(GET_EVENT, [this.id, source, sourceId]);
+    return row === undefined ? null : toEventRow(row);
+  }
+
+  async events(query?: EventQuery): Promise<EventRow[]> {
+    const { status, limit } = v.validateEventQuery(query);
+    const rows =
+      status === null
+        ? await this.db.query<EventRecord>(LIST_EVENTS, [this.id, limit])
+        : await this.db.query<EventRecord>(LIST_EVENTS_BY_STATUS, [this.id, limit, status]);
+    return rows.map(toEventRow);
+  }
+
+  async redrive(eventId: number): Promise<boolean> {
+    v.validateEventId(eventId);
+    return this.writeExisting(false, (tx) => redrive(tx, eventId));
+  }
+
+  async stats(): Promise<InboxStats> {
+    const [row] = await this.db.query<StatsRow>(STATS, [this.id, this.db.appNow()]);
+    return toStats(row);
+  }
+}

