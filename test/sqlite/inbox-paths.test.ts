@@ -1,0 +1,73 @@
+/**
+ * R11 on disk: an inbox id is a file name inside the store directory, never
+ * a path. Nothing a caller passes as an id creates or opens a file anywhere
+ * else, and inboxes() lists only real inbox files.
+ */
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isVigilError } from '../../src/index.js';
+import { useTempStores } from './temp-dirs.js';
+
+const stores = useTempStores();
+
+const HOSTILE = ['../escaped', '../../etc/passwd', 'a/b', '/tmp/abs', '.hidden', '..', '.', 'a\u0000b', 'x\\..\\y', '_vigil-ready', ' lead', 'a'.repeat(129)];
+
+/** Every file under `dir`, as relative paths. */
+function tree(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
+}
+
+describe('SQLite inbox files stay inside the store directory', () => {
+  it('hostile ids create nothing, inside the directory or beside it', async () => {
+    const parent = stores.dir();
+    const dir = join(parent, 'data');
+    const { store } = await stores.open(dir);
+    const before = { parent: tree(parent), dir: tree(dir) };
+    for (const id of HOSTILE) {
+      let error: unknown;
+      try {
+        await store.inbox(id).ingest({ source: 's', sourceId: '1' });
+      } catch (e) {
+        error = e;
+      }
+      expect(isVigilError(error, 'invalid_inbox_id'), `id ${JSON.stringify(id)}`).toBe(true);
+    }
+    expect(tree(parent)).toEqual(before.parent);
+    expect(tree(dir)).toEqual(before.dir);
+  });
+
+  it('a valid id maps to exactly <dir>/<id>.db (plus its WAL files)', async () => {
+    const dir = stores.dir();
+    const { store } = await stores.open(dir);
+    await store.inbox('team.alice_2-prod').ingest({ source: 's', sourceId: '1' });
+    const files = readdirSync(dir).filter((f) => !f.startsWith('_vigil-ready'));
+    expect(files.sort()).toEqual(['team.alice_2-prod.db', 'team.alice_2-prod.db-shm', 'team.alice_2-prod.db-wal']);
+  });
+
+  it('inboxes() ignores files that are not inbox files', async () => {
+    const dir = stores.dir();
+    const { store } = await stores.open(dir);
+    await store.inbox('alice').ingest({ source: 's', sourceId: '1' });
+    for (const name of ['notes.txt', 'bad name.db', '.hidden.db', '-dash.db', 'alice.db.bak', 'alice.sqlite']) {
+      writeFileSync(join(dir, name), '');
+    }
+    mkdirSync(join(dir, 'nested'));
+    writeFileSync(join(dir, 'nested', 'bob.db'), '');
+    expect(await store.inboxes()).toEqual(['alice']);
+  });
+
+  it('a relative sqlite: URL resolves once, at open', async () => {
+    const dir = stores.dir();
+    const cwd = process.cwd();
+    process.chdir(dir);
+    let store;
+    try {
+      ({ store } = await stores.open('./rel'));
+    } finally {
+      process.chdir(cwd);
+    }
+    await store.inbox('alice').ingest({ source: 's', sourceId: '1' });
+    expect(readdirSync(join(dir, 'rel'))).toContain('alice.db');
+  });
+});
