@@ -12,6 +12,7 @@ import { r9Outbox } from './r9-outbox.js';
 import { r10Atomicity } from './r10-atomicity.js';
 import { r11InboxIds } from './r11-inbox-ids.js';
 import { r12Concurrency } from './r12-concurrency.js';
+import { r13Clocks } from './r13-clocks.js';
 import { readyInboxes } from './ready-inboxes.js';
 import { statsAndLifecycle } from './stats.js';
 
@@ -28,6 +29,7 @@ export function runStoreConformance(target: StoreTarget): void {
   r10Atomicity(target);
   r11InboxIds(target);
   r12Concurrency(target);
+  r13Clocks(target);
   readyInboxes(target);
   statsAndLifecycle(target);
 }
