@@ -74,9 +74,18 @@ function planCron(timer: Schedule, now: number): Firing {
   }
   // Past the counting limit, jump straight to the latest match and the one after it.
   if (next !== null && next <= now) {
-    const latest = cron.previousRuns(1, new Date(now + 1))[0]?.getTime() ?? times[times.length - 1]!;
-    times.push(latest);
+    // croner's previousRuns looks strictly before the whole second it is given:
+    // hand it the second after now, so a match at now itself counts. Then step
+    // forward while a match still lies at or before now, so the next due is
+    // always after now (a second pass at the same instant finds nothing).
+    let latest = cron.previousRuns(1, new Date(now + 1_000))[0]?.getTime();
+    if (latest === undefined || latest < next || latest > now) latest = next;
     next = cron.nextRun(new Date(latest))?.getTime() ?? null;
+    while (next !== null && next <= now) {
+      latest = next;
+      next = cron.nextRun(new Date(next))?.getTime() ?? null;
+    }
+    times.push(latest);
   }
   const latest = times[times.length - 1]!;
   return { occurrences: [{ scheduledFor: latest, skipped: times.length - 1 }], nextDue: next };

@@ -375,6 +375,24 @@ export function r7Timers(target: StoreTarget): void {
         expect((await inbox.timers())[0]).toMatchObject({ due: start + 4 * 3_600_000, lastSkipped: 2 });
       });
 
+      it('after an outage longer than the skip count covers, one event for the latest match, and the next pass finds nothing', async () => {
+        const { store, clock } = await open();
+        const inbox = store.inbox('alice');
+        const start = Date.UTC(2025, 0, 6, 0, 0, 0);
+        clock.set(start);
+        await inbox.addTimer({ id: 's', cron: '* * * * * *' }); // every second
+        const now = start + 200_000 * 1_000 + 400; // 200,000 matches missed
+        clock.set(now);
+        expect(await inbox.runScheduler()).toBe(1);
+        const events = await fired(inbox);
+        expect(events).toHaveLength(1);
+        expect(events[0]).toMatchObject({ scheduledFor: now - 400, lateBy: 400 });
+        expect(events[0]!.skipped).toBeGreaterThanOrEqual(100_000);
+        expect((await inbox.timers())[0]!.due).toBe(now - 400 + 1_000);
+        expect(await inbox.runScheduler()).toBe(0);
+        expect(await fired(inbox)).toHaveLength(1);
+      });
+
       it("missed: 'each' makes one event per missed match", async () => {
         const { store, clock } = await open();
         const inbox = store.inbox('alice');

@@ -1,0 +1,143 @@
+/**
+ * R7's timer arithmetic and R4's backoff as pure functions: both stores call
+ * these, so their edges are pinned here once, to the millisecond.
+ */
+import { describe, expect, it } from 'vitest';
+import { backoffMs } from '../../src/store/options.js';
+import { MAX_EACH_PER_PASS, nextCronTime, planFiring, timerEventKey, type Schedule } from '../../src/store/schedule.js';
+
+const T = Date.UTC(2025, 0, 6, 10, 0, 0); // a Monday, 10:00 UTC
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+function timer(spec: Partial<Schedule>): Schedule {
+  return { due: T, every: null, cron: null, tz: null, missed: 'coalesce', ...spec };
+}
+
+describe('planFiring', () => {
+  it('a one-off fires its due once and has no next', () => {
+    expect(planFiring(timer({}), T + 5)).toEqual({ occurrences: [{ scheduledFor: T, skipped: 0 }], nextDue: null });
+  });
+
+  describe('interval', () => {
+    it('exactly at due: one occurrence, next = due + every', () => {
+      expect(planFiring(timer({ every: 100 }), T)).toEqual({ occurrences: [{ scheduledFor: T, skipped: 0 }], nextDue: T + 100 });
+    });
+
+    it('1 ms before the next occurrence is still the same single occurrence', () => {
+      expect(planFiring(timer({ every: 100 }), T + 99)).toEqual({ occurrences: [{ scheduledFor: T, skipped: 0 }], nextDue: T + 100 });
+    });
+
+    it('coalesce: the latest missed occurrence, counting the ones passed over', () => {
+      expect(planFiring(timer({ every: 100 }), T + 350)).toEqual({ occurrences: [{ scheduledFor: T + 300, skipped: 3 }], nextDue: T + 400 });
+    });
+
+    it('each: every missed occurrence, oldest first', () => {
+      expect(planFiring(timer({ every: 100, missed: 'each' }), T + 250)).toEqual({
+        occurrences: [
+          { scheduledFor: T, skipped: 0 },
+          { scheduledFor: T + 100, skipped: 0 },
+          { scheduledFor: T + 200, skipped: 0 },
+        ],
+        nextDue: T + 300,
+      });
+    });
+
+    it('each: at most MAX_EACH_PER_PASS (1000) per pass, the next due being the first one left', () => {
+      expect(MAX_EACH_PER_PASS).toBe(1_000);
+      const firing = planFiring(timer({ every: 1, missed: 'each' }), T + 5_000);
+      expect(firing.occurrences).toHaveLength(1_000);
+      expect(firing.occurrences[999]).toEqual({ scheduledFor: T + 999, skipped: 0 });
+      expect(firing.nextDue).toBe(T + 1_000);
+      const exact = planFiring(timer({ every: 1, missed: 'each' }), T + 999);
+      expect(exact.occurrences).toHaveLength(1_000);
+      expect(exact.nextDue).toBe(T + 1_000);
+    });
+  });
+
+  describe('cron', () => {
+    it('coalesce: the latest match at or before now, counting the skipped', () => {
+      expect(planFiring(timer({ cron: '0 * * * *' }), T + 3 * HOUR + 5)).toEqual({
+        occurrences: [{ scheduledFor: T + 3 * HOUR, skipped: 3 }],
+        nextDue: T + 4 * HOUR,
+      });
+    });
+
+    it('each: one occurrence per match, capped at 1000', () => {
+      const few = planFiring(timer({ cron: '0 * * * *', missed: 'each' }), T + 2 * HOUR);
+      expect(few.occurrences.map((o) => o.scheduledFor)).toEqual([T, T + HOUR, T + 2 * HOUR]);
+      expect(few.nextDue).toBe(T + 3 * HOUR);
+      const many = planFiring(timer({ cron: '* * * * *', missed: 'each' }), T + 5_000 * MINUTE);
+      expect(many.occurrences).toHaveLength(1_000);
+      expect(many.nextDue).toBe(T + 1_000 * MINUTE);
+    });
+
+    it('a given due that is not a match fires at that due, then follows the pattern', () => {
+      expect(planFiring(timer({ due: T + 7, cron: '0 * * * *' }), T + 7)).toEqual({
+        occurrences: [{ scheduledFor: T + 7, skipped: 0 }],
+        nextDue: T + HOUR,
+      });
+    });
+
+    it('after more missed matches than it counts, it still lands on the latest match and the next one after now', () => {
+      const now = T + 200_000 * SECOND; // 200,000 missed matches of an every-second pattern
+      const firing = planFiring(timer({ cron: '* * * * * *' }), now);
+      expect(firing.occurrences).toHaveLength(1);
+      expect(firing.occurrences[0]!.scheduledFor).toBe(now);
+      expect(firing.occurrences[0]!.skipped).toBeGreaterThanOrEqual(100_000);
+      expect(firing.nextDue).toBe(now + SECOND);
+      // So a second pass at the same instant finds nothing due.
+      expect(firing.nextDue! > now).toBe(true);
+    });
+
+    it('the same when now falls between two matches', () => {
+      const now = T + 200_000 * SECOND + 400;
+      const firing = planFiring(timer({ cron: '* * * * * *' }), now);
+      expect(firing.occurrences[0]!.scheduledFor).toBe(now - 400);
+      expect(firing.nextDue).toBe(now - 400 + SECOND);
+    });
+
+    it('a pattern whose matches end (a year field) retires after its last one', () => {
+      const firing = planFiring(timer({ due: Date.UTC(2026, 0, 1), cron: '0 0 0 1 1 * 2026' }), Date.UTC(2026, 5, 1));
+      expect(firing).toEqual({ occurrences: [{ scheduledFor: Date.UTC(2026, 0, 1), skipped: 0 }], nextDue: null });
+    });
+  });
+});
+
+describe('nextCronTime', () => {
+  it('is strictly after the given time', () => {
+    expect(nextCronTime('*/5 * * * *', null, T)).toBe(T + 5 * MINUTE);
+    expect(nextCronTime('*/5 * * * *', null, T - 1)).toBe(T);
+    expect(nextCronTime('*/5 * * * *', null, T + 1)).toBe(T + 5 * MINUTE);
+  });
+
+  it('reads the pattern in the time zone', () => {
+    expect(nextCronTime('0 9 * * *', 'Europe/Berlin', T)).toBe(Date.UTC(2025, 0, 7, 8, 0, 0));
+    expect(nextCronTime('0 9 * * *', 'America/New_York', T)).toBe(Date.UTC(2025, 0, 6, 14, 0, 0));
+    expect(nextCronTime('0 9 * * *', null, T)).toBe(Date.UTC(2025, 0, 7, 9, 0, 0));
+  });
+
+  it('is null for a pattern that never matches', () => {
+    expect(nextCronTime('0 0 30 2 *', null, T)).toBeNull();
+  });
+});
+
+describe('timerEventKey', () => {
+  it("is ('timer', '<id>@<scheduledFor>')", () => {
+    expect(timerEventKey('digest', 123)).toEqual({ source: 'timer', sourceId: 'digest@123' });
+    expect(timerEventKey('digest', -5)).toEqual({ source: 'timer', sourceId: 'digest@-5' });
+  });
+});
+
+describe('backoffMs (R4)', () => {
+  it('is base * 2^(attempts-1), capped at max', () => {
+    const b = { baseMs: 1_000, maxMs: 10_000 };
+    expect([1, 2, 3, 4, 5, 6].map((a) => backoffMs(a, b))).toEqual([1_000, 2_000, 4_000, 8_000, 10_000, 10_000]);
+  });
+
+  it('stays finite and capped for absurd attempt counts', () => {
+    expect(backoffMs(10_000, { baseMs: 1_000, maxMs: 600_000 })).toBe(600_000);
+    expect(backoffMs(0, { baseMs: 1_000, maxMs: 600_000 })).toBe(1_000);
+  });
+});
