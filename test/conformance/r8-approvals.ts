@@ -215,6 +215,15 @@ export function r8Approvals(target: StoreTarget): void {
         expect(await store.inboxes()).toEqual([]);
       });
 
+      it('an action over maxPayloadBytes is invalid_argument; exactly at it is fine', async () => {
+        const { store } = await open({ maxPayloadBytes: 12 });
+        const inbox = store.inbox('alice');
+        await expectVigilError(inbox.requestApproval({ id: 'a', expiresInMs: HOUR, action: 'x'.repeat(11) }), 'invalid_argument');
+        expect((await inbox.stats()).approvalsPending).toBe(0);
+        await inbox.requestApproval({ id: 'a', expiresInMs: HOUR, action: 'x'.repeat(10) }); // 12 bytes as JSON
+        expect((await inbox.stats()).approvalsPending).toBe(1);
+      });
+
       it('answerApproval with an empty id is invalid_argument', async () => {
         const { store } = await open();
         await expectVigilError(store.inbox('alice').answerApproval('', 'yes'), 'invalid_argument');

@@ -120,5 +120,20 @@ export function statsAndLifecycle(target: StoreTarget): void {
       await disposable[Symbol.asyncDispose]();
       await expectVigilError(disposable.inboxes(), 'store_closed');
     });
+
+    it.each([
+      ['leaseTtlMs 0', { leaseTtlMs: 0 }],
+      ['leaseTtlMs 1.5', { leaseTtlMs: 1.5 }],
+      ['maxAttempts 0', { maxAttempts: 0 }],
+      ['outboxGapMs -1', { outboxGapMs: -1 }],
+      ['batchLimit 0', { batchLimit: 0 }],
+      ['batchLimit 2.5', { batchLimit: 2.5 }],
+      ['maxPayloadBytes 0', { maxPayloadBytes: 0 }],
+      ['retryBackoff.baseMs 0.5', { retryBackoff: { baseMs: 0.5 } }],
+      ['retryBackoff.maxMs below baseMs', { retryBackoff: { baseMs: 1_000, maxMs: 999 } }],
+      ['a clock that is not a function', { clock: 42 }],
+    ])('opening a store with %s is invalid_options', async (_what, options) => {
+      await expectVigilError(open(options as never), 'invalid_options');
+    });
   });
 }
