@@ -272,6 +272,30 @@ export function r9Outbox(target: StoreTarget): void {
       expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1 });
     });
 
+    it('a send that fails after its batch was already resent by another dispatcher does not give the gap back', async () => {
+      const { store, reopen, clock } = await open({ outboxGapMs: GAP, leaseTtlMs: 5_000 });
+      const other = (await reopen()).inbox('alice');
+      const inbox = store.inbox('alice');
+      await queue(inbox, 'a');
+      const g = gate();
+      const slow = inbox.dispatch(async () => {
+        await g.wait;
+        throw new Error('timed out at last');
+      }); // a paced send at T0
+      clock.set(T0 + 5_001);
+      const r = recorder();
+      expect(await other.dispatch(r.send)).toBe(1); // the reservation lapsed: 'a' goes out here
+      g.open();
+      await expect(slow).rejects.toThrow('timed out at last');
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1 });
+      await queue(inbox, 'b');
+      clock.set(T0 + GAP - 1);
+      expect(await other.dispatch(r.send)).toBe(0); // 'a' went out at T0: the gap still holds
+      clock.set(T0 + GAP);
+      expect(await other.dispatch(r.send)).toBe(1);
+      expect(r.bodies).toEqual(['a', 'b']);
+    });
+
     it('messages queued by a refused finish are never sent', async () => {
       const { store, clock } = await open({ outboxGapMs: GAP, leaseTtlMs: 1_000 });
       const inbox = store.inbox('alice');

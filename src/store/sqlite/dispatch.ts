@@ -69,10 +69,17 @@ export function recordSent(c: InboxDb, plan: DispatchPlan, now: number): void {
   );
 }
 
-/** The send threw: the rows are held again and the gap is given back. */
+/**
+ * The send threw: the rows are held again and the gap is given back. If the
+ * reservation lapsed and another dispatcher already took the batch over (and
+ * sent it), nothing is released, and the gap is not given back either: those
+ * messages did go out at the time the gap was taken.
+ */
 export function releaseBatch(c: InboxDb, plan: DispatchPlan): void {
-  c.stmt('UPDATE outbox SET reserved_by = NULL, reserved_until = NULL WHERE reserved_by = ? AND sent_at IS NULL').run(plan.token);
-  if (plan.pacing !== null) {
+  const released = c
+    .stmt('UPDATE outbox SET reserved_by = NULL, reserved_until = NULL WHERE reserved_by = ? AND sent_at IS NULL')
+    .run(plan.token).changes;
+  if (released > 0 && plan.pacing !== null) {
     c.stmt('UPDATE outbox_pacing SET last_paced_at = ? WHERE one = 1 AND last_paced_at = ?').run(plan.pacing.previous, plan.pacing.at);
   }
 }
