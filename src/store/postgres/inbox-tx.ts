@@ -19,7 +19,7 @@ import type pg from 'pg';
 import { readClock, type Clock } from '../../clock.js';
 import type { ResolvedOptions } from '../options.js';
 import { DB_NOW_MS } from './connection.js';
-import { translate } from './errors.js';
+import { isTransient, translate } from './errors.js';
 import { refreshWork } from './work.js';
 
 /** The inbox row as the transaction found it, locked. */
@@ -91,39 +91,56 @@ export async function inboxTransaction<T>(
 ): Promise<{ value: T } | 'absent'> {
   const clock = ctx.options.clock;
   const appNow = clock === 'database' ? null : readClock(clock as Clock);
-  const client = await connect(ctx.pool);
-  let broken: Error | undefined;
-  try {
+  return withClient(ctx.pool, async (client) => {
     await client.query('BEGIN');
-    const locked = (await client.query<LockedRow>(create ? LOCK_OR_CREATE : LOCK_EXISTING, [inboxId])).rows[0];
-    if (locked === undefined) {
-      await client.query('ROLLBACK');
-      return 'absent';
+    try {
+      const locked = (await client.query<LockedRow>(create ? LOCK_OR_CREATE : LOCK_EXISTING, [inboxId])).rows[0];
+      if (locked === undefined) {
+        await client.query('ROLLBACK');
+        return 'absent';
+      }
+      const now = appNow ?? locked.db_now;
+      const row: InboxRow = { holder: locked.holder, gen: locked.gen, until: locked.lease_until, lastPacedAt: locked.last_paced_at };
+      const tx = new InboxTx(client, inboxId, now, row, ctx.options);
+      const value = await fn(tx);
+      await refreshWork(tx);
+      // Delivered by PostgreSQL at COMMIT, never for a rolled-back write.
+      if (tx.wakeSubscribers) await client.query('SELECT pg_notify($1, $2)', [ctx.channel, inboxId]);
+      await client.query('COMMIT');
+      return { value };
+    } catch (error) {
+      // On a lost connection this fails too, and withClient drops the connection.
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
     }
-    const now = appNow ?? locked.db_now;
-    const row: InboxRow = { holder: locked.holder, gen: locked.gen, until: locked.lease_until, lastPacedAt: locked.last_paced_at };
-    const tx = new InboxTx(client, inboxId, now, row, ctx.options);
-    const value = await fn(tx);
-    await refreshWork(tx);
-    // Delivered by PostgreSQL at COMMIT, never for a rolled-back write.
-    if (tx.wakeSubscribers) await client.query('SELECT pg_notify($1, $2)', [ctx.channel, inboxId]);
-    await client.query('COMMIT');
-    return { value };
-  } catch (error) {
-    // A connection that cannot even roll back is dropped, never reused.
-    await client.query('ROLLBACK').catch((rollbackError: Error) => {
-      broken = rollbackError;
-    });
-    throw translate(error);
-  } finally {
-    client.release(broken);
-  }
+  });
 }
 
-export async function connect(pool: pg.Pool): Promise<pg.PoolClient> {
+/**
+ * Runs `fn` on a pooled connection. pg emits 'error' on a connection the
+ * server or the network drops, and a checked-out connection has no listener
+ * of the pool's: without this one, that event would crash the process. A
+ * connection that failed is destroyed on release, never handed out again.
+ */
+export async function withClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  let client: pg.PoolClient;
   try {
-    return await pool.connect();
+    client = await pool.connect();
   } catch (error) {
     throw translate(error);
+  }
+  let lost: Error | undefined;
+  const onError = (error: Error): void => {
+    lost ??= error;
+  };
+  client.on('error', onError);
+  try {
+    return await fn(client);
+  } catch (error) {
+    if (isTransient(error)) lost ??= error as Error;
+    throw translate(error);
+  } finally {
+    client.removeListener('error', onError);
+    client.release(lost);
   }
 }

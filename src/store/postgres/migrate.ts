@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { VigilError } from '../../errors.js';
 import { quoteIdent } from './connection.js';
+import { withClient } from './inbox-tx.js';
 
 export interface Migration {
   version: number;
@@ -66,9 +67,7 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
       );
     }
   };
-  const client = await pool.connect();
-  let failed: Error | undefined;
-  try {
+  await withClient(pool, async (client) => {
     // Fast path, no lock: an up-to-date schema is the common case at startup.
     const seen = await schemaVersion(client);
     check(seen);
@@ -89,12 +88,8 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
       }
       await client.query('COMMIT');
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => {
-        failed = rollbackError;
-      });
+      await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
-  } finally {
-    client.release(failed);
-  }
+  });
 }

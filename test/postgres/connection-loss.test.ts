@@ -1,0 +1,223 @@
+/**
+ * Connection loss in the middle of finish(): the transaction rolls back and
+ * nothing is half-done — the events stay running, no message is queued —
+ * and the same finish, retried, goes through exactly once.
+ *
+ * To stop finish() at a known point, a second session holds a row lock on
+ * the inbox's work row. finish() has then marked its events done and queued
+ * its messages (uncommitted) and waits for that lock in its last statement
+ * before COMMIT; that is when its connection is cut.
+ */
+import { createServer, connect, type Socket } from 'node:net';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, VigilError, type Inbox, type Store } from '../../src/index.js';
+import { useTestDatabase } from './test-database.js';
+
+const db = useTestDatabase('connection_loss');
+const opened: Store[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  await Promise.all(cleanups.splice(0).map((fn) => fn()));
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+async function open(url = db.url, schema = db.freshSchema()): Promise<{ store: Store; schema: string }> {
+  const store = await openStore(url, { schema });
+  opened.push(store);
+  return { store, schema };
+}
+
+/** A session that holds the inbox's work row locked until released. */
+async function holdWorkRow(schema: string, inboxId: string): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  await client.query('BEGIN');
+  const { rowCount } = await client.query(`SELECT 1 FROM ${schema}.work WHERE inbox_id = $1 FOR UPDATE`, [inboxId]);
+  expect(rowCount).toBe(1);
+  let released = false;
+  const release = async (): Promise<void> => {
+    if (released) return;
+    released = true;
+    await client.query('ROLLBACK');
+    await client.end();
+  };
+  cleanups.push(release);
+  return release;
+}
+
+/** Waits (bounded) until a store session is blocked on a lock; returns its pid. */
+async function blockedStoreSession(): Promise<number> {
+  for (let i = 0; i < 500; i++) {
+    const rows = await db.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity
+       WHERE datname = current_database() AND application_name = 'vigil' AND wait_event_type = 'Lock'`,
+    );
+    if (rows[0] !== undefined) return rows[0].pid;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('no store session got blocked on the held lock');
+}
+
+/** The blocked finish has queued its replies in its open transaction (it holds the outbox's insert lock). */
+async function expectWroteOutbox(pid: number, schema: string): Promise<void> {
+  const locks = await db.query(
+    `SELECT 1 FROM pg_locks WHERE pid = $1 AND relation = to_regclass($2) AND mode = 'RowExclusiveLock'`,
+    [pid, `${schema}.outbox`],
+  );
+  expect(locks).toHaveLength(1);
+}
+
+/** An inbox with two events claimed by holder W: what finish() will be asked to record. */
+async function claimedRun(inbox: Inbox): Promise<{ gen: number; ids: number[] }> {
+  await inbox.ingestMany([
+    { source: 's', sourceId: '1' },
+    { source: 's', sourceId: '2' },
+  ]);
+  const gen = (await inbox.acquire('W'))!;
+  const ids = (await inbox.claimBatch('W', gen)).map((e) => e.id);
+  expect(ids).toHaveLength(2);
+  return { gen, ids };
+}
+
+async function expectNothingFinished(inbox: Inbox): Promise<void> {
+  const stats = await inbox.stats();
+  expect(stats.events).toEqual({ pending: 0, running: 2, done: 0, dead: 0 });
+  expect(stats.outbox).toEqual({ held: 0, sent: 0 });
+}
+
+async function expectFinishedOnce(inbox: Inbox, gen: number, ids: number[]): Promise<void> {
+  expect(await inbox.finish('W', gen, ids, { messages: ['reply 1', 'reply 2'] })).toBe(true);
+  const stats = await inbox.stats();
+  expect(stats.events).toEqual({ pending: 0, running: 0, done: 2, dead: 0 });
+  expect(stats.outbox).toEqual({ held: 2, sent: 0 });
+  // A finish retried after a lost response is refused: the replies are never queued twice.
+  expect(await inbox.finish('W', gen, ids, { messages: ['reply 1', 'reply 2'] })).toBe(false);
+  expect((await inbox.stats()).outbox).toEqual({ held: 2, sent: 0 });
+}
+
+describe('connection loss in the middle of finish', () => {
+  it('the server ends the session (pg_terminate_backend): finish fails, nothing is half-done, a retry finishes once', async () => {
+    const { store, schema } = await open();
+    const inbox = store.inbox('alice');
+    const { gen, ids } = await claimedRun(inbox);
+
+    const release = await holdWorkRow(schema, 'alice');
+    const finishing = inbox.finish('W', gen, ids, { messages: ['reply 1', 'reply 2'] });
+    const outcome = finishing.then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    const pid = await blockedStoreSession();
+    await expectWroteOutbox(pid, schema);
+    const [terminated] = await db.query<{ ok: boolean }>('SELECT pg_terminate_backend($1) AS ok', [pid]);
+    expect(terminated!.ok).toBe(true);
+    const error = await outcome;
+    expect(error).toBeInstanceOf(VigilError);
+    expect((error as VigilError).code).toBe('store_busy');
+    expect((error as VigilError).retryable).toBe(true);
+    await release();
+
+    await expectNothingFinished(inbox);
+    await expectFinishedOnce(inbox, gen, ids);
+  });
+
+  it('the network drops (every socket cut): the transaction never commits, and the pool recovers', async () => {
+    const proxy = await startProxy(new URL(db.url));
+    cleanups.push(proxy.close);
+    const url = new URL(db.url);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const { store, schema } = await open(url.toString());
+    const observer = (await open(db.url, schema)).store.inbox('alice'); // a direct view of the same rows
+    const inbox = store.inbox('alice');
+    const { gen, ids } = await claimedRun(inbox);
+
+    const release = await holdWorkRow(schema, 'alice');
+    const outcome = inbox.finish('W', gen, ids, { messages: ['reply 1', 'reply 2'] }).then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    await expectWroteOutbox(await blockedStoreSession(), schema);
+    proxy.cut();
+    const error = await outcome;
+    expect(error).toBeInstanceOf(VigilError);
+    expect((error as VigilError).code).toBe('store_busy');
+    // The orphaned server session runs on when the lock frees, finds its
+    // client gone, and rolls back; COMMIT was never sent.
+    await release();
+
+    await expectNothingFinishedEventually(observer);
+    await expectFinishedOnce(inbox, gen, ids); // through new connections of the same pool
+  });
+
+  it('connections the server drops while the store is idle are replaced: the next call just works', async () => {
+    const { store } = await open();
+    const inbox = store.inbox('alice');
+    await inbox.ingest({ source: 's', sourceId: '1' });
+    // OFFSET 0 keeps the filter in front of the kill: it must never reach this session.
+    const killed = await db.query<{ pid: number }>(
+      `SELECT pid FROM (SELECT pid FROM pg_stat_activity
+                        WHERE datname = current_database() AND application_name = 'vigil' OFFSET 0) store
+       WHERE pg_terminate_backend(pid)`,
+    );
+    expect(killed.length).toBeGreaterThan(0);
+    await gone(killed.map((row) => row.pid));
+    expect(await inbox.ingest({ source: 's', sourceId: '2' })).toBe(true);
+    expect((await inbox.stats()).events.pending).toBe(2);
+  });
+});
+
+/** Waits (bounded) until these server sessions have exited and their sockets closed. */
+async function gone(pids: number[]): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const left = await db.query('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1)', [pids]);
+    if (left.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`sessions ${pids.join(', ')} did not exit`);
+}
+
+/**
+ * The orphaned session still holds the inbox row until it notices its
+ * client is gone; reads do not wait for it, so check until it is gone (bounded).
+ */
+async function expectNothingFinishedEventually(inbox: Inbox): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const busy = await db.query(
+      `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+    );
+    if (busy.length === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await expectNothingFinished(inbox);
+}
+
+/** A TCP proxy to the server whose every connection can be cut at once. */
+async function startProxy(target: URL): Promise<{ port: number; cut(): void; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => socket.destroy());
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('proxy has no port');
+  return {
+    port: address.port,
+    cut() {
+      for (const socket of sockets) socket.destroy();
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
