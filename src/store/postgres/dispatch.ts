@@ -87,8 +87,12 @@ export async function recordSent(tx: InboxTx, plan: DispatchPlan): Promise<void>
   await tx.run(RECORD_SENT, [tx.inboxId, plan.token, tx.now]);
 }
 
-/** The send threw: the rows are held again and the gap is given back. */
+/**
+ * The send threw: the rows are held again and the gap is given back, unless
+ * the reservation lapsed and another dispatcher took the batch over (and sent
+ * it): then nothing is released and the gap stays taken.
+ */
 export async function releaseBatch(tx: InboxTx, plan: DispatchPlan): Promise<void> {
-  await tx.run(UNRESERVE, [tx.inboxId, plan.token]);
-  if (plan.pacing !== null) await tx.run(RESTORE_PACING, [tx.inboxId, plan.pacing.previous, plan.pacing.at]);
+  const released = await tx.run(UNRESERVE, [tx.inboxId, plan.token]);
+  if (released > 0 && plan.pacing !== null) await tx.run(RESTORE_PACING, [tx.inboxId, plan.pacing.previous, plan.pacing.at]);
 }
