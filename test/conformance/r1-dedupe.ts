@@ -74,6 +74,45 @@ export function r1Dedupe(target: StoreTarget): void {
       expect(await inbox.getEvent('s', 'big')).toBeNull();
     });
 
+    it('a key stays taken after its event is done or dead: a late redelivery is still a duplicate', async () => {
+      const { store } = await open({ maxAttempts: 1 });
+      const inbox = store.inbox('alice');
+      await inbox.ingestMany([{ source: 's', sourceId: 'done' }, { source: 's', sourceId: 'dead' }]);
+      const gen = (await inbox.acquire('W')) as number;
+      const [done, dead] = await inbox.claimBatch('W', gen);
+      await inbox.finish('W', gen, [done!.id]);
+      await inbox.finish('W', gen, [dead!.id], { error: 'poison' });
+      await inbox.claimBatch('W', gen);
+      expect(await inbox.ingest({ source: 's', sourceId: 'done', payload: 'again' })).toBe(false);
+      expect(await inbox.ingest({ source: 's', sourceId: 'dead', payload: 'again' })).toBe(false);
+      expect(await inbox.ingestMany([{ source: 's', sourceId: 'done' }])).toEqual([false]);
+      expect((await inbox.stats()).events).toEqual({ pending: 0, running: 0, done: 1, dead: 1 });
+    });
+
+    it.each([
+      ['null', null],
+      ['a string', 'github:d-1'],
+      ['an array', [{ source: 's', sourceId: 'x' }]],
+    ])('an event that is %s is invalid_event', async (_what, event) => {
+      const { store } = await open();
+      await expect(store.inbox('alice').ingest(event as never)).rejects.toMatchObject({ code: 'invalid_event' });
+      await expect(store.inbox('alice').ingestMany([event] as never)).rejects.toMatchObject({ code: 'invalid_event' });
+      expect(await store.inboxes()).toEqual([]);
+    });
+
+    it('ingestMany of something that is not an array is invalid_event', async () => {
+      const { store } = await open();
+      await expect(store.inbox('alice').ingestMany({ source: 's', sourceId: 'x' } as never)).rejects.toMatchObject({ code: 'invalid_event' });
+      expect(await store.inboxes()).toEqual([]);
+    });
+
+    it('undefined properties inside a payload are left out, as JSON does', async () => {
+      const { store } = await open();
+      const inbox = store.inbox('alice');
+      await inbox.ingest({ source: 's', sourceId: 'x', payload: { a: 1, b: undefined, nested: [{ c: undefined, d: 'e' }] } });
+      expect((await inbox.getEvent('s', 'x'))?.payload).toEqual({ a: 1, nested: [{ d: 'e' }] });
+    });
+
     it('an absent payload is stored as null', async () => {
       const { store } = await open();
       const inbox = store.inbox('alice');
