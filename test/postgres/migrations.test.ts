@@ -1,0 +1,100 @@
+/**
+ * The PostgreSQL schema's migrations: applied once however many machines
+ * open a new schema at the same time, all or nothing, and a schema newer
+ * than the code is refused rather than guessed at.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, VigilError, type Store } from '../../src/index.js';
+import { latestVersion } from '../../src/store/postgres/migrate.js';
+import { useTestDatabase } from './test-database.js';
+
+const db = useTestDatabase('migrations');
+const opened: Store[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+async function open(schema: string): Promise<Store> {
+  const store = await openStore(db.url, { schema });
+  opened.push(store);
+  return store;
+}
+
+async function ledger(schema: string): Promise<{ version: number; name: string }[]> {
+  return db.query(`SELECT version, name FROM ${schema}.vigil_migrations ORDER BY version`);
+}
+
+async function tables(schema: string): Promise<string[]> {
+  const rows = await db.query<{ name: string }>(
+    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
+    [schema],
+  );
+  return rows.map((row) => row.name);
+}
+
+describe('PostgreSQL migrations', () => {
+  it('eight stores opening a new schema at once: all open, every step applied exactly once', async () => {
+    const schema = db.freshSchema('concurrent');
+    const stores = await Promise.all(Array.from({ length: 8 }, () => open(schema)));
+    const steps = await ledger(schema);
+    expect(steps.map((s) => s.version)).toEqual(Array.from({ length: latestVersion() }, (_, i) => i + 1));
+    expect(steps.map((s) => s.name)).toEqual(['001-inboxes-and-events.sql', '002-timers-and-approvals.sql', '003-outbox.sql']);
+    expect(await tables(schema)).toEqual(['approvals', 'events', 'inboxes', 'outbox', 'timers', 'vigil_migrations', 'work']);
+    // They all work on the same rows.
+    expect(await stores[0]!.inbox('a').ingest({ source: 's', sourceId: '1' })).toBe(true);
+    expect(await stores[7]!.inbox('a').ingest({ source: 's', sourceId: '1' })).toBe(false);
+  });
+
+  it('reopening an up-to-date schema applies nothing and keeps the data', async () => {
+    const schema = db.freshSchema('reopen');
+    await (await open(schema)).inbox('a').ingest({ source: 's', sourceId: '1' });
+    const before = await db.query(`SELECT version, applied_at FROM ${schema}.vigil_migrations ORDER BY version`);
+    const again = await open(schema);
+    expect(await db.query(`SELECT version, applied_at FROM ${schema}.vigil_migrations ORDER BY version`)).toEqual(before);
+    expect((await again.inbox('a').stats()).events.pending).toBe(1);
+  });
+
+  it('a schema migrated by a newer Vigil is refused with schema_too_new, and left as it is', async () => {
+    const schema = db.freshSchema('newer');
+    await (await open(schema)).inbox('a').ingest({ source: 's', sourceId: '1' });
+    const newer = latestVersion() + 1;
+    await db.query(`INSERT INTO ${schema}.vigil_migrations (version, name) VALUES ($1, 'from-the-future.sql')`, [newer]);
+    const error = await openStore(db.url, { schema }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(VigilError);
+    expect((error as VigilError).code).toBe('schema_too_new');
+    expect((error as VigilError).message).toContain(`version ${newer}`);
+    expect((await ledger(schema)).map((s) => s.version)).toContain(newer);
+    expect(await db.query(`SELECT source_id FROM ${schema}.events`)).toEqual([{ source_id: '1' }]);
+  });
+
+  it('a migration that fails leaves nothing behind; the next open, once the cause is gone, applies them all', async () => {
+    const schema = db.freshSchema('broken');
+    // Something else already uses a name migration 003 needs.
+    await db.query(`CREATE SCHEMA ${schema}`);
+    await db.query(`CREATE TABLE ${schema}.outbox (note text)`);
+    await expect(openStore(db.url, { schema })).rejects.toThrow(/outbox/);
+    expect(await tables(schema)).toEqual(['outbox']); // steps 001 and 002 rolled back with it
+    await db.query(`DROP TABLE ${schema}.outbox`);
+    await open(schema);
+    expect((await ledger(schema)).map((s) => s.version)).toEqual([1, 2, 3]);
+  });
+
+  it("a schema name that would need quoting is refused with invalid_options", async () => {
+    for (const schema of ['Mixed', 'has-dash', '1digit', 'x'.repeat(57), "x; DROP SCHEMA public"]) {
+      await expect(openStore(db.url, { schema })).rejects.toMatchObject({ code: 'invalid_options' });
+    }
+    const viaUrl = `${db.url}?schema=${encodeURIComponent('Bad Name')}`;
+    await expect(openStore(viaUrl)).rejects.toMatchObject({ code: 'invalid_options' });
+  });
+
+  it('the schema can come from the URL (?schema=)', async () => {
+    const schema = db.freshSchema('url');
+    const store = await openStore(`${db.url}?schema=${schema}`);
+    opened.push(store);
+    await store.inbox('a').ingest({ source: 's', sourceId: '1' });
+    expect(await db.query(`SELECT inbox_id FROM ${schema}.inboxes`)).toEqual([{ inbox_id: 'a' }]);
+  });
+});
