@@ -3,6 +3,7 @@
  * event under the one key ('approval', id), so whichever is stored first is
  * the only one ever stored.
  */
+import { approvalPayload } from '../approval-payload.js';
 import type { ApprovalAnswer, ApprovalOutcome } from '../contract.js';
 import type { CheckedApproval } from '../validate.js';
 import type { InboxTx } from './inbox-tx.js';
@@ -34,7 +35,7 @@ export async function answerApproval(tx: InboxTx, id: string, answer: ApprovalAn
   );
   if (approval === undefined) return 'unknown';
   const outcome = tx.now >= approval.expires_at ? 'expired' : answer;
-  const payload = { approval: id, answer: outcome, action: JSON.parse(approval.action) as unknown };
+  const payload = approvalPayload(id, outcome, JSON.parse(approval.action) as unknown, approval.expires_at, tx.now);
   await insertEvents(tx, [{ source: 'approval', sourceId: id, payloadJson: JSON.stringify(payload) }]);
   const [stored] = await tx.rows<{ payload: string }>(STANDING, [tx.inboxId, id]);
   const standing = (JSON.parse(stored?.payload ?? 'null') as { answer?: unknown } | null)?.answer;

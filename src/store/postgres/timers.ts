@@ -1,4 +1,5 @@
 /** R7: timers live in their own table and feed the inbox; a pass never starts a run. */
+import { approvalPayload } from '../approval-payload.js';
 import { VigilError } from '../../errors.js';
 import type { MissedPolicy, TimerRow } from '../contract.js';
 import { nextCronTime, planFiring, timerEventKey } from '../schedule.js';
@@ -88,14 +89,7 @@ export async function runScheduler(tx: InboxTx): Promise<number> {
   }
   const expired = await tx.rows<{ id: string; action: string; expires_at: number }>(EXPIRED_APPROVALS, [inboxId, now]);
   for (const approval of expired) {
-    const payload = {
-      approval: approval.id,
-      answer: 'expired',
-      action: JSON.parse(approval.action) as unknown,
-      scheduledFor: approval.expires_at,
-      lateBy: now - approval.expires_at,
-      skipped: 0,
-    };
+    const payload = approvalPayload(approval.id, 'expired', JSON.parse(approval.action) as unknown, approval.expires_at, now);
     await insertEvents(tx, [{ source: 'approval', sourceId: approval.id, payloadJson: JSON.stringify(payload) }]);
     await tx.run(MARK_EXPIRED, [inboxId, approval.id, now]);
   }

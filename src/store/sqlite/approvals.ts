@@ -3,6 +3,7 @@
  * event under the one key ('approval', id), so whichever is stored first is
  * the only one ever stored.
  */
+import { approvalPayload } from '../approval-payload.js';
 import type { ApprovalAnswer, ApprovalOutcome } from '../contract.js';
 import type { CheckedApproval } from '../validate.js';
 import type { InboxDb } from './inbox-db.js';
@@ -27,7 +28,7 @@ export function answerApproval(c: InboxDb, id: string, answer: ApprovalAnswer, n
     | undefined;
   if (approval === undefined) return 'unknown';
   const outcome = now >= approval.expires_at ? 'expired' : answer;
-  const payload = { approval: id, answer: outcome, action: JSON.parse(approval.action) as unknown };
+  const payload = approvalPayload(id, outcome, JSON.parse(approval.action) as unknown, approval.expires_at, now);
   insertEvent(c, { source: 'approval', sourceId: id, payloadJson: JSON.stringify(payload) }, now);
   const stored = c.stmt("SELECT payload FROM events WHERE source = 'approval' AND source_id = ?").pluck().get(id) as string;
   const standing = (JSON.parse(stored) as { answer?: unknown }).answer;

@@ -65,9 +65,9 @@ export class SqliteStore implements Store, InboxFiles {
 
   async inboxes(): Promise<string[]> {
     this.assertOpen();
-    return readdirSync(this.dir)
-      .filter((file) => file.endsWith(FILE_SUFFIX))
-      .map((file) => file.slice(0, -FILE_SUFFIX.length))
+    return readdirSync(this.dir, { withFileTypes: true })
+      .filter((entry) => entry.isFile() && entry.name.endsWith(FILE_SUFFIX))
+      .map((entry) => entry.name.slice(0, -FILE_SUFFIX.length))
       .filter((id) => INBOX_ID_PATTERN.test(id))
       .sort();
   }

@@ -1,6 +1,7 @@
 /** R7: timers live in their own table and feed the inbox; a pass never starts a run. */
 import { VigilError } from '../../errors.js';
 import type { MissedPolicy, TimerRow } from '../contract.js';
+import { approvalPayload } from '../approval-payload.js';
 import { nextCronTime, planFiring, timerEventKey } from '../schedule.js';
 import type { CheckedTimer } from '../validate.js';
 import type { InboxDb } from './inbox-db.js';
@@ -82,14 +83,7 @@ export function runScheduler(c: InboxDb, now: number): number {
   }
   const expired = c.stmt(EXPIRED_APPROVALS).all(now) as { id: string; action: string; expires_at: number }[];
   for (const approval of expired) {
-    const payload = {
-      approval: approval.id,
-      answer: 'expired',
-      action: JSON.parse(approval.action) as unknown,
-      scheduledFor: approval.expires_at,
-      lateBy: now - approval.expires_at,
-      skipped: 0,
-    };
+    const payload = approvalPayload(approval.id, 'expired', JSON.parse(approval.action) as unknown, approval.expires_at, now);
     insertEvent(c, { source: 'approval', sourceId: approval.id, payloadJson: JSON.stringify(payload) }, now);
     c.stmt("UPDATE approvals SET answer = 'expired', answered_at = ? WHERE id = ?").run(now, approval.id);
   }
