@@ -1,0 +1,215 @@
+/**
+ * BENCHMARKS.md: one `## ` section per benchmark family. This run rewrites
+ * only the "SQLite engine" section (its heading up to the next `## `
+ * heading), so other families' sections (PostgreSQL, ...) are kept.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Machine } from './machine.js';
+import type { PythonInfo } from './python-reference.js';
+import type { SqliteSettings } from './sqlite-engine.js';
+import type { Figure, Results } from './suite.js';
+import { PYTHON, VIGIL, type TargetCheck } from './targets.js';
+import { median } from './timing.js';
+import type { Plan } from './workload.js';
+
+export const SECTION_HEADING = '## SQLite engine';
+
+const FILE_HEADER = `# Benchmarks
+
+Figures measured by the project's benchmark scripts. One section per
+benchmark family; each script rewrites only its own section (from its
+\`## \` heading to the next), so the others are kept.
+`;
+
+export interface RunInfo {
+  date: string;
+  plan: Plan;
+  planName: string;
+  machine: Machine;
+  vigil: SqliteSettings;
+  /** The reference's own report, or why it did not run. */
+  python: { info: PythonInfo } | { unavailable: string };
+  results: Results;
+  targets: TargetCheck[];
+  durationSeconds: number;
+  loadAtEnd: number[];
+}
+
+const SYNC_NAMES = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+const syncName = (n: number): string => `${SYNC_NAMES[n] ?? '?'} (${n})`;
+
+function fmt(value: number, unit: string): string {
+  if (unit === 'ms') return value < 10 ? value.toFixed(3) : value.toFixed(1);
+  return value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(1);
+}
+
+function cell(figure: Figure, side: string): string {
+  const samples = figure.samples.get(side);
+  if (samples === undefined || samples.length === 0) return '–';
+  const mid = fmt(median(samples), figure.unit);
+  if (samples.length === 1) return mid;
+  return `${mid} (${fmt(Math.min(...samples), figure.unit)}–${fmt(Math.max(...samples), figure.unit)})`;
+}
+
+/** How many times as fast Vigil is (paired per repetition; for times: reference time ÷ Vigil time). */
+export function speedup(results: Results, figure: Figure): number | null {
+  return results.ratio(figure.key, VIGIL, figure.key, PYTHON);
+}
+
+const x = (value: number | null): string => (value === null ? '–' : `${value.toFixed(2)}x`);
+const verdict = (pass: boolean | null): string => (pass === null ? 'not measured' : pass ? 'PASS' : 'FAIL');
+
+function targetValue(t: TargetCheck): string {
+  if (t.value === null) return '–';
+  return t.unit === 'ms' ? `${t.value.toFixed(3)} ms` : `${t.value.toFixed(2)}x`;
+}
+
+/** Inner ratios per side: how each implementation's cost grows. */
+function innerRatios(r: Results, side: string): { name: string; value: number | null }[] {
+  // For times, ratio(small, big) is the big one's time ÷ the small one's.
+  return [
+    { name: 'ingestMany per event ÷ single ingest (higher is better)', value: r.ratio('ingestMany', side, 'ingest', side) },
+    { name: 'run cycles/s after done rows ÷ on an empty inbox (1.0 = no slowdown)', value: r.ratio('cycle1done', side, 'cycle1', side) },
+    {
+      name: 'scheduler pass time, 1,000 of 100,000 due ÷ 1,000 of 1,000 (1.0 = cost follows due work)',
+      value: r.ratio('schedSmall', side, 'schedBig', side),
+    },
+    { name: 'idle pass time over 100,000 ÷ over 1,000 timers (1.0 = cost follows due work)', value: r.ratio('idleSmall', side, 'idleBig', side) },
+  ];
+}
+
+export function renderSection(run: RunInfo): string {
+  const { machine, vigil, python, results, targets, plan } = run;
+  const hasPython = 'info' in python;
+  const lines: string[] = [];
+  lines.push(SECTION_HEADING, '');
+  lines.push(
+    `Written by \`npm run bench\` (bench/run.ts) on ${run.date}; ${run.planName} plan, ${run.durationSeconds.toFixed(0)} s in all.`,
+    'Vigil against the Python reference (`../shared/reference/inbox.py`, imported at run time, never copied) on the same',
+    'work, in one run, at the same durability setting.',
+    '',
+  );
+  if (!hasPython) {
+    lines.push(
+      `**The Python reference was not available (${python.unavailable}), so only Vigil's figures were measured;**`,
+      '**the targets that compare against it are marked "not measured".**',
+      '',
+    );
+  }
+
+  lines.push('### Machine', '');
+  lines.push(
+    `- CPU: ${machine.cpu}, ${machine.cores} cores; ${machine.memoryGiB} GiB memory; ${machine.os}`,
+    `- Node.js ${machine.node}, better-sqlite3 ${machine.betterSqlite3} (SQLite ${vigil.sqlite})`,
+    hasPython
+      ? `- Python ${python.info.python} (sqlite3 module, SQLite ${python.info.sqlite})`
+      : '- Python reference: not run',
+    `- Disk (scratch directory): ${machine.disk}; one 4 KiB append + fdatasync: ${machine.fdatasyncMs.toFixed(3)} ms (median of 200)`,
+    `- Load average (1/5/15 min) at start ${machine.loadAtStart.join(' / ')}, at end ${run.loadAtEnd.join(' / ')}`,
+    '',
+  );
+
+  lines.push('### Settings', '');
+  lines.push(
+    `- Vigil: store defaults. Inbox file journal_mode=${vigil.journalMode.toUpperCase()}, synchronous=${syncName(vigil.synchronous)}`,
+    '  (read back from the connection), one `BEGIN IMMEDIATE` transaction per operation; batchLimit 100,',
+    '  leaseTtlMs 120000. Its ready index (`_vigil-ready.db`, a hint file) is written at synchronous NORMAL.',
+  );
+  if (hasPython) {
+    const info = python.info;
+    lines.push(
+      `- Python reference: its own \`connect()\`: journal_mode=${info.journal_mode.toUpperCase()}, synchronous=${syncName(info.synchronous)}` +
+        (info.forced_synchronous
+          ? ` (set explicitly: this SQLite build defaults to ${syncName(info.default_synchronous)})`
+          : ' (SQLite\'s default; the reference does not set it)') +
+        ', autocommit outside its `BEGIN IMMEDIATE` blocks.',
+    );
+  }
+  lines.push(
+    '- Both sides: a fresh file in a fresh temporary directory per measurement (removed afterwards), a fake clock',
+    '  (Vigil: `createFakeClock`, milliseconds; reference: integer `now`, seconds), the same events, keys and payloads.',
+    '',
+  );
+
+  lines.push('### Figures', '');
+  lines.push(
+    `Median of ${plan.reps} repetitions (scheduler passes: ${plan.schedulerPasses}; idle passes: ${plan.idlePasses}; dispatch: ${plan.dispatchReps}),`,
+    'range in brackets. Each repetition runs every variant of a group on both sides, in alternating order, so',
+    'load from other processes falls on both alike; ratios are the median of the per-repetition ratios.',
+    '"Vigil ×" is how many times as fast Vigil is (for times: reference time ÷ Vigil time).',
+    '',
+    `| Work | Unit | ${VIGIL} | ${PYTHON} | Vigil × |`,
+    '|---|---|---:|---:|---:|',
+  );
+  for (const figure of results.figures) {
+    lines.push(`| ${figure.label} | ${figure.unit} | ${cell(figure, VIGIL)} | ${cell(figure, PYTHON)} | ${x(speedup(results, figure))} |`);
+  }
+  lines.push('');
+
+  lines.push('How each side\'s cost grows (medians of the per-repetition ratios):', '');
+  lines.push(`| Ratio | ${VIGIL} | ${PYTHON} |`, '|---|---:|---:|');
+  const vr = innerRatios(results, VIGIL);
+  const pr = innerRatios(results, PYTHON);
+  vr.forEach((row, i) => lines.push(`| ${row.name} | ${x(row.value)} | ${x(pr[i]?.value ?? null)} |`));
+  lines.push('');
+
+  lines.push('### Targets (issue 2, "Done when")', '');
+  lines.push('| Target | Measured as | Goal | Value | Result |', '|---|---|---|---:|---|');
+  for (const t of targets) lines.push(`| ${t.name} | ${t.measure} | ${t.goal} | ${targetValue(t)} | ${verdict(t.pass)} |`);
+  lines.push('');
+
+  lines.push('### What is timed', '');
+  lines.push(
+    '- **ingest**: `ingest` once per event, each its own durable transaction (reference: `ingest` in autocommit).',
+    `- **ingestMany**: ${plan.ingestManyBatch} events per call, one transaction each (reference: it has no ingestMany, so its`,
+    '  `ingest` inside its `tx()`: the same `INSERT OR IGNORE` dedupe rule, one transaction per batch).',
+    '- **run cycle**: `acquire` + `claimBatch` + `finish` with one message, per run; the events are ingested before',
+    '  each run, untimed. "Already done" events are ingested, claimed and finished before the timed runs, untimed.',
+    '- **scheduler pass**: interval timers (every hour); the due ones fire at each pass, the others are due far later.',
+    '  Building the 100,000 timers is setup, in one transaction on each side: Vigil through the code `addTimer` runs',
+    '  (`validateTimer` + `upsertTimer`), the reference through its `add_timer`.',
+    '  An idle pass runs between two occurrences, when nothing is due.',
+    '- **dispatch**: one run\'s `finish` queues the messages (untimed), then one `dispatch` sends them all as one body.',
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** Replaces (or appends) this family's section and keeps every other section as it was. */
+export function writeSection(file: string, section: string): void {
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : FILE_HEADER;
+  const lines = current.split('\n');
+  const start = lines.findIndex((line) => line.trim() === SECTION_HEADING);
+  let before = lines;
+  let after: string[] = [];
+  if (start !== -1) {
+    const end = lines.findIndex((line, i) => i > start && /^## /.test(line));
+    before = lines.slice(0, start);
+    after = end === -1 ? [] : lines.slice(end);
+  }
+  const next = [...trimTrailing(before), '', ...section.trimEnd().split('\n'), ...(after.length > 0 ? ['', ...after] : [])];
+  writeFileSync(file, trimTrailing(next).join('\n') + '\n');
+}
+
+function trimTrailing(lines: string[]): string[] {
+  const copy = [...lines];
+  while (copy.length > 0 && copy[copy.length - 1]?.trim() === '') copy.pop();
+  return copy;
+}
+
+/** The short table for stdout. */
+export function renderConsole(run: RunInfo): string {
+  const out: string[] = [];
+  const rows: string[][] = [['work', 'unit', 'Vigil', 'Python', 'Vigil x']];
+  for (const figure of run.results.figures) {
+    const v = run.results.median(figure.key, VIGIL);
+    const p = run.results.median(figure.key, PYTHON);
+    rows.push([figure.label, figure.unit, v === null ? '-' : fmt(v, figure.unit), p === null ? '-' : fmt(p, figure.unit), x(speedup(run.results, figure))]);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  for (const row of rows) out.push(row.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+  out.push('');
+  for (const t of run.targets) out.push(`${verdict(t.pass).padEnd(12)} ${t.name}: ${targetValue(t)} (goal ${t.goal})`);
+  if ('unavailable' in run.python) out.push('', `Python reference not available: ${run.python.unavailable}`);
+  return out.join('\n');
+}

@@ -1,0 +1,126 @@
+/**
+ * npm run bench [-- options]
+ *
+ * Vigil's SQLite store against the Python reference on the same work, in
+ * one run, at the same durability (WAL, synchronous FULL). Prints a short
+ * table and rewrites the "SQLite engine" section of BENCHMARKS.md.
+ *
+ *   --reference <dir>   where inbox.py lives (default ../shared/reference)
+ *   --python <exe>      default python3
+ *   --out <file>        default BENCHMARKS.md in the repository
+ *   --strict            exit 1 when a target is missed
+ * Diagnostics (print only, never write the report):
+ *   --quick             a smoke run of every step; its figures mean nothing
+ *   --only a,b          some families: ingest (with ingestMany), cycle, scheduler, dispatch
+ *   --synchronous normal  both sides without fsync per commit: what is left is CPU and writes
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { describeMachine } from './machine.js';
+import { DEFAULT_REFERENCE_DIR, PythonReferenceSide, referenceUnavailable, type PythonInfo } from './python-reference.js';
+import { renderConsole, renderSection, writeSection, type RunInfo } from './report.js';
+import { VigilSqliteSide } from './sqlite-engine.js';
+import { FAMILIES, runSuite, type Family } from './suite.js';
+import { checkTargets } from './targets.js';
+import { elapsedSeconds, startTimer } from './timing.js';
+import { FULL_PLAN, QUICK_PLAN, type BenchSide } from './workload.js';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      reference: { type: 'string', default: DEFAULT_REFERENCE_DIR },
+      python: { type: 'string', default: 'python3' },
+      out: { type: 'string', default: join(REPO, 'BENCHMARKS.md') },
+      strict: { type: 'boolean', default: false },
+      only: { type: 'string' },
+      synchronous: { type: 'string', default: 'full' },
+    },
+  });
+  const plan = values.quick ? QUICK_PLAN : FULL_PLAN;
+  const synchronous = values.synchronous;
+  if (synchronous !== 'full' && synchronous !== 'normal') throw new Error('--synchronous is full or normal');
+  const only = new Set((values.only ?? FAMILIES.join(',')).split(',').map((f) => f.trim()) as Family[]);
+  for (const family of only) if (!FAMILIES.includes(family)) throw new Error(`--only: unknown family ${family}; known: ${FAMILIES.join(', ')}`);
+  const diagnostic = values.quick || values.only !== undefined || synchronous !== 'full';
+  const started = startTimer();
+  const log = (line: string): void => {
+    process.stderr.write(`[bench ${elapsedSeconds(started).toFixed(0).padStart(3)} s] ${line}\n`);
+  };
+
+  const scratch = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
+  let python: PythonReferenceSide | null = null;
+  const abort = (): void => {
+    python?.kill();
+    rmSync(scratch, { recursive: true, force: true });
+    process.exit(130);
+  };
+  process.once('SIGINT', abort);
+  process.once('SIGTERM', abort);
+
+  try {
+    log(`scratch directory ${scratch}`);
+    const machine = describeMachine(scratch);
+    const vigil = new VigilSqliteSide(scratch, synchronous);
+    const settings = await vigil.settings();
+    const sides: BenchSide[] = [vigil];
+
+    const referenceDir = resolve(values.reference);
+    let pythonInfo: { info: PythonInfo } | { unavailable: string };
+    const missing = referenceUnavailable(referenceDir, values.python);
+    if (missing === null) {
+      const started = await PythonReferenceSide.start(values.python, referenceDir, scratch, synchronous === 'full' ? null : synchronous);
+      python = started.side;
+      pythonInfo = { info: started.info };
+      sides.push(python);
+      log(`Python reference: ${started.info.reference}`);
+    } else {
+      pythonInfo = { unavailable: missing };
+      log(`the Python reference is not available (${missing}): measuring Vigil only`);
+    }
+
+    const results = await runSuite(plan, sides, log, only);
+    await vigil.close();
+    await python?.close();
+    python = null;
+
+    const run: RunInfo = {
+      date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+      plan,
+      planName: values.quick ? 'quick' : 'full',
+      machine,
+      vigil: settings,
+      python: pythonInfo,
+      results,
+      targets: checkTargets(results),
+      durationSeconds: elapsedSeconds(started),
+      loadAtEnd: loadavg().map((x) => Math.round(x * 100) / 100),
+    };
+    process.stdout.write(renderConsole(run) + '\n');
+    if (diagnostic) {
+      log(`diagnostic run (${[values.quick ? '--quick' : '', values.only !== undefined ? '--only' : '', synchronous !== 'full' ? `synchronous ${synchronous}` : ''].filter(Boolean).join(', ')}): BENCHMARKS.md not written`);
+    } else {
+      writeSection(resolve(values.out), renderSection(run));
+      log(`wrote ${resolve(values.out)}`);
+    }
+    return values.strict && run.targets.some((t) => t.pass === false) ? 1 : 0;
+  } finally {
+    python?.kill();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`[bench] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,192 @@
+/**
+ * Runs the plan on every side and returns each figure's repetitions per side.
+ *
+ * Repetitions are interleaved: one repetition runs every step of a group
+ * (e.g. the four run-cycle variants) on every side, the sides' order flipping
+ * each time. Samples with the same index were therefore taken moments apart,
+ * and ratios are taken per repetition (paired) before the median, so a burst
+ * of load from other processes falls on both terms of a ratio alike.
+ */
+import { median } from './timing.js';
+import type { BenchSide, Plan } from './workload.js';
+
+export type Unit = 'events/s' | 'runs/s' | 'ms';
+
+export interface Figure {
+  key: string;
+  label: string;
+  unit: Unit;
+  /** Repetitions per side label, in run order. */
+  samples: Map<string, number[]>;
+}
+
+export class Results {
+  readonly figures: Figure[] = [];
+
+  add(key: string, label: string, unit: Unit, side: string, value: number): void {
+    let figure = this.figures.find((f) => f.key === key);
+    if (figure === undefined) {
+      figure = { key, label, unit, samples: new Map() };
+      this.figures.push(figure);
+    }
+    const list = figure.samples.get(side) ?? [];
+    list.push(value);
+    figure.samples.set(side, list);
+  }
+
+  samples(key: string, side: string): number[] | null {
+    const list = this.figures.find((f) => f.key === key)?.samples.get(side);
+    return list === undefined || list.length === 0 ? null : list;
+  }
+
+  /** The median of a figure for one side, or null if that side did not run it. */
+  median(key: string, side: string): number | null {
+    const list = this.samples(key, side);
+    return list === null ? null : median(list);
+  }
+
+  /**
+   * How many times as good figure `a` of side `sa` is as figure `b` of side
+   * `sb`: per repetition when both have the same number (paired), else the
+   * ratio of medians. Rates divide a / b; times (ms) divide b / a.
+   */
+  ratio(a: string, sa: string, b: string, sb: string): number | null {
+    const x = this.samples(a, sa);
+    const y = this.samples(b, sb);
+    if (x === null || y === null) return null;
+    const unit = this.figures.find((f) => f.key === a)?.unit;
+    const better = (p: number, q: number): number => (unit === 'ms' ? q / p : p / q);
+    if (x.length === y.length) return median(x.map((value, i) => better(value, y[i] as number)));
+    return better(median(x), median(y));
+  }
+}
+
+type Log = (line: string) => void;
+
+export const FAMILIES = ['ingest', 'cycle', 'scheduler', 'dispatch'] as const;
+export type Family = (typeof FAMILIES)[number];
+
+type Step = (side: BenchSide) => Promise<void>;
+
+const n = (value: number): string => value.toLocaleString('en-US');
+
+export async function runSuite(plan: Plan, sides: BenchSide[], log: Log, only: ReadonlySet<Family> = new Set(FAMILIES)): Promise<Results> {
+  const results = new Results();
+  /** Each repetition runs every step on every side; the sides' order flips every repetition. */
+  const interleave = async (what: string, reps: number, steps: Step[]): Promise<void> => {
+    for (let rep = 0; rep < reps; rep++) {
+      if (what !== '') log(`${what}: repetition ${rep + 1} of ${reps}`);
+      const order = rep % 2 === 0 ? sides : [...sides].reverse();
+      for (const step of steps) for (const side of order) await step(side);
+    }
+  };
+
+  log('warm-up (not measured)');
+  for (const side of sides) {
+    await side.ingest(100);
+    await side.ingestMany(1000, 100);
+    await side.cycle({ runs: 20, perRun: 1, preloadDone: 0 });
+  }
+
+  if (only.has('ingest')) {
+    await interleave('ingest and ingestMany', plan.reps, [
+      async (side) => {
+        const r = await side.ingest(plan.ingestEvents);
+        results.add('ingest', `ingest, one event per call (${n(plan.ingestEvents)} events)`, 'events/s', side.label, r.events / r.seconds);
+      },
+      async (side) => {
+        const r = await side.ingestMany(plan.ingestManyEvents, plan.ingestManyBatch);
+        const label = `ingestMany, ${plan.ingestManyBatch} events per call and transaction (${n(plan.ingestManyEvents)} events)`;
+        results.add('ingestMany', label, 'events/s', side.label, r.events / r.seconds);
+      },
+    ]);
+  }
+
+  if (only.has('cycle')) {
+    const cycles = [
+      { key: 'cycle1', label: `run cycle, 1 event per run, empty inbox (${plan.cycleRuns} runs)`, perRun: 1, runs: plan.cycleRuns, preloadDone: 0 },
+      {
+        key: 'cycle1done',
+        label: `run cycle, 1 event per run, ${n(plan.doneBefore)} events already done (${plan.cycleRuns} runs)`,
+        perRun: 1,
+        runs: plan.cycleRuns,
+        preloadDone: plan.doneBefore,
+      },
+      ...plan.batchedCycles.map(({ perRun, runs }) => ({
+        key: `cycle${perRun}`,
+        label: `run cycle, ${perRun} events per run, empty inbox (${runs} runs)`,
+        perRun,
+        runs,
+        preloadDone: 0,
+      })),
+    ];
+    await interleave(
+      'run cycles',
+      plan.reps,
+      cycles.map((c) => async (side: BenchSide) => {
+        const r = await side.cycle({ runs: c.runs, perRun: c.perRun, preloadDone: c.preloadDone });
+        results.add(c.key, c.label, 'runs/s', side.label, r.runs / r.seconds);
+        if (c.perRun > 1) results.add(`${c.key}events`, `${c.label}, per event`, 'events/s', side.label, r.events / r.seconds);
+      }),
+    );
+  }
+
+  if (only.has('scheduler')) await schedulerFamily(plan, sides, results, log, interleave);
+
+  if (only.has('dispatch')) {
+    await interleave('dispatch', plan.dispatchReps, [
+      async (side) => {
+        const r = await side.dispatch(plan.dispatchMessages);
+        results.add('dispatch', `dispatch of ${n(plan.dispatchMessages)} held messages (one send)`, 'ms', side.label, r.seconds * 1000);
+      },
+    ]);
+  }
+  return results;
+}
+
+async function schedulerFamily(
+  plan: Plan,
+  sides: BenchSide[],
+  results: Results,
+  log: Log,
+  interleave: (what: string, reps: number, steps: Step[]) => Promise<void>,
+): Promise<void> {
+  const big = { name: 'big', total: plan.schedulerTimers, due: plan.schedulerDue };
+  const small = { name: 'small', total: plan.schedulerDue, due: plan.schedulerDue };
+  for (const side of sides) {
+    const setup = await side.setupScheduler(big);
+    await side.setupScheduler(small);
+    log(`${side.label}: built ${n(plan.schedulerTimers)} timers in ${setup.seconds.toFixed(1)} s (setup, not measured)`);
+  }
+  await interleave('scheduler passes', plan.schedulerPasses, [
+    async (side) => {
+      const r = await side.schedulerPass('big');
+      results.add('schedBig', `scheduler pass, ${n(plan.schedulerDue)} of ${n(plan.schedulerTimers)} timers due`, 'ms', side.label, r.seconds * 1000);
+    },
+    async (side) => {
+      const r = await side.schedulerPass('small');
+      results.add('schedSmall', `scheduler pass, ${n(plan.schedulerDue)} of ${n(plan.schedulerDue)} timers due`, 'ms', side.label, r.seconds * 1000);
+    },
+  ]);
+  // Idle passes come in short alternating bursts too, but are summarised by
+  // their medians: there are many, and no single pair means much.
+  const bursts = 10;
+  const perBurst = Math.max(1, Math.ceil(plan.idlePasses / bursts));
+  log(`idle scheduler passes (${perBurst * bursts} per side and size)`);
+  await interleave('', bursts, [
+    async (side) => {
+      for (const seconds of await side.idlePasses('big', perBurst)) {
+        results.add('idleBig', `idle scheduler pass over ${n(plan.schedulerTimers)} timers (none due)`, 'ms', side.label, seconds * 1000);
+      }
+    },
+    async (side) => {
+      for (const seconds of await side.idlePasses('small', perBurst)) {
+        results.add('idleSmall', `idle scheduler pass over ${n(plan.schedulerDue)} timers (none due)`, 'ms', side.label, seconds * 1000);
+      }
+    },
+  ]);
+  for (const side of sides) {
+    await side.dropScheduler('big');
+    await side.dropScheduler('small');
+  }
+}

@@ -1,0 +1,85 @@
+/** The targets of issue 2 ("Done when"), checked against one run's medians. */
+import type { Results } from './suite.js';
+
+export const VIGIL = 'Vigil (SQLite)';
+export const PYTHON = 'Python reference';
+
+export interface TargetCheck {
+  name: string;
+  /** How the measured value is formed, e.g. "Vigil ingest / Python ingest". */
+  measure: string;
+  goal: string;
+  value: number | null;
+  unit: 'x' | 'ms';
+  /** null when the figure could not be measured (the reference was absent). */
+  pass: boolean | null;
+}
+
+function atLeast(value: number | null, min: number): boolean | null {
+  return value === null ? null : value >= min;
+}
+
+function atMost(value: number | null, max: number): boolean | null {
+  return value === null ? null : value <= max;
+}
+
+export function checkTargets(r: Results): TargetCheck[] {
+  // Paired per repetition (see suite.ts). For times, ratio(a, b) is b's
+  // time ÷ a's time, so ratio(small, big) is the big pass's time ÷ the small one's.
+  const ingestVsRef = r.ratio('ingest', VIGIL, 'ingest', PYTHON);
+  const cycleVsRef = r.ratio('cycle1done', VIGIL, 'cycle1done', PYTHON);
+  const cycleDoneVsEmpty = r.ratio('cycle1done', VIGIL, 'cycle1', VIGIL);
+  const manyVsSingle = r.ratio('ingestMany', VIGIL, 'ingest', VIGIL);
+  const schedBigVsSmall = r.ratio('schedSmall', VIGIL, 'schedBig', VIGIL);
+  const idle = r.median('idleBig', VIGIL);
+  return [
+    {
+      name: 'single-event ingest vs the reference',
+      measure: 'Vigil events/s ÷ Python events/s, per repetition',
+      goal: '>= 1.2x',
+      value: ingestVsRef,
+      unit: 'x',
+      pass: atLeast(ingestVsRef, 1.2),
+    },
+    {
+      name: 'one-event run cycle after 10,000 done vs the reference after 10,000 done',
+      measure: 'Vigil runs/s ÷ Python runs/s, per repetition',
+      goal: '>= 3x',
+      value: cycleVsRef,
+      unit: 'x',
+      pass: atLeast(cycleVsRef, 3),
+    },
+    {
+      name: 'one-event run cycle after 10,000 done vs on an empty inbox',
+      measure: 'Vigil runs/s after 10,000 done ÷ Vigil runs/s empty',
+      goal: '>= 0.8x',
+      value: cycleDoneVsEmpty,
+      unit: 'x',
+      pass: atLeast(cycleDoneVsEmpty, 0.8),
+    },
+    {
+      name: 'ingestMany vs single-event ingest, per event',
+      measure: 'Vigil ingestMany events/s ÷ Vigil ingest events/s',
+      goal: '>= 20x',
+      value: manyVsSingle,
+      unit: 'x',
+      pass: atLeast(manyVsSingle, 20),
+    },
+    {
+      name: 'scheduler pass, 1,000 of 100,000 due vs 1,000 of 1,000 due',
+      measure: 'Vigil ms (1,000 of 100,000) ÷ Vigil ms (1,000 of 1,000), per repetition',
+      goal: '<= 3x',
+      value: schedBigVsSmall,
+      unit: 'x',
+      pass: atMost(schedBigVsSmall, 3),
+    },
+    {
+      name: 'idle scheduler pass over 100,000 timers',
+      measure: 'Vigil, median of all idle passes',
+      goal: '< 1 ms',
+      value: idle,
+      unit: 'ms',
+      pass: idle === null ? null : idle < 1,
+    },
+  ];
+}

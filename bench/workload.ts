@@ -1,0 +1,128 @@
+/**
+ * The work both implementations run, step by step. Vigil runs each step in
+ * this process (sqlite-engine.ts); the Python reference runs the same step
+ * in a child process (python-reference.ts driving python/reference_bench.py).
+ * Every step builds its own fresh inbox unless it says otherwise, and times
+ * only the operation it is named after; setup is never in the figure.
+ */
+
+export interface Timed {
+  seconds: number;
+}
+
+export interface IngestResult extends Timed {
+  events: number;
+}
+
+export interface CycleResult extends Timed {
+  runs: number;
+  events: number;
+}
+
+export interface PassResult extends Timed {
+  fired: number;
+}
+
+export interface DispatchResult extends Timed {
+  sent: number;
+}
+
+export interface CycleParams {
+  /** Timed runs. */
+  runs: number;
+  /** Events ingested (untimed) before each run, all claimed by it. */
+  perRun: number;
+  /** Events already done before the first timed run (untimed setup). */
+  preloadDone: number;
+}
+
+export interface SchedulerParams {
+  name: string;
+  /** Interval timers in the inbox. */
+  total: number;
+  /** How many of them are due at each pass (the rest are due far later). */
+  due: number;
+}
+
+/** One implementation under test. */
+export interface BenchSide {
+  readonly label: string;
+  /** One event per call, `n` calls. */
+  ingest(n: number): Promise<IngestResult>;
+  /** `n` events, `batch` per transaction, same dedupe rule. */
+  ingestMany(n: number, batch: number): Promise<IngestResult>;
+  /** Full run cycles: acquire, claimBatch, finish with one message. */
+  cycle(params: CycleParams): Promise<CycleResult>;
+  /** Builds a named timer inbox (kept until dropScheduler). */
+  setupScheduler(params: SchedulerParams): Promise<Timed>;
+  /** One pass at the next occurrence: fires exactly `due` timers. */
+  schedulerPass(name: string): Promise<PassResult>;
+  /** `passes` passes at an instant when nothing is due; seconds of each. */
+  idlePasses(name: string, passes: number): Promise<number[]>;
+  dropScheduler(name: string): Promise<void>;
+  /** One dispatch of `messages` held messages (queued untimed by one finish). */
+  dispatch(messages: number): Promise<DispatchResult>;
+  close(): Promise<void>;
+}
+
+/** The event every step ingests; the same shape on both sides. */
+export function payload(i: number): { text: string; n: number } {
+  return { text: `event ${i}`, n: i };
+}
+
+/** Sizes and repetitions of one run of `npm run bench`. */
+export interface Plan {
+  /** Repetitions per figure; the median is reported. */
+  reps: number;
+  ingestEvents: number;
+  ingestManyEvents: number;
+  ingestManyBatch: number;
+  cycleRuns: number;
+  doneBefore: number;
+  batchedCycles: { perRun: number; runs: number }[];
+  schedulerTimers: number;
+  schedulerDue: number;
+  schedulerPasses: number;
+  idlePasses: number;
+  dispatchMessages: number;
+  dispatchReps: number;
+}
+
+export const FULL_PLAN: Plan = {
+  reps: 5,
+  ingestEvents: 1000,
+  ingestManyEvents: 10_000,
+  ingestManyBatch: 100,
+  cycleRuns: 300,
+  doneBefore: 10_000,
+  batchedCycles: [
+    { perRun: 10, runs: 100 },
+    { perRun: 100, runs: 30 },
+  ],
+  schedulerTimers: 100_000,
+  schedulerDue: 1_000,
+  schedulerPasses: 5,
+  idlePasses: 200,
+  dispatchMessages: 10_000,
+  dispatchReps: 3,
+};
+
+/** `npm run bench -- --quick`: a smoke run of every step in seconds (figures are not meaningful). */
+export const QUICK_PLAN: Plan = {
+  reps: 1,
+  ingestEvents: 50,
+  ingestManyEvents: 500,
+  ingestManyBatch: 100,
+  cycleRuns: 20,
+  doneBefore: 1_000,
+  batchedCycles: [
+    { perRun: 10, runs: 5 },
+    { perRun: 100, runs: 3 },
+  ],
+  schedulerTimers: 5_000,
+  schedulerDue: 100,
+  schedulerPasses: 2,
+  idlePasses: 10,
+  dispatchMessages: 500,
+  dispatchReps: 1,
+};
