@@ -41,7 +41,8 @@ export class PythonReferenceSide implements BenchSide {
   private readonly replies: AsyncIterator<string>;
 
   private constructor(python: string, referenceDir: string, tmp: string, synchronous: 'full' | 'normal' | null) {
-    const args = [SCRIPT, '--reference', referenceDir, '--tmp', tmp, ...(synchronous === null ? [] : ['--synchronous', synchronous])];
+    // -B: importing inbox.py must not leave a __pycache__ in the reference folder.
+    const args = ['-B', SCRIPT, '--reference', referenceDir, '--tmp', tmp, ...(synchronous === null ? [] : ['--synchronous', synchronous])];
     this.child = spawn(python, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stderr.pipe(process.stderr);
     this.replies = createInterface({ input: this.child.stdout })[Symbol.asyncIterator]();
