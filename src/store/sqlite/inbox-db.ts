@@ -9,6 +9,7 @@ import { VigilError } from '../../errors.js';
 import type { ResolvedOptions } from '../options.js';
 import { migrate } from './migrate.js';
 import { earlier, type ReadyIndex, type Wake } from './ready-index.js';
+import { enableWal } from './wal.js';
 import { computeWake } from './wake.js';
 
 export class InboxDb {
@@ -25,7 +26,7 @@ export class InboxDb {
   ) {
     this.db = new Database(file, { timeout: options.busyTimeoutMs });
     try {
-      this.db.pragma('journal_mode = WAL');
+      enableWal(this.db, options.busyTimeoutMs);
       this.db.pragma(`synchronous = ${options.synchronous.toUpperCase()}`);
       this.db.pragma('foreign_keys = ON');
       migrate(this.db, file);

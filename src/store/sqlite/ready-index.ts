@@ -16,6 +16,7 @@
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { join } from 'node:path';
+import { enableWal } from './wal.js';
 
 /** Starts with `_`, which no inbox id can (R11), so it never shadows an inbox. */
 export const READY_INDEX_FILE = '_vigil-ready.db';
@@ -72,7 +73,7 @@ export class ReadyIndex {
 
   constructor(dir: string, busyTimeoutMs: number) {
     this.db = new Database(join(dir, READY_INDEX_FILE), { timeout: busyTimeoutMs });
-    this.db.pragma('journal_mode = WAL');
+    enableWal(this.db, busyTimeoutMs);
     // A hint survives a process crash at NORMAL; after a power loss run
     // store.rebuildReadyIndex() (vigil serve does at startup).
     this.db.pragma('synchronous = NORMAL');
