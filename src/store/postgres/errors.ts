@@ -9,6 +9,9 @@ import { VigilError } from '../../errors.js';
 const TRANSIENT_SQLSTATES = new Set(['57P01', '57P02', '57P03', '40001', '40P01', '55P03', '53300']);
 const TRANSIENT_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
 
+/** character_not_in_repertoire: a string with U+0000, which SQLite stores and PostgreSQL's text cannot. */
+const NUL_IN_TEXT = '22021';
+
 /** True for failures where the same call may succeed later. */
 export function isTransient(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
@@ -21,7 +24,13 @@ export function isTransient(error: unknown): boolean {
 }
 
 export function translate(error: unknown): unknown {
-  if (error instanceof VigilError || !isTransient(error)) return error;
+  if (error instanceof VigilError) return error;
+  if ((error as { code?: unknown } | null)?.code === NUL_IN_TEXT) {
+    return new VigilError('invalid_argument', 'PostgreSQL text cannot hold the NUL character (\\u0000); nothing was stored', {
+      cause: error,
+    });
+  }
+  if (!isTransient(error)) return error;
   return new VigilError(
     'store_busy',
     `PostgreSQL is unavailable (${(error as Error).message}); the operation rolled back unless it was already committing: try again`,

@@ -22,6 +22,7 @@ import type {
 } from '../contract.js';
 import { VigilError } from '../../errors.js';
 import * as v from '../validate.js';
+import type { CheckedEvent } from '../validate.js';
 import { answerApproval, requestApproval } from './approvals.js';
 import { claimBatch } from './claim.js';
 import { recordSent, releaseBatch, reserveBatch } from './dispatch.js';
@@ -60,13 +61,13 @@ export class PostgresInbox implements Inbox {
   }
 
   async ingest(event: NewEvent): Promise<boolean> {
-    const checked = v.validateEvent(event, this.db.maxPayloadBytes);
+    const checked = withoutNul(v.validateEvent(event, this.db.maxPayloadBytes));
     const [stored] = await ingestEvents(this.db, this.id, [checked], this.db.appNow(), this.db.channel);
     return stored === true;
   }
 
   async ingestMany(events: readonly NewEvent[]): Promise<boolean[]> {
-    const checked = v.validateEvents(events, this.db.maxPayloadBytes);
+    const checked = v.validateEvents(events, this.db.maxPayloadBytes).map(withoutNul);
     if (checked.length === 0) return [];
     return ingestEvents(this.db, this.id, checked, this.db.appNow(), this.db.channel);
   }
@@ -177,4 +178,16 @@ export class PostgresInbox implements Inbox {
     const [row] = await this.db.query<StatsRow>(STATS, [this.id, this.db.appNow()]);
     return toStats(row);
   }
+}
+
+/**
+ * R1 on PostgreSQL: a key with U+0000 cannot be stored in text (SQLite can
+ * store it), so it is an invalid event here rather than a driver error.
+ * Payloads are unaffected: JSON escapes the character.
+ */
+function withoutNul(event: CheckedEvent): CheckedEvent {
+  if (event.source.includes('\u0000') || event.sourceId.includes('\u0000')) {
+    throw new VigilError('invalid_event', 'source and sourceId cannot contain the NUL character (\\u0000) in a PostgreSQL store');
+  }
+  return event;
 }
