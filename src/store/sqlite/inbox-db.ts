@@ -12,6 +12,23 @@ import { earlier, type ReadyIndex, type Wake } from './ready-index.js';
 import { enableWal } from './wal.js';
 import { computeWake } from './wake.js';
 
+const READ_SEQ = 'SELECT write_seq FROM meta WHERE one = 1';
+const NEXT_SEQ = 'UPDATE meta SET write_seq = write_seq + 1 WHERE one = 1 RETURNING write_seq';
+
+export interface WriteOptions {
+  /**
+   * `process`: the commit survives a process crash but skips the fsync, so a
+   * power loss may undo it. Only for lease and claim state: a power loss also
+   * stops every worker on this machine that could act on it, and the next
+   * durable commit on the file syncs these frames with its own.
+   */
+  durability?: 'durable' | 'process';
+  /** The transaction only inserts pending events (ingest): lets an inbox that is already due skip the wake query. */
+  addsEventsOnly?: boolean;
+  /** Recompute and rewrite the ready index entry even if it looks settled. */
+  force?: boolean;
+}
+
 export class InboxDb {
   readonly db: Db;
   private readonly statements = new Map<string, Statement>();
@@ -53,45 +70,58 @@ export class InboxDb {
    * a time from before another writer's commit.
    *
    * Around the commit it keeps the ready index's promise (never later than
-   * the truth): lower the hint before COMMIT while the inbox is still locked,
-   * settle the exact value after.
+   * the truth, docs/design/ready-index.md): lower the hint before COMMIT
+   * while the inbox is still locked, settle the exact value after. A
+   * transaction that leaves the hint as it is writes nothing to the index
+   * and no `meta` page.
    */
-  write<T>(fn: (now: number) => T): T {
+  write<T>(fn: (now: number) => T, options: WriteOptions = {}): T {
+    const { durability = 'durable', addsEventsOnly = false, force = false } = options;
     let seq = 0;
     let wake: Wake = { wakeAt: null, sendAt: null };
     let needsLower = true;
+    let unchanged = false;
     let before: ReturnType<ReadyIndex['current']>;
-    const result = this.guard(
-      () =>
-        this.runInTransaction.immediate(() => {
-          const now = this.now();
-          seq = (this.stmt('UPDATE meta SET write_seq = write_seq + 1 RETURNING write_seq').pluck().get() as number);
-          const value = fn(now);
-          wake = computeWake(this, now);
-          before = this.index.current(this.inboxId);
-          // Lowering may be skipped only when the previous transaction has
-          // settled (so no stale settle can land later) and nothing got earlier.
-          needsLower =
-            before === undefined ||
-            !before.exact ||
-            before.seq !== seq - 1 ||
-            earlier(wake.wakeAt, before.wakeAt) ||
-            earlier(wake.sendAt, before.sendAt);
-          if (needsLower) this.index.lower(this.inboxId, wake, seq);
-          return value;
-        }) as T,
-    );
-    const changed = before === undefined || before.wakeAt !== wake.wakeAt || before.sendAt !== wake.sendAt;
-    if (needsLower || changed) {
-      try {
-        this.index.settle(this.inboxId, wake, seq);
-      } catch {
-        // The operation has committed; reporting failure now would make a
-        // caller retry what is already durable. The lowered hint is still
-        // no later than the truth, so at worst a worker wakes early.
+    const relaxed = durability === 'process' && this.options.synchronous === 'full';
+    if (relaxed) this.stmt('PRAGMA synchronous = NORMAL').run();
+    try {
+      const result = this.guard(
+        () =>
+          this.runInTransaction.immediate(() => {
+            const now = this.now();
+            const value = fn(now);
+            before = this.index.current(this.inboxId);
+            // Exact, and settled by the last transaction that touched it: no settle can still land.
+            const settled = !force && before?.exact === true && before.seq === (this.stmt(READ_SEQ).pluck().get() as number);
+            // New pending events cannot make an inbox that is already due any more due.
+            if (settled && addsEventsOnly && before!.wakeAt !== null && before!.wakeAt <= now) {
+              unchanged = true;
+              return value;
+            }
+            wake = computeWake(this, now);
+            if (settled && before!.wakeAt === wake.wakeAt && before!.sendAt === wake.sendAt) {
+              unchanged = true;
+              return value;
+            }
+            seq = this.stmt(NEXT_SEQ).pluck().get() as number;
+            needsLower = !settled || earlier(wake.wakeAt, before!.wakeAt) || earlier(wake.sendAt, before!.sendAt);
+            if (needsLower) this.index.lower(this.inboxId, wake, seq);
+            return value;
+          }) as T,
+      );
+      if (!unchanged) {
+        try {
+          this.index.settle(this.inboxId, wake, seq);
+        } catch {
+          // The operation has committed; reporting failure now would make a
+          // caller retry what is already durable. The lowered hint is still
+          // no later than the truth, so at worst a worker wakes early.
+        }
       }
+      return result;
+    } finally {
+      if (relaxed) this.stmt('PRAGMA synchronous = FULL').run();
     }
-    return result;
   }
 
   /** A consistent snapshot for reads (a deferred transaction). */
@@ -101,7 +131,7 @@ export class InboxDb {
 
   /** Re-derives this inbox's entry in the ready index from its rows. */
   reindex(): void {
-    this.write(() => undefined);
+    this.write(() => undefined, { force: true });
   }
 
   close(): void {

@@ -58,7 +58,7 @@ export class SqliteInbox implements Inbox {
   async ingest(event: NewEvent): Promise<boolean> {
     const checked = v.validateEvent(event, this.files.maxPayloadBytes);
     const c = this.writer();
-    const stored = c.write((now) => insertEvent(c, checked, now));
+    const stored = c.write((now) => insertEvent(c, checked, now), { addsEventsOnly: true });
     if (stored) this.files.notify(this.id);
     return stored;
   }
@@ -67,7 +67,7 @@ export class SqliteInbox implements Inbox {
     const checked = v.validateEvents(events, this.files.maxPayloadBytes);
     if (checked.length === 0) return [];
     const c = this.writer();
-    const stored = c.write((now) => checked.map((event) => insertEvent(c, event, now)));
+    const stored = c.write((now) => checked.map((event) => insertEvent(c, event, now)), { addsEventsOnly: true });
     if (stored.includes(true)) this.files.notify(this.id);
     return stored;
   }
@@ -75,21 +75,21 @@ export class SqliteInbox implements Inbox {
   async acquire(holder: string): Promise<number | null> {
     v.validateHolder(holder);
     const c = this.writer();
-    return c.write((now) => acquireLease(c, holder, now));
+    return c.write((now) => acquireLease(c, holder, now), { durability: 'process' });
   }
 
   async release(holder: string, gen: number): Promise<boolean> {
     v.validateHolder(holder);
     v.validateGen(gen);
     const c = this.existing();
-    return c === null ? false : c.write((now) => releaseLease(c, holder, gen, now));
+    return c === null ? false : c.write((now) => releaseLease(c, holder, gen, now), { durability: 'process' });
   }
 
   async claimBatch(holder: string, gen: number): Promise<ClaimedEvent[]> {
     v.validateHolder(holder);
     v.validateGen(gen);
     const c = this.existing();
-    return c === null ? [] : c.write((now) => claimBatch(c, holder, gen, now));
+    return c === null ? [] : c.write((now) => claimBatch(c, holder, gen, now), { durability: 'process' });
   }
 
   async finish(holder: string, gen: number, ids: readonly number[], outcome?: RunOutcome): Promise<boolean> {
