@@ -8,7 +8,7 @@ import type { Database as Db, Statement } from 'better-sqlite3';
 import { VigilError } from '../../errors.js';
 import type { ResolvedOptions } from '../options.js';
 import { migrate } from './migrate.js';
-import { earlier, type ReadyIndex, type Wake } from './ready-index.js';
+import { earlier, type IndexedWake, type ReadyIndex, type Wake } from './ready-index.js';
 import { enableWal } from './wal.js';
 import { computeWake } from './wake.js';
 
@@ -33,6 +33,8 @@ export class InboxDb {
   readonly db: Db;
   private readonly statements = new Map<string, Statement>();
   private readonly runInTransaction: { immediate: (fn: () => unknown) => unknown };
+  /** The index row as this connection last settled it, while still current. */
+  private lastSettled: IndexedWake | undefined;
 
   constructor(
     readonly inboxId: string,
@@ -90,9 +92,12 @@ export class InboxDb {
           this.runInTransaction.immediate(() => {
             const now = this.now();
             const value = fn(now);
-            before = this.index.current(this.inboxId);
+            const writeSeq = this.stmt(READ_SEQ).pluck().get() as number;
+            // Our own last settle still stands if no transaction has touched the index since
+            // (every one that does takes a new write_seq): no need to read the index file.
+            before = this.lastSettled?.seq === writeSeq ? this.lastSettled : this.index.current(this.inboxId);
             // Exact, and settled by the last transaction that touched it: no settle can still land.
-            const settled = !force && before?.exact === true && before.seq === (this.stmt(READ_SEQ).pluck().get() as number);
+            const settled = !force && before?.exact === true && before.seq === writeSeq;
             // New pending events cannot make an inbox that is already due any more due.
             if (settled && addsEventsOnly && before!.wakeAt !== null && before!.wakeAt <= now) {
               unchanged = true;
@@ -110,8 +115,9 @@ export class InboxDb {
           }) as T,
       );
       if (!unchanged) {
+        this.lastSettled = undefined;
         try {
-          this.index.settle(this.inboxId, wake, seq);
+          if (this.index.settle(this.inboxId, wake, seq)) this.lastSettled = { ...wake, seq, exact: true };
         } catch {
           // The operation has committed; reporting failure now would make a
           // caller retry what is already durable. The lowered hint is still

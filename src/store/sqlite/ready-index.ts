@@ -98,8 +98,9 @@ export class ReadyIndex {
     this.lowerStmt.run({ id: inboxId, ...wake, seq });
   }
 
-  settle(inboxId: string, wake: Wake, seq: number): void {
-    this.settleStmt.run({ id: inboxId, ...wake, seq });
+  /** False when refused: a later transaction has lowered the row since. */
+  settle(inboxId: string, wake: Wake, seq: number): boolean {
+    return this.settleStmt.run({ id: inboxId, ...wake, seq }).changes === 1;
   }
 
   ready(now: number, limit: number): string[] {

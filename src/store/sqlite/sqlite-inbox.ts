@@ -26,7 +26,6 @@ import { claimBatch } from './claim.js';
 import { releaseBatch, recordSent, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
 import type { InboxDb } from './inbox-db.js';
-import { insertEvent } from './ingest.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { emptyStats, getEvent, listEvents, redrive, stats } from './read.js';
 import { listTimers, removeTimer, runScheduler, upsertTimer } from './timers.js';
@@ -39,6 +38,10 @@ export interface InboxFiles {
   now(): number;
   /** Tells subscribers that work landed in an inbox. */
   notify(inboxId: string): void;
+  /** Stores one event, sharing the transaction with others that arrive at the same time. */
+  ingestGrouped(inboxId: string, event: v.CheckedEvent): Promise<boolean>;
+  /** Stores events of one inbox in one transaction (R1 for each), telling subscribers. */
+  storeEvents(inboxId: string, events: v.CheckedEvent[]): boolean[];
 }
 
 export class SqliteInbox implements Inbox {
@@ -57,19 +60,13 @@ export class SqliteInbox implements Inbox {
 
   async ingest(event: NewEvent): Promise<boolean> {
     const checked = v.validateEvent(event, this.files.maxPayloadBytes);
-    const c = this.writer();
-    const stored = c.write((now) => insertEvent(c, checked, now), { addsEventsOnly: true });
-    if (stored) this.files.notify(this.id);
-    return stored;
+    return this.files.ingestGrouped(this.id, checked);
   }
 
   async ingestMany(events: readonly NewEvent[]): Promise<boolean[]> {
     const checked = v.validateEvents(events, this.files.maxPayloadBytes);
     if (checked.length === 0) return [];
-    const c = this.writer();
-    const stored = c.write((now) => checked.map((event) => insertEvent(c, event, now)), { addsEventsOnly: true });
-    if (stored.includes(true)) this.files.notify(this.id);
-    return stored;
+    return this.files.storeEvents(this.id, checked);
   }
 
   async acquire(holder: string): Promise<number | null> {

@@ -10,7 +10,9 @@ import { readClock } from '../../clock.js';
 import { VigilError } from '../../errors.js';
 import type { Inbox, Store, StoreOptions } from '../contract.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
-import { INBOX_ID_PATTERN, validateInboxId, validateLimit } from '../validate.js';
+import { INBOX_ID_PATTERN, validateInboxId, validateLimit, type CheckedEvent } from '../validate.js';
+import { IngestGroups } from './group-commit.js';
+import { insertEvent } from './ingest.js';
 import { InboxDb } from './inbox-db.js';
 import { ReadyIndex } from './ready-index.js';
 import { SqliteInbox, type InboxFiles } from './sqlite-inbox.js';
@@ -24,6 +26,7 @@ export class SqliteStore implements Store, InboxFiles {
   private readonly index: ReadyIndex;
   private closed = false;
   private readonly listeners = new Set<(inboxId: string) => void>();
+  private readonly ingestGroups = new IngestGroups((inboxId, events) => this.storeEvents(inboxId, events));
 
   constructor(dir: string, options: StoreOptions = {}) {
     this.options = resolveOptions(options);
@@ -88,6 +91,17 @@ export class SqliteStore implements Store, InboxFiles {
     return async () => {
       this.listeners.delete(listener);
     };
+  }
+
+  ingestGrouped(inboxId: string, event: CheckedEvent): Promise<boolean> {
+    return this.ingestGroups.ingest(inboxId, event);
+  }
+
+  storeEvents(inboxId: string, events: CheckedEvent[]): boolean[] {
+    const c = this.connection(inboxId, true) as InboxDb;
+    const stored = c.write((now) => events.map((event) => insertEvent(c, event, now)), { addsEventsOnly: true });
+    if (stored.includes(true)) this.notify(inboxId);
+    return stored;
   }
 
   notify(inboxId: string): void {
