@@ -165,6 +165,13 @@ export interface Store {
   /** Inboxes whose outbox has a message that `dispatch` would send now. */
   dispatchableInboxes(options?: { limit?: number }): Promise<string[]>;
   /**
+   * When the earliest inbox next needs a worker (`wakeAt`) or a dispatcher
+   * (`sendAt`), null for never, with the store's own `now` to measure the
+   * wait against (on PostgreSQL the database's clock). What a service arms
+   * its one timer from; the rows stay the truth.
+   */
+  nextWake(): Promise<NextWake>;
+  /**
    * Wake-up hints: `listener(inboxId)` is called soon after an event, timer
    * or approval lands in an inbox (PostgreSQL: LISTEN/NOTIFY from any
    * machine; SQLite: writes through this store object). A hint only, never
@@ -174,6 +181,12 @@ export interface Store {
   subscribe(listener: (inboxId: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
+}
+
+export interface NextWake {
+  wakeAt: number | null;
+  sendAt: number | null;
+  now: number;
 }
 
 export interface RetryBackoff {

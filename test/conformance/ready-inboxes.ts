@@ -9,6 +9,27 @@ export function readyInboxes(target: StoreTarget): void {
   describe(`ready inboxes (${target.name})`, () => {
     const open = useStore(target);
 
+    describe('nextWake', () => {
+      it('says when the earliest inbox next needs a worker or a dispatcher, against the store clock', async () => {
+        const { store, clock } = await open({ leaseTtlMs: TTL, outboxGapMs: GAP });
+        expect(await store.nextWake()).toEqual({ wakeAt: null, sendAt: null, now: T0 });
+        await store.inbox('later').addTimer({ id: 't', due: T0 + 5_000 });
+        await store.inbox('sooner').addTimer({ id: 't', due: T0 + 2_000 });
+        expect(await store.nextWake()).toEqual({ wakeAt: T0 + 2_000, sendAt: null, now: T0 });
+        clock.set(T0 + 2_000);
+        await store.inbox('sooner').runScheduler(); // the timer became an event, claimable now
+        expect((await store.nextWake()).wakeAt).toBeLessThanOrEqual(T0 + 2_000);
+        const inbox = store.inbox('sooner');
+        const gen = await lease(inbox, 'W');
+        const batch = await inbox.claimBatch('W', gen);
+        await inbox.finish('W', gen, batch.map((e) => e.id), { messages: ['hello'] });
+        await inbox.release('W', gen);
+        expect(await store.nextWake()).toEqual({ wakeAt: T0 + 5_000, sendAt: T0 + 2_000, now: T0 + 2_000 });
+        await inbox.dispatch(() => undefined);
+        expect((await store.nextWake()).sendAt).toBeNull();
+      });
+    });
+
     describe('readyInboxes', () => {
       it('lists an inbox once it has a claimable event, and not once its work is done', async () => {
         const { store, clock } = await open({ leaseTtlMs: TTL });

@@ -7,12 +7,13 @@
 import type pg from 'pg';
 import { readClock, type Clock } from '../../clock.js';
 import { VigilError } from '../../errors.js';
-import type { Inbox, Store, StoreOptions } from '../contract.js';
+import type { Inbox, NextWake, Store, StoreOptions } from '../contract.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
 import { validateInboxId, validateLimit } from '../validate.js';
-import { createPool, parseConnection, type Connection } from './connection.js';
+import { createPool, DB_NOW_MS, parseConnection, type Connection } from './connection.js';
 import { translate } from './errors.js';
-import { inboxTransaction, type InboxTx } from './inbox-tx.js';
+import type { Statement } from './call.js';
+import { inboxTransaction, withClient, type InboxTx } from './inbox-tx.js';
 import { migrate } from './migrate.js';
 import { PostgresInbox, type InboxBackend } from './postgres-inbox.js';
 import { WakeListener } from './wake-listener.js';
@@ -81,6 +82,12 @@ export class PostgresStore implements Store, InboxBackend {
     }
   }
 
+  /** One statement, prepared once per pooled connection under its name: one round trip. */
+  async call<T extends object>(statement: Statement, params: unknown[]): Promise<T[]> {
+    this.assertOpen();
+    return withClient(this.pool, async (client) => (await client.query<T>({ name: statement.name, text: statement.text, values: params })).rows);
+  }
+
   async inboxes(): Promise<string[]> {
     const rows = await this.query<{ inbox_id: string }>('SELECT inbox_id FROM inboxes ORDER BY inbox_id', []);
     return rows.map((row) => row.inbox_id);
@@ -92,6 +99,16 @@ export class PostgresStore implements Store, InboxBackend {
 
   async dispatchableInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
     return this.pick(DISPATCHABLE_INBOXES, limit);
+  }
+
+  async nextWake(): Promise<NextWake> {
+    this.assertOpen();
+    const [row] = await this.query<NextWake>(
+      `SELECT (SELECT min(wake_at) FROM work) AS "wakeAt", (SELECT min(send_at) FROM work) AS "sendAt",
+              COALESCE($1::bigint, ${DB_NOW_MS}) AS now`,
+      [this.appNow()],
+    );
+    return row!;
   }
 
   private async pick(sql: string, limit: number): Promise<string[]> {

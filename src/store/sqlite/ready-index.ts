@@ -70,6 +70,7 @@ export class ReadyIndex {
   private readonly settleStmt: Statement;
   private readonly readyStmt: Statement;
   private readonly sendableStmt: Statement;
+  private readonly earliestStmt: Statement;
 
   constructor(dir: string, busyTimeoutMs: number) {
     this.db = new Database(join(dir, READY_INDEX_FILE), { timeout: busyTimeoutMs });
@@ -84,6 +85,9 @@ export class ReadyIndex {
     this.readyStmt = this.db
       .prepare('SELECT inbox_id FROM wake WHERE wake_at <= ? ORDER BY wake_at LIMIT ?')
       .pluck();
+    this.earliestStmt = this.db.prepare(
+      'SELECT (SELECT min(wake_at) FROM wake) AS wakeAt, (SELECT min(send_at) FROM wake) AS sendAt',
+    );
     this.sendableStmt = this.db
       .prepare('SELECT inbox_id FROM wake WHERE send_at <= ? ORDER BY send_at LIMIT ?')
       .pluck();
@@ -109,6 +113,11 @@ export class ReadyIndex {
 
   dispatchable(now: number, limit: number): string[] {
     return this.sendableStmt.all(now, limit) as string[];
+  }
+
+  /** The earliest wake_at and send_at over all inboxes (two index probes). */
+  earliest(): Wake {
+    return this.earliestStmt.get() as Wake;
   }
 
   close(): void {

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { readClock } from '../../clock.js';
 import { VigilError } from '../../errors.js';
-import type { Inbox, Store, StoreOptions } from '../contract.js';
+import type { Inbox, NextWake, Store, StoreOptions } from '../contract.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
 import { INBOX_ID_PATTERN, validateInboxId, validateLimit, type CheckedEvent } from '../validate.js';
 import { IngestGroups } from './group-commit.js';
@@ -83,6 +83,11 @@ export class SqliteStore implements Store, InboxFiles {
   async dispatchableInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
     this.assertOpen();
     return this.index.dispatchable(this.now(), validateLimit(limit));
+  }
+
+  async nextWake(): Promise<NextWake> {
+    this.assertOpen();
+    return { ...this.index.earliest(), now: this.now() };
   }
 
   async subscribe(listener: (inboxId: string) => void): Promise<() => Promise<void>> {
