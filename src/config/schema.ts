@@ -1,0 +1,98 @@
+/**
+ * The `vigil serve` configuration, validated with zod. A bad field is a
+ * clear error naming it (`sources.github.secret: Required`), never a crash
+ * halfway through starting.
+ */
+import { z } from 'zod';
+
+/** A secret given inline or read from the environment: "env:GITHUB_SECRET". */
+const secret = z.string().min(1, 'must not be empty');
+
+export const sourceSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('github'), secret }).strict(),
+  z.object({ type: z.literal('stripe'), secret, toleranceSeconds: z.number().int().positive().default(300) }).strict(),
+  z.object({ type: z.literal('standard-webhooks'), secret, toleranceSeconds: z.number().int().positive().default(300) }).strict(),
+  z.object({ type: z.literal('slack'), secret, toleranceSeconds: z.number().int().positive().default(300) }).strict(),
+  z
+    .object({
+      type: z.literal('hmac'),
+      secret,
+      /** Header carrying the hex HMAC-SHA256 of the raw body (an optional `sha256=` prefix is accepted). */
+      signatureHeader: z.string().min(1).default('x-signature'),
+      /** Header carrying the sender's unique delivery id: the dedupe key. */
+      keyHeader: z.string().min(1).default('x-delivery-id'),
+    })
+    .strict(),
+]);
+
+export const channelsSchema = z
+  .object({
+    console: z.object({}).strict().optional(),
+    /** Outbound webhook signed with Standard Webhooks headers. */
+    webhook: z.object({ url: z.string().url(), secret, timeoutMs: z.number().int().positive().default(10_000) }).strict().optional(),
+    /** Slack incoming webhook. */
+    slack: z.object({ url: z.string().url(), timeoutMs: z.number().int().positive().default(10_000) }).strict().optional(),
+    /** Email over SMTP (nodemailer). */
+    email: z
+      .object({
+        host: z.string().min(1),
+        port: z.number().int().positive(),
+        secure: z.boolean().default(false),
+        user: z.string().optional(),
+        password: z.string().optional(),
+        from: z.string().min(3),
+        to: z.string().min(3),
+        subject: z.string().default('Update from your agent'),
+        timeoutMs: z.number().int().positive().default(10_000),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const configSchema = z
+  .object({
+    store: z.string().regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, "use 'sqlite:<dir>' or 'postgres://…'").default('sqlite:./data'),
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8787),
+    /** Bearer token for the API (messages, approvals) and the dashboard. */
+    token: secret.optional(),
+    /** Signs one-tap approval links; defaults to the token. */
+    linkSecret: secret.optional(),
+    /** The address people reach this server at, for approval links. Default: http://host:port. */
+    publicUrl: z.string().url().optional(),
+    sources: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'source names are lowercase [a-z0-9_-]'), sourceSchema).default({}),
+    /** Path to a module whose default export is an agent (defineAgent); default: the built-in example agent. */
+    agent: z.string().min(1).optional(),
+    channels: channelsSchema.default({ console: {} }),
+    workers: z
+      .object({
+        concurrency: z.number().int().positive().default(8),
+        runTimeoutMs: z.number().int().positive().default(60_000),
+        pollIntervalMs: z.number().int().positive().default(5_000),
+        shutdownGraceMs: z.number().int().nonnegative().default(10_000),
+      })
+      .strict()
+      .default({ concurrency: 8, runTimeoutMs: 60_000, pollIntervalMs: 5_000, shutdownGraceMs: 10_000 }),
+    /** Store options (leaseTtlMs, maxAttempts, outboxGapMs, retryBackoff, batchLimit, maxPayloadBytes). */
+    engine: z
+      .object({
+        leaseTtlMs: z.number().int().positive().optional(),
+        maxAttempts: z.number().int().positive().optional(),
+        outboxGapMs: z.number().int().nonnegative().optional(),
+        retryBackoff: z.object({ baseMs: z.number().int().nonnegative(), maxMs: z.number().int().nonnegative() }).partial().optional(),
+        batchLimit: z.number().int().positive().optional(),
+        maxPayloadBytes: z.number().int().positive().optional(),
+      })
+      .strict()
+      .default({}),
+    /** Largest webhook or message body accepted over HTTP. */
+    maxBodyBytes: z.number().int().positive().default(1_048_576),
+    log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).strict().default({ level: 'info' }),
+  })
+  .strict();
+
+export type ServiceConfig = z.output<typeof configSchema>;
+export type ServiceConfigInput = z.input<typeof configSchema>;
+export type SourceConfig = z.output<typeof sourceSchema>;
+export type ChannelsConfig = z.output<typeof channelsSchema>;

@@ -1,0 +1,37 @@
+/**
+ * Prometheus metrics (prom-client), one registry per service so tests and
+ * several services in one process never share counters.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export type Metrics = ReturnType<typeof createMetrics>;
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'vigil_process_' });
+  const registers = [registry];
+  return {
+    registry,
+    ingested: new Counter({ name: 'vigil_events_ingested_total', help: 'Events stored, by source', labelNames: ['source'], registers }),
+    duplicates: new Counter({ name: 'vigil_events_duplicate_total', help: 'Deliveries refused as duplicates, by source', labelNames: ['source'], registers }),
+    rejectedSignatures: new Counter({
+      name: 'vigil_webhook_rejected_total',
+      help: 'Webhook deliveries refused before storing, by source and reason',
+      labelNames: ['source', 'reason'],
+      registers,
+    }),
+    runs: new Counter({ name: 'vigil_runs_total', help: 'Agent runs, by outcome', labelNames: ['outcome'], registers }),
+    runDuration: new Histogram({
+      name: 'vigil_run_duration_seconds',
+      help: 'Agent run duration',
+      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
+      registers,
+    }),
+    leaseTakeovers: new Counter({ name: 'vigil_lease_takeovers_total', help: 'Leases taken over after they expired', registers }),
+    leaseLost: new Counter({ name: 'vigil_lease_lost_total', help: 'Runs aborted because their lease was lost', registers }),
+    deadEvents: new Counter({ name: 'vigil_events_dead_total', help: 'Events parked as dead after too many attempts', registers }),
+    outboxSent: new Counter({ name: 'vigil_outbox_sent_total', help: 'Outbox messages delivered, by channel', labelNames: ['channel'], registers }),
+    outboxHeld: new Gauge({ name: 'vigil_outbox_held', help: 'Outbox messages waiting, at the last dispatch pass', registers }),
+    channelFailures: new Counter({ name: 'vigil_channel_failures_total', help: 'Failed channel sends, by channel', labelNames: ['channel'], registers }),
+  };
+}
