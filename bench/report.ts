@@ -161,6 +161,10 @@ export function renderSection(run: RunInfo): string {
   lines.push('### What is timed', '');
   lines.push(
     '- **ingest**: `ingest` once per event, each its own durable transaction (reference: `ingest` in autocommit).',
+    '- **ingest, calls in flight**: the same single-event `ingest`, with 64 calls outstanding at a time, as a webhook',
+    '  server with many connections sees them; concurrent calls for one inbox share one transaction (group commit), each',
+    '  answered after its commit. The reference has no concurrency: it takes deliveries one transaction each, so its',
+    '  comparison figure is its single-event ingest.',
     `- **ingestMany**: ${plan.ingestManyBatch} events per call, one transaction each (reference: it has no ingestMany, so its`,
     '  `ingest` inside its `tx()`: the same `INSERT OR IGNORE` dedupe rule, one transaction per batch).',
     '- **run cycle**: `acquire` + `claimBatch` + `finish` with one message, per run; the events are ingested before',

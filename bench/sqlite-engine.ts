@@ -88,6 +88,23 @@ export class VigilSqliteSide implements BenchSide {
     return { seconds, events: n };
   }
 
+  async ingestConcurrent(n: number, inFlight: number): Promise<IngestResult> {
+    const { store, inbox } = await this.open('ingest-concurrent');
+    let next = 0;
+    const start = startTimer();
+    // `inFlight` callers, each awaiting its own ingest before sending the next.
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        for (let i = next++; i < n; i = next++) {
+          if (!(await inbox.ingest({ source: 'chat', sourceId: `msg-${i}`, payload: payload(i) }))) throw new Error('unexpected duplicate');
+        }
+      }),
+    );
+    const seconds = elapsedSeconds(start);
+    await store.close();
+    return { seconds, events: n };
+  }
+
   async ingestMany(n: number, batch: number): Promise<IngestResult> {
     const { store, inbox } = await this.open('ingest-many');
     const start = startTimer();

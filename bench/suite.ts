@@ -63,6 +63,9 @@ export class Results {
 
 type Log = (line: string) => void;
 
+/** Concurrent single-event deliveries, as a webhook server at 64 connections sees them. */
+export const CONCURRENT_DELIVERIES = 64;
+
 export const FAMILIES = ['ingest', 'cycle', 'scheduler', 'dispatch'] as const;
 export type Family = (typeof FAMILIES)[number];
 
@@ -93,6 +96,12 @@ export async function runSuite(plan: Plan, sides: BenchSide[], log: Log, only: R
       async (side) => {
         const r = await side.ingest(plan.ingestEvents);
         results.add('ingest', `ingest, one event per call (${n(plan.ingestEvents)} events)`, 'events/s', side.label, r.events / r.seconds);
+      },
+      async (side) => {
+        if (side.ingestConcurrent === undefined) return;
+        const r = await side.ingestConcurrent(plan.ingestEvents, CONCURRENT_DELIVERIES);
+        const label = `ingest, one event per call, ${CONCURRENT_DELIVERIES} calls in flight (${n(plan.ingestEvents)} events)`;
+        results.add('ingestConcurrent', label, 'events/s', side.label, r.events / r.seconds);
       },
       async (side) => {
         const r = await side.ingestMany(plan.ingestManyEvents, plan.ingestManyBatch);

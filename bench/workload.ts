@@ -49,6 +49,12 @@ export interface BenchSide {
   readonly label: string;
   /** One event per call, `n` calls. */
   ingest(n: number): Promise<IngestResult>;
+  /**
+   * One event per call, `inFlight` calls outstanding at a time: concurrent
+   * deliveries, as a webhook server sees them. Absent on a side that has no
+   * concurrency (the reference takes them one transaction at a time).
+   */
+  ingestConcurrent?(n: number, inFlight: number): Promise<IngestResult>;
   /** `n` events, `batch` per transaction, same dedupe rule. */
   ingestMany(n: number, batch: number): Promise<IngestResult>;
   /** Full run cycles: acquire, claimBatch, finish with one message. */
