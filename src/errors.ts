@@ -11,6 +11,7 @@ export type VigilErrorCode =
   | 'invalid_store_url'
   | 'store_closed'
   | 'store_busy'
+  | 'store_unavailable'
   | 'schema_too_new';
 
 export class VigilError extends Error {
@@ -24,10 +25,11 @@ export class VigilError extends Error {
 
   /**
    * Retryable errors say nothing about the input: the same call may succeed
-   * later (a busy database). Everything else is the caller's to fix.
+   * later (a busy database, a disk that fills up and is freed again).
+   * Everything else is the caller's to fix.
    */
   get retryable(): boolean {
-    return this.code === 'store_busy';
+    return this.code === 'store_busy' || this.code === 'store_unavailable';
   }
 }
 

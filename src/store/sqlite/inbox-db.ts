@@ -5,9 +5,9 @@
  */
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
-import { VigilError } from '../../errors.js';
 import type { ResolvedOptions } from '../options.js';
 import { migrate } from './migrate.js';
+import { translateSqliteError } from './sqlite-errors.js';
 import { earlier, type IndexedWake, type ReadyIndex, type Wake } from './ready-index.js';
 import { enableWal } from './wal.js';
 import { computeWake } from './wake.js';
@@ -43,7 +43,11 @@ export class InboxDb {
     private readonly index: ReadyIndex,
     private readonly now: () => number,
   ) {
-    this.db = new Database(file, { timeout: options.busyTimeoutMs });
+    try {
+      this.db = new Database(file, { timeout: options.busyTimeoutMs });
+    } catch (error) {
+      throw translateSqliteError(error, file);
+    }
     try {
       enableWal(this.db, options.busyTimeoutMs);
       this.db.pragma(`synchronous = ${options.synchronous.toUpperCase()}`);
@@ -51,7 +55,7 @@ export class InboxDb {
       migrate(this.db, file);
     } catch (error) {
       this.db.close();
-      throw translate(error);
+      throw translateSqliteError(error, this.file);
     }
     this.runInTransaction = this.db.transaction((fn: () => unknown) => fn());
   }
@@ -148,19 +152,7 @@ export class InboxDb {
     try {
       return fn();
     } catch (error) {
-      throw translate(error);
+      throw translateSqliteError(error, this.file);
     }
   }
-}
-
-/** SQLite's busy and read-only errors become VigilErrors a caller can act on. */
-function translate(error: unknown): unknown {
-  if (error instanceof VigilError) return error;
-  const code = (error as { code?: string }).code;
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-    return new VigilError('store_busy', 'the inbox file stayed locked by another writer past busyTimeoutMs; try again', {
-      cause: error,
-    });
-  }
-  return error;
 }

@@ -16,6 +16,7 @@
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { join } from 'node:path';
+import { translateSqliteError } from './sqlite-errors.js';
 import { enableWal } from './wal.js';
 
 /** Starts with `_`, which no inbox id can (R11), so it never shadows an inbox. */
@@ -73,12 +74,22 @@ export class ReadyIndex {
   private readonly earliestStmt: Statement;
 
   constructor(dir: string, busyTimeoutMs: number) {
-    this.db = new Database(join(dir, READY_INDEX_FILE), { timeout: busyTimeoutMs });
-    enableWal(this.db, busyTimeoutMs);
-    // A hint survives a process crash at NORMAL; after a power loss run
-    // store.rebuildReadyIndex() (vigil serve does at startup).
-    this.db.pragma('synchronous = NORMAL');
-    this.db.transaction(() => this.db.exec(SCHEMA)).immediate();
+    const file = join(dir, READY_INDEX_FILE);
+    try {
+      this.db = new Database(file, { timeout: busyTimeoutMs });
+    } catch (error) {
+      throw translateSqliteError(error, file);
+    }
+    try {
+      enableWal(this.db, busyTimeoutMs);
+      // A hint survives a process crash at NORMAL; after a power loss run
+      // store.rebuildReadyIndex().
+      this.db.pragma('synchronous = NORMAL');
+      this.db.transaction(() => this.db.exec(SCHEMA)).immediate();
+    } catch (error) {
+      this.db.close();
+      throw translateSqliteError(error, file);
+    }
     this.get = this.db.prepare('SELECT wake_at AS wakeAt, send_at AS sendAt, seq, exact FROM wake WHERE inbox_id = ?');
     this.lowerStmt = this.db.prepare(LOWER);
     this.settleStmt = this.db.prepare(SETTLE);
