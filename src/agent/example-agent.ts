@@ -1,0 +1,180 @@
+/**
+ * The built-in example agent: the quick start's demo, with no API key.
+ *
+ * - A chat message (source "chat", payload { text }) gets a reply.
+ * - "refund order 42" asks for approval first (one hour), with an URGENT
+ *   message carrying the one-tap link; the refund happens only when the
+ *   ('approval', id) event comes back with "yes", exactly once, keyed by
+ *   `ctx.idempotencyKey` in a refunds ledger that stands in for a payments
+ *   API (a real one, like Stripe's, dedupes on that key the same way).
+ * - A daily digest timer, added on the first run, says how many days it
+ *   covers (a digest that fires after an outage covers the missed days too)
+ *   and how many events are dead.
+ * - A webhook from any other source is acknowledged in one line.
+ * A run with nothing to say returns { nothing: true }: no message goes out.
+ */
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { defineAgent, type Agent, type AgentContext } from './agent.js';
+import type { ClaimedEvent, OutboxMessage } from '../store/contract.js';
+
+const HOUR = 3_600_000;
+export const DIGEST_TIMER_ID = 'daily-digest';
+const REFUND_PATTERN = /\brefund\s+(?:order\s+)?#?([A-Za-z0-9][A-Za-z0-9_-]{0,63})\b/i;
+
+export interface ExampleAgentOptions {
+  /** The refunds ledger: one JSON line per refund performed. */
+  refundsFile: string;
+  /** When the digest fires (cron, in `digestTz`). Default: 09:00 every day. */
+  digestCron?: string;
+  digestTz?: string;
+}
+
+export interface RefundRecord {
+  idempotencyKey: string;
+  inboxId: string;
+  order: string;
+  approvalId: string;
+  at: number;
+}
+
+interface RefundAction {
+  type: 'refund';
+  order: string;
+}
+
+export function createExampleAgent(options: ExampleAgentOptions): Agent {
+  const ledger = new RefundLedger(options.refundsFile);
+  return defineAgent({
+    name: 'example',
+    async run(ctx) {
+      const stats = await ctx.stats();
+      // The first run of an inbox finds no timer: schedule the digest. Only
+      // then, because re-adding a cron timer would move its next occurrence.
+      if (stats.timers === 0 && !ctx.events.some(isDigest)) {
+        await ctx.addTimer({
+          id: DIGEST_TIMER_ID,
+          cron: options.digestCron ?? '0 9 * * *',
+          tz: options.digestTz ?? 'UTC',
+          payload: { task: 'daily digest' },
+        });
+      }
+      const messages: OutboxMessage[] = [];
+      for (const event of ctx.events) {
+        const message = await handle(ctx, event, stats.events.dead, ledger);
+        if (message !== null) messages.push(message);
+      }
+      return messages.length === 0 ? { nothing: true } : { messages };
+    },
+  });
+}
+
+async function handle(ctx: AgentContext, event: ClaimedEvent, dead: number, ledger: RefundLedger): Promise<OutboxMessage | null> {
+  const payload = isRecord(event.payload) ? event.payload : {};
+  switch (event.source) {
+    case 'chat':
+      return chat(ctx, typeof payload.text === 'string' ? payload.text.trim() : '');
+    case 'timer':
+      return isDigest(event) ? digest(payload, dead) : null;
+    case 'approval':
+      return approval(ctx, event.sourceId, payload, ledger);
+    default:
+      return webhook(event, payload);
+  }
+}
+
+async function chat(ctx: AgentContext, text: string): Promise<OutboxMessage | null> {
+  if (text === '') return null;
+  const refund = REFUND_PATTERN.exec(text);
+  if (refund === null) return `You said: "${text}". (Try "refund order 42" to see an approval.)`;
+  const order = refund[1]!;
+  const approvalId = `refund-${order}`;
+  const action: RefundAction = { type: 'refund', order };
+  const { link } = await ctx.requestApproval({ id: approvalId, expiresInMs: HOUR, action });
+  const how = link ?? `vigil approve ${ctx.inboxId} ${approvalId} yes`;
+  return { body: `URGENT: approve a refund of order ${order}? This expires in 1 hour. ${how}`, urgent: true };
+}
+
+function digest(payload: Record<string, unknown>, dead: number): string {
+  const skipped = typeof payload.skipped === 'number' ? payload.skipped : 0;
+  const days = skipped + 1;
+  const deadNote = dead === 0 ? 'no dead events' : `${dead} dead event${dead === 1 ? '' : 's'} (see: vigil events <inbox> --status dead)`;
+  return `Daily digest: covers ${days} day${days === 1 ? '' : 's'}; ${deadNote}.`;
+}
+
+async function approval(ctx: AgentContext, approvalId: string, payload: Record<string, unknown>, ledger: RefundLedger): Promise<OutboxMessage | null> {
+  const action = payload.action;
+  if (!isRecord(action) || action.type !== 'refund' || typeof action.order !== 'string') return null;
+  const order = action.order;
+  if (payload.answer === 'yes') {
+    // Checked before acting: a run whose lease is gone must not touch money.
+    ctx.signal.throwIfAborted();
+    const idempotencyKey = ctx.idempotencyKey(`refund:${approvalId}`);
+    await ledger.refund({ idempotencyKey, inboxId: ctx.inboxId, order, approvalId, at: ctx.now });
+    return `Refunded order ${order}.`;
+  }
+  const why = payload.answer === 'expired' ? 'the approval expired' : 'you said no';
+  return `Did not refund order ${order}: ${why}.`;
+}
+
+function webhook(event: ClaimedEvent, payload: Record<string, unknown>): string | null {
+  // GitHub's ping on a new hook says nothing worth a message.
+  if (typeof payload.zen === 'string') return null;
+  const what = [payload.action, payload.type, payload.event].find((value) => typeof value === 'string') as string | undefined;
+  const text = typeof payload.text === 'string' ? `: "${payload.text}"` : '';
+  return `Got a ${event.source} webhook${what === undefined ? '' : ` (${what})`}${text}, delivery ${event.sourceId}.`;
+}
+
+function isDigest(event: ClaimedEvent): boolean {
+  return event.source === 'timer' && event.sourceId.startsWith(`${DIGEST_TIMER_ID}@`);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A stand-in for a payments API: an append-only JSON-lines file that
+ * performs each idempotency key once. A run repeated after a crash (same
+ * events, same key) finds its key and does nothing. Runs of one inbox never
+ * overlap (the lease), so check-then-append needs no lock for one key.
+ */
+export class RefundLedger {
+  constructor(readonly file: string) {}
+
+  /** Performs the refund unless its key was seen; true when performed now. */
+  async refund(record: RefundRecord): Promise<boolean> {
+    const text = await this.read();
+    if (parseRecords(text).some((r) => r.idempotencyKey === record.idempotencyKey)) return false;
+    await mkdir(dirname(this.file), { recursive: true });
+    // After a line torn by a crash, start a fresh line so this record parses.
+    const separator = text === '' || text.endsWith('\n') ? '' : '\n';
+    await appendFile(this.file, `${separator}${JSON.stringify(record)}\n`);
+    return true;
+  }
+
+  async records(): Promise<RefundRecord[]> {
+    return parseRecords(await this.read());
+  }
+
+  private async read(): Promise<string> {
+    try {
+      return await readFile(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+      throw error;
+    }
+  }
+}
+
+function parseRecords(text: string): RefundRecord[] {
+  const records: RefundRecord[] = [];
+  for (const line of text.split('\n')) {
+    try {
+      if (line.trim() !== '') records.push(JSON.parse(line) as RefundRecord);
+    } catch {
+      // A line torn by a crash mid-append: that refund did not complete.
+    }
+  }
+  return records;
+}

@@ -1,0 +1,126 @@
+/**
+ * Reads a `vigil serve` config (`.json`, `.js`/`.mjs` default export, or
+ * `.ts`) and validates it with the zod schema. Every problem is reported at
+ * once, each naming its field (`sources.github.secret: required`), so a bad
+ * config costs one edit, not one per restart.
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import type { z } from 'zod';
+import { configSchema, type ServiceConfig, type ServiceConfigInput } from './schema.js';
+import { defaultExport, importModule } from './import-module.js';
+
+/** A config that cannot be used as given: the CLI exits 2. */
+export class ConfigError extends Error {
+  constructor(
+    message: string,
+    readonly issues: string[] = [],
+    options?: { cause?: unknown },
+  ) {
+    super(issues.length === 0 ? message : `${message}\n${issues.map((issue) => `  - ${issue}`).join('\n')}`, options);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadedConfig {
+  config: ServiceConfig;
+  /** The file it came from, or null for the embedded default. */
+  file: string | null;
+}
+
+/**
+ * The embedded default: SQLite under ./data, 127.0.0.1:8787, the example
+ * agent, the console channel. It carries a `demo` GitHub-style source and a
+ * token whose secrets are public (they are printed in the README), which is
+ * why it listens on 127.0.0.1 only; anything real passes --config.
+ */
+export const DEMO_SECRET = 'vigil-demo-secret';
+export const DEMO_TOKEN = 'vigil-demo-token';
+
+export function defaultConfigInput(): ServiceConfigInput {
+  return {
+    store: 'sqlite:./data',
+    host: '127.0.0.1',
+    port: 8787,
+    token: DEMO_TOKEN,
+    sources: { demo: { type: 'github', secret: DEMO_SECRET } },
+    channels: { console: {} },
+  };
+}
+
+/** Loads and validates `file`, or returns the embedded default when none is given. */
+export async function loadConfig(file?: string): Promise<LoadedConfig> {
+  if (file === undefined) return { config: parseConfig(defaultConfigInput(), 'the default config'), file: null };
+  const path = resolve(file);
+  const raw = await readConfigFile(path);
+  const config = parseConfig(raw, path);
+  return { config: resolvePaths(config, dirname(path)), file: path };
+}
+
+/** Validates an object against the schema; `origin` names it in the error. */
+export function parseConfig(raw: unknown, origin = 'config'): ServiceConfig {
+  const result = configSchema.safeParse(raw);
+  if (result.success) return result.data;
+  throw new ConfigError(`${origin} is not a valid Vigil config:`, result.error.issues.map(describeIssue));
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const path = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const keys = issue.keys.map((key) => (path === '' ? key : `${path}.${key}`));
+    return `${keys.join(', ')}: unknown key${keys.length > 1 ? 's' : ''}`;
+  }
+  const message = issue.code === 'invalid_type' && issue.message.endsWith('received undefined') ? 'required' : issue.message;
+  return `${path === '' ? '(config)' : path}: ${message}`;
+}
+
+async function readConfigFile(path: string): Promise<unknown> {
+  const ext = extname(path);
+  if (ext === '.json') {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`cannot read config ${path}: ${(error as Error).message}`, [], { cause: error });
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      throw new ConfigError(`config ${path} is not valid JSON: ${(error as Error).message}`, [], { cause: error });
+    }
+  }
+  if (!['.js', '.mjs', '.cjs', '.ts', '.mts', '.cts'].includes(ext)) {
+    throw new ConfigError(`config ${path}: use a .json, .js, .mjs or .ts file`);
+  }
+  let module: Record<string, unknown>;
+  try {
+    module = await importModule(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const message = code === 'ERR_MODULE_NOT_FOUND' ? `config ${path} not found` : `cannot load config ${path}: ${(error as Error).message}`;
+    throw new ConfigError(message, [], { cause: error });
+  }
+  let value = defaultExport(module);
+  // A default export may be a (possibly async) function building the config.
+  if (typeof value === 'function') value = await (value as () => unknown)();
+  if (value === undefined) throw new ConfigError(`config ${path} has no default export`);
+  return value;
+}
+
+/**
+ * Paths in a config file are relative to the file, not to wherever
+ * `vigil serve` was started: `--config /etc/vigil/vigil.json` then means the
+ * same thing from any directory. The embedded default stays relative to the
+ * working directory (./data where you ran `npm start`).
+ */
+function resolvePaths(config: ServiceConfig, base: string): ServiceConfig {
+  const resolved = { ...config };
+  if (config.store.startsWith('sqlite:')) {
+    const dir = config.store.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (dir !== '' && !isAbsolute(dir)) resolved.store = `sqlite:${resolve(base, dir)}`;
+  }
+  if (config.agent !== undefined && !isAbsolute(config.agent)) {
+    resolved.agent = resolve(base, config.agent);
+  }
+  return resolved;
+}
