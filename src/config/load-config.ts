@@ -30,7 +30,7 @@ export interface LoadedConfig {
 
 /**
  * The embedded default: SQLite under ./data, 127.0.0.1:8787, the example
- * agent, the console channel. It carries a `demo` GitHub-style source and a
+ * agent, the console channel, an outbox paced at 5 s instead of an hour. It carries a `demo` GitHub-style source and a
  * token whose secrets are public (they are printed in the README), which is
  * why it listens on 127.0.0.1 only; anything real passes --config.
  */
@@ -45,6 +45,9 @@ export function defaultConfigInput(): ServiceConfigInput {
     token: DEMO_TOKEN,
     sources: { demo: { type: 'github', secret: DEMO_SECRET } },
     channels: { console: {} },
+    // The engine paces the outbox at one message an hour; a demo you watch
+    // in a terminal needs to see the second reply too.
+    engine: { outboxGapMs: 5_000 },
   };
 }
 

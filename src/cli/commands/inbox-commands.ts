@@ -1,0 +1,116 @@
+/**
+ * Commands on one inbox's events: ingest, status, events, redrive, approve.
+ * They talk to the store directly (no server needed), so they work while
+ * `vigil serve` is down, which is when an operator needs them most.
+ */
+import { Command, Option } from 'commander';
+import type { ApprovalAnswer, EventRow, EventStatus, InboxStats } from '../../store/contract.js';
+import { CommandFailed, UsageError } from '../exit-codes.js';
+import { withStore, withStoreFlags, type StoreFlags } from '../open-cli-store.js';
+import { parseJson, parsePositiveInt } from '../parse.js';
+import { print, printJson, table } from '../print.js';
+
+export function ingestCommand(): Command {
+  return withStoreFlags(
+    new Command('ingest')
+      .description('store one event in an inbox (a duplicate (source, sourceId) stores nothing)')
+      .argument('<inbox>', 'inbox id')
+      .argument('<source>', 'where the event comes from, e.g. chat or github')
+      .argument('<sourceId>', "the source's unique id for it: the dedupe key")
+      .option('--payload <json>', 'the event body as JSON', parseJson),
+  ).action(async (inboxId: string, source: string, sourceId: string, flags: StoreFlags & { payload?: unknown }) => {
+    await withStore(flags, async (store) => {
+      const stored = await store.inbox(inboxId).ingest({ source, sourceId, payload: flags.payload ?? {} });
+      print(stored ? `stored ${source}/${sourceId} in ${inboxId}` : `duplicate: ${source}/${sourceId} is already in ${inboxId}; nothing stored`);
+    });
+  });
+}
+
+export function statusCommand(): Command {
+  return withStoreFlags(
+    new Command('status')
+      .description('event counts, outbox, timers, approvals and lease of one inbox, or of every inbox')
+      .argument('[inbox]', 'inbox id (default: all inboxes)')
+      .option('--json', 'print JSON'),
+  ).action(async (inboxId: string | undefined, flags: StoreFlags & { json?: boolean }) => {
+    await withStore(flags, async (store) => {
+      const ids = inboxId === undefined ? await store.inboxes() : [inboxId];
+      const rows: { inbox: string; stats: InboxStats }[] = [];
+      for (const id of ids) rows.push({ inbox: id, stats: await store.inbox(id).stats() });
+      if (flags.json === true) return printJson(inboxId === undefined ? rows : rows[0]!.stats);
+      if (rows.length === 0) return print('no inboxes yet');
+      table(
+        ['inbox', 'pending', 'running', 'done', 'dead', 'held', 'sent', 'timers', 'approvals', 'lease'],
+        rows.map(({ inbox, stats }) => [
+          inbox,
+          stats.events.pending,
+          stats.events.running,
+          stats.events.done,
+          stats.events.dead,
+          stats.outbox.held,
+          stats.outbox.sent,
+          stats.timers,
+          stats.approvalsPending,
+          stats.lease === null ? '-' : `${stats.lease.holder} gen ${stats.lease.gen} until ${new Date(stats.lease.until).toISOString()}`,
+        ]),
+      );
+    });
+  });
+}
+
+const STATUSES: EventStatus[] = ['pending', 'running', 'done', 'dead'];
+
+export function eventsCommand(): Command {
+  return withStoreFlags(
+    new Command('events')
+      .description("list an inbox's events, oldest first")
+      .argument('<inbox>', 'inbox id')
+      .addOption(new Option('--status <status>', 'only events with this status').choices(STATUSES))
+      .option('--limit <n>', 'at most this many', parsePositiveInt, 100)
+      .option('--json', 'print JSON'),
+  ).action(async (inboxId: string, flags: StoreFlags & { status?: EventStatus; limit: number; json?: boolean }) => {
+    await withStore(flags, async (store) => {
+      const events = await store.inbox(inboxId).events({ limit: flags.limit, ...(flags.status === undefined ? {} : { status: flags.status }) });
+      if (flags.json === true) return printJson(events);
+      if (events.length === 0) return print(flags.status === undefined ? `no events in ${inboxId}` : `no ${flags.status} events in ${inboxId}`);
+      table(['id', 'status', 'attempts', 'source', 'sourceId', 'received', 'error'], events.map(eventRow));
+    });
+  });
+}
+
+function eventRow(event: EventRow): (string | number)[] {
+  const error = event.error ?? '';
+  const detail = event.lastError !== null && event.lastError !== error ? `${error} (last: ${event.lastError})` : error;
+  return [event.id, event.status, event.attempts, event.source, event.sourceId, new Date(event.receivedAt).toISOString(), detail];
+}
+
+export function redriveCommand(): Command {
+  return withStoreFlags(
+    new Command('redrive')
+      .description('make a dead event pending again with its attempts reset (exit 1 if it is not dead)')
+      .argument('<inbox>', 'inbox id')
+      .argument('<eventId>', 'the event id (from `vigil events <inbox> --status dead`)', parsePositiveInt),
+  ).action(async (inboxId: string, eventId: number, flags: StoreFlags) => {
+    await withStore(flags, async (store) => {
+      if (!(await store.inbox(inboxId).redrive(eventId))) throw new CommandFailed(`event ${eventId} in ${inboxId} is not dead (or does not exist); nothing changed`);
+      print(`event ${eventId} in ${inboxId} is pending again`);
+    });
+  });
+}
+
+export function approveCommand(): Command {
+  return withStoreFlags(
+    new Command('approve')
+      .description('answer an approval; prints the outcome that stands (exit 1 when it is not your answer: expired, unknown or answered before)')
+      .argument('<inbox>', 'inbox id')
+      .argument('<id>', 'approval id')
+      .argument('<answer>', 'yes or no'),
+  ).action(async (inboxId: string, id: string, answer: string, flags: StoreFlags) => {
+    if (answer !== 'yes' && answer !== 'no') throw new UsageError(`answer must be yes or no, got ${JSON.stringify(answer)}`);
+    await withStore(flags, async (store) => {
+      const outcome = await store.inbox(inboxId).answerApproval(id, answer as ApprovalAnswer);
+      print(outcome);
+      if (outcome !== answer) throw new CommandFailed(`approval ${id} in ${inboxId}: ${outcome} stands, not ${answer}`);
+    });
+  });
+}

@@ -1,0 +1,40 @@
+/**
+ * Where the CLI's store comes from: `--store URL`, else the `store` of the
+ * config given with `--config`, else `sqlite:./data` (what `npm start`
+ * uses). The engine options (leaseTtlMs, maxAttempts, …) come from the
+ * config too, so `vigil status` sees the store the way the service does.
+ */
+import type { Command } from 'commander';
+import { loadConfig } from '../config/load-config.js';
+import type { ServiceConfig } from '../config/schema.js';
+import { openStore } from '../store/open-store.js';
+import type { Store } from '../store/contract.js';
+
+export interface StoreFlags {
+  store?: string;
+  config?: string;
+}
+
+/** Adds --store and --config to a command. */
+export function withStoreFlags(command: Command): Command {
+  return command
+    .option('--store <url>', "the store: 'sqlite:<dir>' or 'postgres://…' (default: the config's, else sqlite:./data)")
+    .option('--config <file>', 'a vigil config (.json, .js, .mjs, .ts) to take the store and engine options from');
+}
+
+export async function openCliStore(flags: StoreFlags): Promise<{ store: Store; url: string; config: ServiceConfig }> {
+  const { config } = await loadConfig(flags.config);
+  const url = flags.store ?? config.store;
+  const store = await openStore(url, config.engine);
+  return { store, url, config };
+}
+
+/** Opens the store, runs `body`, closes the store whatever happens. */
+export async function withStore<T>(flags: StoreFlags, body: (store: Store, url: string) => Promise<T>): Promise<T> {
+  const { store, url } = await openCliStore(flags);
+  try {
+    return await body(store, url);
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,39 @@
+/** The `vigil` command tree. */
+import { Command } from 'commander';
+import { demoCommand } from './commands/demo.js';
+import { approveCommand, eventsCommand, ingestCommand, redriveCommand, statusCommand } from './commands/inbox-commands.js';
+import { migrateCommand } from './commands/migrate.js';
+import { serveCommand } from './commands/serve.js';
+import { timerCommand, timersCommand } from './commands/timer-commands.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
+
+export function createProgram(version: string): Command {
+  const program = new Command('vigil')
+    .description('Vigil: a durable runtime for always-on agents')
+    .version(version)
+    // Throw instead of exiting, so main() maps every usage error to exit code 2.
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', EXIT_CODES_HELP);
+  for (const command of [
+    serveCommand(),
+    ingestCommand(),
+    statusCommand(),
+    eventsCommand(),
+    redriveCommand(),
+    approveCommand(),
+    timersCommand(),
+    timerCommand(),
+    migrateCommand(),
+    demoCommand(),
+  ]) {
+    program.addCommand(command);
+  }
+  // Subcommands built on their own do not inherit these from the program: set them on each.
+  const configure = (command: Command): void => {
+    command.exitOverride().showHelpAfterError('(add --help for usage)').addHelpText('after', EXIT_CODES_HELP);
+    for (const sub of command.commands) configure(sub);
+  };
+  for (const command of program.commands) configure(command);
+  return program;
+}

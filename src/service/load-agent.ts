@@ -1,0 +1,44 @@
+/**
+ * The agent a service runs: the module the config's `agent` names (its
+ * default export, made with defineAgent), or the built-in example agent.
+ */
+import { join, resolve } from 'node:path';
+import { defineAgent, type Agent } from '../agent/agent.js';
+import { createExampleAgent } from '../agent/example-agent.js';
+import { ConfigError } from '../config/load-config.js';
+import { defaultExport, importModule } from '../config/import-module.js';
+
+export interface LoadedAgent {
+  agent: Agent;
+  /** Where the example agent records refunds; null for a user's agent. */
+  refundsFile: string | null;
+}
+
+export async function loadAgent(path: string | undefined, storeUrl: string): Promise<LoadedAgent> {
+  if (path === undefined) {
+    const refundsFile = exampleRefundsFile(storeUrl);
+    return { agent: createExampleAgent({ refundsFile }), refundsFile };
+  }
+  let module: Record<string, unknown>;
+  try {
+    module = await importModule(path);
+  } catch (error) {
+    throw new ConfigError(`agent: cannot load ${path}: ${(error as Error).message}`, [], { cause: error });
+  }
+  const value = defaultExport(module);
+  if (typeof value !== 'object' || value === null || typeof (value as { run?: unknown }).run !== 'function') {
+    throw new ConfigError(`agent: ${path} must default-export an agent: export default defineAgent({ run(ctx) { … } })`);
+  }
+  const agent = value as { name?: unknown; run: Agent['run'] };
+  return { agent: defineAgent({ name: typeof agent.name === 'string' ? agent.name : 'agent', run: agent.run.bind(agent) }), refundsFile: null };
+}
+
+/**
+ * Beside the inbox files for SQLite (the store ignores files that are not
+ * `<inbox>.db`), so one directory holds the whole demo; in the working
+ * directory for PostgreSQL.
+ */
+function exampleRefundsFile(storeUrl: string): string {
+  if (storeUrl.startsWith('sqlite:')) return join(resolve(storeUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '')), 'example-refunds.jsonl');
+  return resolve('example-refunds.jsonl');
+}

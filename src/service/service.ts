@@ -1,0 +1,171 @@
+/**
+ * `vigil serve` as a function: the store, the HTTP app and server, the
+ * worker pool and the dispatcher, wired to one metrics registry, one logger
+ * and one runtime event stream. Everything it starts, `stop()` stops, in
+ * the order that loses nothing: stop taking work, let runs finish, release
+ * leases, then close the server, the channels and the store.
+ */
+import { Hono } from 'hono';
+import type { Agent } from '../agent/agent.js';
+import { createChannels } from '../channels/create-channels.js';
+import type { ServiceConfig } from '../config/schema.js';
+import { resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
+import { approvalUrl } from '../http/approval-links.js';
+import { createApp } from '../http/app.js';
+import { startHttpServer } from '../http/server.js';
+import { createLogger, type Logger } from '../observability/logger.js';
+import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { Dispatcher } from '../runtime/dispatcher.js';
+import { RuntimeEvents } from '../runtime/runtime-events.js';
+import { WorkerPool } from '../runtime/worker-pool.js';
+import type { Store } from '../store/contract.js';
+import { openStore } from '../store/open-store.js';
+import { loadAgent } from './load-agent.js';
+import { logRuntimeEvents } from './log-events.js';
+
+export interface ServiceOptions {
+  logger?: Logger;
+  /** Where "env:VAR" secrets are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Where the console channel prints (default stdout). */
+  stdout?: NodeJS.WritableStream;
+}
+
+export interface Service {
+  /** Where the HTTP server listens, e.g. http://127.0.0.1:8787. */
+  url: string;
+  store: Store;
+  events: RuntimeEvents;
+  metrics: Metrics;
+  logger: Logger;
+  agent: Agent;
+  /** The example agent's refunds ledger (null with a user's agent). */
+  refundsFile: string | null;
+  /** Stops claiming, lets runs finish for up to `graceMs`, releases leases, closes everything. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export async function startService(config: ServiceConfig, options: ServiceOptions = {}): Promise<Service> {
+  const env = options.env ?? process.env;
+  const logger = options.logger ?? createLogger({ level: config.log.level });
+  const metrics = createMetrics();
+  const events = new RuntimeEvents();
+
+  // Everything that can fail on a bad config fails here, before the store opens or a port is taken.
+  const linkSecretSetting = config.linkSecret ?? config.token;
+  const linkSecret = linkSecretSetting === undefined ? '' : resolveSecret(linkSecretSetting, env, config.linkSecret === undefined ? 'token' : 'linkSecret');
+  const channelsConfig = resolveChannelSecrets(config, env);
+  const { agent, refundsFile } = await loadAgent(config.agent, config.store);
+  const channels = createChannels(channelsConfig, options.stdout === undefined ? {} : { stdout: options.stdout });
+
+  const store = await openStore(config.store, config.engine);
+  const stopLogging = logRuntimeEvents(events, logger);
+  let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
+  let pool: WorkerPool | undefined;
+  let dispatcher: Dispatcher | undefined;
+  try {
+    // With port 0 the address is known only once listening; the approval
+    // links need it, so the app is mounted behind a shim set right after.
+    let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
+    const deps = { store, config, metrics, logger, events, linkSecret, env };
+    let app: Hono | undefined;
+    if (config.port === 0 && config.publicUrl === undefined) {
+      const shim = new Hono();
+      shim.all('*', (c) => (app === undefined ? c.json({ error: { code: 'starting', message: 'starting up' } }, 503) : app.fetch(c.req.raw, c.env)));
+      server = await startHttpServer(shim, { host: config.host, port: config.port });
+      publicUrl = server.url;
+      app = createApp({ ...deps, publicUrl });
+    } else {
+      app = createApp({ ...deps, publicUrl });
+      server = await startHttpServer(app, { host: config.host, port: config.port });
+    }
+
+    const linkBase = publicUrl;
+    pool = new WorkerPool({
+      store,
+      agent,
+      events,
+      metrics,
+      logger,
+      concurrency: config.workers.concurrency,
+      runTimeoutMs: config.workers.runTimeoutMs,
+      pollIntervalMs: config.workers.pollIntervalMs,
+      ...(config.engine.leaseTtlMs === undefined ? {} : { leaseTtlMs: config.engine.leaseTtlMs }),
+      ...(linkSecret === '' ? {} : { approvalLink: (link) => approvalUrl(linkBase, linkSecret, link) }),
+    });
+    dispatcher = new Dispatcher({
+      store,
+      channels,
+      events,
+      metrics,
+      logger,
+      pollIntervalMs: config.workers.pollIntervalMs,
+      ...(config.engine.leaseTtlMs === undefined ? {} : { leaseTtlMs: config.engine.leaseTtlMs }),
+    });
+    await pool.start();
+    await dispatcher.start();
+    announce(logger, config, server.url, { agent: agent.name, refundsFile, linkSecret, channels: channels.map((c) => c.name) });
+  } catch (error) {
+    await pool?.stop({ graceMs: 0 }).catch(() => undefined);
+    await dispatcher?.stop({ graceMs: 0 }).catch(() => undefined);
+    if (dispatcher === undefined) await Promise.allSettled(channels.map(async (c) => c.close?.()));
+    await server?.close().catch(() => undefined);
+    stopLogging();
+    await store.close();
+    throw error;
+  }
+
+  const running = { server, pool, dispatcher };
+  let stopping: Promise<void> | undefined;
+  const stop = (graceMs = config.workers.shutdownGraceMs): Promise<void> => {
+    stopping ??= (async () => {
+      logger.info({ graceMs }, 'stopping: no new runs; running ones may finish');
+      // The server keeps taking webhooks while runs drain: an acked event is
+      // durable and the next start runs it, so refusing would only make senders retry.
+      await running.pool.stop({ graceMs });
+      await Promise.all([running.dispatcher.stop({ graceMs: Math.min(graceMs, 5_000) }), running.server.close()]);
+      stopLogging();
+      await store.close();
+      logger.info('stopped');
+    })();
+    return stopping;
+  };
+
+  return { url: server.url, store, events, metrics, logger, agent, refundsFile, stop };
+}
+
+/** Channel secrets may be "env:VAR" like every other secret; the channels get them resolved. */
+function resolveChannelSecrets(config: ServiceConfig, env: NodeJS.ProcessEnv): ServiceConfig['channels'] {
+  const channels = { ...config.channels };
+  if (channels.webhook !== undefined) channels.webhook = { ...channels.webhook, secret: resolveSecret(channels.webhook.secret, env, 'channels.webhook.secret') };
+  if (channels.email !== undefined) {
+    channels.email = { ...channels.email, password: resolveOptionalSecret(channels.email.password, env, 'channels.email.password') };
+  }
+  return channels;
+}
+
+/** The startup line people read: where to send webhooks and where to look. */
+function announce(
+  logger: Logger,
+  config: ServiceConfig,
+  url: string,
+  info: { agent: string; refundsFile: string | null; linkSecret: string; channels: string[] },
+): void {
+  const hooks = Object.entries(config.sources).map(([name, source]) => `POST ${url}/hooks/<inbox>/${name} (${source.type})`);
+  logger.info(
+    {
+      url,
+      store: config.store,
+      agent: info.agent,
+      channels: info.channels,
+      webhooks: hooks,
+      api: config.token === undefined ? 'disabled (no token)' : [`POST ${url}/inboxes/<inbox>/messages`, `POST ${url}/inboxes/<inbox>/approvals/<id>`],
+      approvalLinks: info.linkSecret === '' ? 'disabled (no token or linkSecret)' : `${url}/a/…`,
+      health: `${url}/healthz`,
+      metrics: `${url}/metrics`,
+      ...(info.refundsFile === null ? {} : { refundsFile: info.refundsFile }),
+    },
+    `vigil listening on ${url}`,
+  );
+  if (hooks.length === 0) logger.warn('no webhook sources configured: add "sources" to the config to receive webhooks');
+}
