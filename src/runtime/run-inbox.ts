@@ -1,0 +1,203 @@
+/**
+ * One worker's turn at one inbox: due timers become events, then the lease
+ * is taken and batches are claimed, run and finished until nothing is left,
+ * then the lease is released so the next turn (here or in another process)
+ * does not wait out its TTL.
+ *
+ *   runScheduler → acquire → [claimBatch → agent.run → finish → renew]* → release
+ *
+ * Every write that matters is fenced by the store (R3); this module's job is
+ * to notice a lost lease early (the heartbeat) and stop the agent, not to
+ * guarantee anything the store already does.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Agent } from '../agent/agent.js';
+import type { Clock } from '../clock.js';
+import type { ApprovalLink } from '../http/approval-links.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import { isVigilError } from '../errors.js';
+import type { ClaimedEvent, Inbox, RunOutcome } from '../store/contract.js';
+import { createAgentContext } from './agent-context.js';
+import { callAgent, describeError, type AgentOutcome } from './call-agent.js';
+import { LeaseHeartbeat } from './lease-heartbeat.js';
+import { RunAbortedError } from './run-abort.js';
+import type { RuntimeEventMap, RuntimeEvents } from './runtime-events.js';
+
+export interface RunInboxDeps {
+  agent: Agent;
+  events: RuntimeEvents;
+  metrics?: Metrics | undefined;
+  logger?: Logger | undefined;
+  holder: string;
+  runTimeoutMs: number;
+  /** Renew the lease this often while the agent runs; null: only between steps. */
+  heartbeatMs: number | null;
+  clock: Clock;
+  approvalLink?: ((link: ApprovalLink) => string) | undefined;
+  /** True once the pool stops claiming: finish the batch in hand, claim no more. */
+  draining: () => boolean;
+  /** Fired when the pool's grace period is over: abort the agent now. */
+  shutdown: AbortSignal;
+}
+
+/** worked: claimed or fired something; idle: nothing to do; busy: another holder has the lease. */
+export type InboxTurn = 'worked' | 'idle' | 'busy';
+
+type RunLabel = RuntimeEventMap['run:finished']['outcome'];
+
+/** A stored error is for people reading a dead letter, not a stack dump. */
+const MAX_ERROR_CHARS = 2_000;
+
+export async function runInbox(deps: RunInboxDeps, inbox: Inbox): Promise<InboxTurn> {
+  const { events, metrics, holder } = deps;
+  const inboxId = inbox.id;
+  // R7: needs no lease; every worker may fire timers, the store makes it once.
+  const fired = await inbox.runScheduler();
+  if (fired > 0) events.emit('scheduler:fired', { inboxId, due: fired });
+  if (deps.draining()) return fired > 0 ? 'worked' : 'idle';
+
+  const gen = await inbox.acquire(holder);
+  if (gen === null) return 'busy';
+  const before = await inbox.stats();
+  // Events still `running` before we claimed anything belong to an older
+  // generation: we are taking over from a worker that crashed or stalled.
+  const takeover = before.events.running > 0;
+  events.emit('lease:acquired', { inboxId, gen, takeover });
+  if (takeover) metrics?.leaseTakeovers.inc();
+
+  let current: AbortController | null = null;
+  let lostReported = false;
+  const reportLost = (): void => {
+    if (lostReported) return;
+    lostReported = true;
+    metrics?.leaseLost.inc();
+    events.emit('lease:lost', { inboxId, gen });
+    deps.logger?.warn({ inboxId, gen }, 'lease lost: run aborted, its finish will be refused');
+  };
+  const heartbeat = new LeaseHeartbeat(inbox, holder, gen, deps.heartbeatMs, () => {
+    reportLost();
+    current?.abort(new RunAbortedError('lease-lost', `the lease on ${inboxId} (gen ${gen}) was lost`));
+  });
+
+  let batches = 0;
+  try {
+    heartbeat.start();
+    for (;;) {
+      if (deps.draining() || deps.shutdown.aborted) break;
+      // Renew between steps, so a claim never starts on a lease about to lapse.
+      if (batches > 0 && !(await heartbeat.renew())) break;
+      const claimed = await inbox.claimBatch(holder, gen);
+      if (claimed.length === 0) break;
+      batches += 1;
+      current = new AbortController();
+      const label = await runBatch(deps, inbox, gen, claimed, current, reportLost);
+      current = null;
+      if (label === 'refused') break;
+    }
+  } finally {
+    const newerGen = await heartbeat.stop();
+    await settle(deps, inbox, gen, batches > 0 ? before.events.dead : null, heartbeat.lost ? newerGen : gen);
+  }
+  return batches > 0 || fired > 0 ? 'worked' : 'idle';
+}
+
+async function runBatch(
+  deps: RunInboxDeps,
+  inbox: Inbox,
+  gen: number,
+  claimed: ClaimedEvent[],
+  controller: AbortController,
+  reportLost: () => void,
+): Promise<RunLabel> {
+  const { events, metrics, holder } = deps;
+  const inboxId = inbox.id;
+  const eventIds = claimed.map((event) => event.id);
+  const startedAt = performance.now();
+  events.emit('run:started', { inboxId, gen, eventIds });
+
+  const onShutdown = (): void => controller.abort(new RunAbortedError('shutdown', 'the worker is shutting down'));
+  if (deps.shutdown.aborted) onShutdown();
+  else deps.shutdown.addEventListener('abort', onShutdown, { once: true });
+  const timeout = setTimeout(
+    () => controller.abort(new RunAbortedError('timeout', `the run took longer than runTimeoutMs (${deps.runTimeoutMs} ms)`)),
+    deps.runTimeoutMs,
+  );
+  let result: AgentOutcome;
+  try {
+    const ctx = createAgentContext({ inbox, events: claimed, signal: controller.signal, now: deps.clock(), approvalLink: deps.approvalLink });
+    result = await callAgent(deps.agent, ctx);
+  } finally {
+    clearTimeout(timeout);
+    deps.shutdown.removeEventListener('abort', onShutdown);
+  }
+
+  let { label, outcome } = toOutcome(result, deps.runTimeoutMs);
+  let finished: boolean;
+  try {
+    finished = await inbox.finish(holder, gen, eventIds, outcome);
+  } catch (error) {
+    // The agent's messages broke a store rule (an empty or oversized body): that is the
+    // agent's error, retried and eventually dead like a throw, never a crashed worker.
+    if (!isVigilError(error, 'invalid_argument') || outcome.error !== undefined) throw error;
+    ({ label, outcome } = { label: 'error', outcome: { error: clip(`the agent's result was refused: ${describeError(error)}`) } });
+    finished = await inbox.finish(holder, gen, eventIds, outcome);
+  }
+  if (!finished) {
+    label = 'refused';
+    reportLost();
+  }
+
+  const durationMs = performance.now() - startedAt;
+  events.emit('run:finished', { inboxId, gen, eventIds, outcome: label, durationMs, ...(outcome.error === undefined ? {} : { error: outcome.error }) });
+  metrics?.runs.inc({ outcome: label });
+  metrics?.runDuration.observe(durationMs / 1000);
+  const log = { inboxId, gen, events: eventIds.length, outcome: label, durationMs: Math.round(durationMs) };
+  if (label === 'messages' || label === 'nothing') deps.logger?.info(log, 'run finished');
+  else deps.logger?.warn({ ...log, error: outcome.error }, 'run did not complete');
+  return label;
+}
+
+function toOutcome(result: AgentOutcome, runTimeoutMs: number): { label: RunLabel; outcome: RunOutcome } {
+  switch (result.kind) {
+    case 'result':
+      return 'messages' in result.result
+        ? { label: 'messages', outcome: { messages: result.result.messages } }
+        : { label: 'nothing', outcome: {} };
+    case 'error':
+      return { label: 'error', outcome: { error: clip(result.error) } };
+    case 'aborted':
+      if (result.reason === 'timeout') return { label: 'timeout', outcome: { error: `run timed out after ${runTimeoutMs} ms` } };
+      if (result.reason === 'shutdown') return { label: 'error', outcome: { error: 'run interrupted: the worker shut down' } };
+      // Finished anyway: the store refuses it (R3), which is what confirms the loss.
+      return { label: 'refused', outcome: { error: 'run aborted: the lease was lost' } };
+  }
+}
+
+/**
+ * After the last batch: count events the claims parked as dead (only this
+ * lease's claims move events to dead, so the difference is ours), then
+ * release whichever lease we still hold.
+ */
+async function settle(deps: RunInboxDeps, inbox: Inbox, gen: number, deadBefore: number | null, releaseGen: number | null): Promise<void> {
+  try {
+    if (deadBefore !== null && deps.metrics !== undefined) {
+      const dead = (await inbox.stats()).events.dead - deadBefore;
+      if (dead > 0) deps.metrics.deadEvents.inc(dead);
+    }
+  } catch (error) {
+    deps.logger?.warn({ inboxId: inbox.id, err: error }, 'could not count dead events');
+  }
+  if (releaseGen === null) return;
+  try {
+    await inbox.release(deps.holder, releaseGen);
+  } catch (error) {
+    // The lease lapses on its own after leaseTtlMs; nothing is lost, only time.
+    deps.logger?.warn({ inboxId: inbox.id, gen, err: error }, 'could not release the lease');
+  }
+}
+
+function clip(text: string): string {
+  const trimmed = text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
+  return trimmed === '' ? 'error' : trimmed;
+}

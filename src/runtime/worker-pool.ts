@@ -1,0 +1,215 @@
+/**
+ * The worker pool: finds inboxes with work and runs up to `concurrency` of
+ * them at once, one turn per inbox (run-inbox.ts).
+ *
+ * Finding work costs what is due, never what exists: `store.readyInboxes`
+ * is the only list it reads, and it reads it when woken, by a subscribe hint,
+ * by one timer armed from `store.nextWake()`, or by a slow safety poll
+ * (wake-loop.ts). Several pools, in one process or many, may share a store:
+ * the lease decides who runs an inbox; an inbox another holder has is left
+ * alone for a short cool-down instead of being asked for again at once.
+ */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Agent } from '../agent/agent.js';
+import { systemClock, type Clock } from '../clock.js';
+import type { ApprovalLink } from '../http/approval-links.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import { VigilError } from '../errors.js';
+import type { Store } from '../store/contract.js';
+import { RunAbortedError } from './run-abort.js';
+import { runInbox, type InboxTurn, type RunInboxDeps } from './run-inbox.js';
+import type { RuntimeEvents } from './runtime-events.js';
+import { WakeLoop, type PassResult } from './wake-loop.js';
+
+export interface WorkerPoolOptions {
+  store: Store;
+  agent: Agent;
+  events: RuntimeEvents;
+  metrics?: Metrics;
+  logger?: Logger;
+  /** This pool's name on leases; unique per process. Default: host/pid/random. */
+  holder?: string;
+  /** Inboxes run at once (default 8). */
+  concurrency?: number;
+  /** A run longer than this is aborted and finished with an error (default 60 s). */
+  runTimeoutMs?: number;
+  /** The safety poll (default 5 s); hints and the armed timer do the real waking. */
+  pollIntervalMs?: number;
+  /** The store's leaseTtlMs (default 120 s, as the store's): sets the heartbeat. */
+  leaseTtlMs?: number;
+  /** Renew the lease this often during a run (default leaseTtlMs / 3); false: only between steps. */
+  heartbeatMs?: number | false;
+  /** How long an inbox another holder is running is left alone (default min(1 s, pollIntervalMs)). */
+  busyCooldownMs?: number;
+  /** `now` for the agent's context (default Date.now). */
+  clock?: Clock;
+  /** Builds the one-tap link returned by ctx.requestApproval. */
+  approvalLink?: (link: ApprovalLink) => string;
+}
+
+export interface StopOptions {
+  /** How long running turns may go on before their agents are aborted (default 10 s). */
+  graceMs?: number;
+}
+
+/** Never ask the store for more ready inboxes than this in one pass. */
+const MAX_READY_LIMIT = 1_000;
+
+export class WorkerPool {
+  readonly holder: string;
+  private readonly store: Store;
+  private readonly concurrency: number;
+  private readonly busyCooldownMs: number;
+  private readonly recheckMs: number;
+  private readonly deps: RunInboxDeps;
+  private readonly loop: WakeLoop;
+  private readonly running = new Map<string, Promise<void>>();
+  /** Inbox → when (performance.now) it may be tried again after a busy or failed turn. */
+  private readonly cooling = new Map<string, number>();
+  private readonly shutdown = new AbortController();
+  private unsubscribe: (() => Promise<void>) | null = null;
+  private state: 'new' | 'started' | 'stopping' | 'stopped' = 'new';
+  private stopping: Promise<void> | null = null;
+
+  constructor(options: WorkerPoolOptions) {
+    this.store = options.store;
+    this.holder = options.holder ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
+    this.concurrency = positive('concurrency', options.concurrency ?? 8);
+    const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 5_000);
+    const leaseTtlMs = positive('leaseTtlMs', options.leaseTtlMs ?? 120_000);
+    this.recheckMs = Math.min(1_000, pollIntervalMs);
+    this.busyCooldownMs = options.busyCooldownMs ?? this.recheckMs;
+    const heartbeatMs = options.heartbeatMs === false ? null : positive('heartbeatMs', options.heartbeatMs ?? Math.max(1, Math.floor(leaseTtlMs / 3)));
+    this.deps = {
+      agent: options.agent,
+      events: options.events,
+      metrics: options.metrics,
+      logger: options.logger,
+      holder: this.holder,
+      runTimeoutMs: positive('runTimeoutMs', options.runTimeoutMs ?? 60_000),
+      heartbeatMs,
+      clock: options.clock ?? systemClock,
+      approvalLink: options.approvalLink,
+      draining: () => this.state !== 'started',
+      shutdown: this.shutdown.signal,
+    };
+    this.loop = new WakeLoop({
+      pass: () => this.pass(),
+      pollIntervalMs,
+      onError: (error) => this.deps.logger?.error({ err: error }, 'worker pool: looking for work failed'),
+    });
+  }
+
+  /** Subscribes to the store's hints and starts looking for work. */
+  async start(): Promise<void> {
+    if (this.state !== 'new') return;
+    this.state = 'started';
+    this.unsubscribe = await this.store.subscribe(() => this.loop.wake());
+    this.loop.start();
+  }
+
+  /** A hint that there may be work (in `inboxId`): look now rather than at the next timer. */
+  wake(inboxId?: string): void {
+    if (inboxId !== undefined) this.cooling.delete(inboxId);
+    this.loop.wake();
+  }
+
+  /** Inboxes this pool is running right now. */
+  get active(): string[] {
+    return [...this.running.keys()];
+  }
+
+  /**
+   * Stops claiming, lets running turns finish their batch for up to
+   * `graceMs`, then aborts the rest (their events are finished with an error
+   * and retried later); every lease is released. Resolves when all is quiet.
+   */
+  stop({ graceMs = 10_000 }: StopOptions = {}): Promise<void> {
+    this.stopping ??= this.drain(graceMs);
+    return this.stopping;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  private async drain(graceMs: number): Promise<void> {
+    this.state = 'stopping';
+    await this.loop.stop();
+    await this.unsubscribe?.().catch(() => undefined);
+    const all = Promise.allSettled(this.running.values());
+    let graceTimer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'grace'>((resolve) => {
+      graceTimer = setTimeout(() => resolve('grace'), graceMs);
+    });
+    const first = await Promise.race([all, graceOver]);
+    clearTimeout(graceTimer);
+    if (first === 'grace' && this.running.size > 0) {
+      this.deps.logger?.warn({ inboxes: this.active, graceMs }, 'grace period over: aborting running agents');
+      this.shutdown.abort(new RunAbortedError('shutdown', 'the worker is shutting down'));
+      await Promise.allSettled(this.running.values());
+    }
+    this.state = 'stopped';
+  }
+
+  private async pass(): Promise<PassResult> {
+    if (this.state !== 'started') return null;
+    const now = performance.now();
+    for (const [inboxId, until] of this.cooling) if (until <= now) this.cooling.delete(inboxId);
+
+    const free = this.concurrency - this.running.size;
+    if (free > 0) {
+      // Inboxes we are running or cooling may be listed too: ask for enough to fill every slot past them.
+      const limit = Math.min(MAX_READY_LIMIT, free + this.running.size + this.cooling.size);
+      for (const inboxId of await this.store.readyInboxes({ limit })) {
+        if (this.running.size >= this.concurrency) break;
+        if (!this.running.has(inboxId) && !this.cooling.has(inboxId)) this.begin(inboxId);
+      }
+    }
+
+    const { wakeAt, now: storeNow } = await this.store.nextWake();
+    const cooled = this.earliestCooldown(now);
+    if (wakeAt === null) return cooled;
+    // Due now yet not started here: our slots are full, the inbox is ours already (both
+    // re-wake on completion) or cooling. Check again soon; never spin on it.
+    const delay = wakeAt > storeNow ? wakeAt - storeNow : this.recheckMs;
+    return cooled === null ? delay : Math.min(delay, cooled);
+  }
+
+  private begin(inboxId: string): void {
+    const turn = runInbox(this.deps, this.store.inbox(inboxId)).then(
+      (result: InboxTurn) => {
+        if (result === 'busy') this.cool(inboxId);
+      },
+      (error: unknown) => {
+        this.cool(inboxId);
+        this.deps.logger?.error({ inboxId, err: error }, 'worker: turn failed; the inbox will be retried');
+      },
+    );
+    this.running.set(
+      inboxId,
+      turn.finally(() => {
+        this.running.delete(inboxId);
+        this.loop.wake();
+      }),
+    );
+  }
+
+  private cool(inboxId: string): void {
+    this.cooling.set(inboxId, performance.now() + this.busyCooldownMs);
+  }
+
+  private earliestCooldown(now: number): number | null {
+    let earliest: number | null = null;
+    for (const until of this.cooling.values()) earliest = earliest === null ? until : Math.min(earliest, until);
+    return earliest === null ? null : Math.max(0, earliest - now);
+  }
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new VigilError('invalid_options', `worker pool: ${name} must be a positive integer, got ${String(value)}`);
+  return value;
+}

@@ -1,0 +1,343 @@
+import { describe, expect, it } from 'vitest';
+import { defineAgent, idempotencyKeyFor, type AgentContext, type AgentResult } from '../../src/agent/agent.js';
+import { createFakeClock, type Store } from '../../src/index.js';
+import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
+import { RunAbortedError } from '../../src/runtime/run-abort.js';
+import { RuntimeEvents } from '../../src/runtime/runtime-events.js';
+import { WorkerPool, type WorkerPoolOptions } from '../../src/runtime/worker-pool.js';
+import { defer, eventually, gate, nextEvent, tempStore } from './helpers.js';
+
+/** A started pool that is stopped after the test. The safety poll is off unless asked for. */
+async function startPool(store: Store, run: (ctx: AgentContext) => Promise<AgentResult>, options: Partial<WorkerPoolOptions> = {}) {
+  const events = options.events ?? new RuntimeEvents();
+  const metrics = options.metrics ?? createMetrics({ defaultMetrics: false });
+  const pool = new WorkerPool({ store, agent: defineAgent({ run }), events, metrics, pollIntervalMs: 1e9, ...options });
+  await pool.start();
+  defer(() => pool.stop({ graceMs: 0 }));
+  return { pool, events, metrics };
+}
+
+async function counter(metrics: Metrics, name: keyof Metrics, labels: Record<string, string> = {}): Promise<number> {
+  const metric = metrics[name] as { get(): Promise<{ values: { value: number; labels: Record<string, unknown> }[] }> };
+  const { values } = await metric.get();
+  return values.filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l)).reduce((sum, v) => sum + v.value, 0);
+}
+
+describe('worker pool', () => {
+  it('runs an agent end to end: event in, run, messages queued in the outbox, event done', async () => {
+    const { store } = await tempStore();
+    const { events, metrics } = await startPool(store, async (ctx) => ({
+      messages: ctx.events.map((e) => `echo: ${(e.payload as { text: string }).text}`),
+    }));
+    const finished = nextEvent(events, 'run:finished', (p) => p.inboxId === 'alice');
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'hello' } });
+
+    const run = await finished;
+    expect(run.outcome).toBe('messages');
+    expect(run.eventIds).toHaveLength(1);
+    const stats = await store.inbox('alice').stats();
+    expect(stats.events).toMatchObject({ done: 1, pending: 0, running: 0 });
+    expect(stats.outbox.held).toBe(1);
+    expect(await counter(metrics, 'runs', { outcome: 'messages' })).toBe(1);
+  });
+
+  it('finishes { nothing: true } with no messages', async () => {
+    const { store } = await tempStore();
+    const { events } = await startPool(store, async () => ({ nothing: true }));
+    const finished = nextEvent(events, 'run:finished');
+    await store.inbox('bob').ingest({ source: 'chat', sourceId: 'm1' });
+
+    expect((await finished).outcome).toBe('nothing');
+    const stats = await store.inbox('bob').stats();
+    expect(stats.events.done).toBe(1);
+    expect(stats.outbox.held).toBe(0);
+  });
+
+  it('claims again until the inbox is empty: events arriving during a run are run before the lease is released', async () => {
+    const { store } = await tempStore();
+    const first = gate();
+    const seen: string[][] = [];
+    const { events } = await startPool(store, async (ctx) => {
+      seen.push(ctx.events.map((e) => e.sourceId));
+      if (seen.length === 1) await first.promise;
+      return { nothing: true };
+    });
+    const started = nextEvent(events, 'run:started');
+    const inbox = store.inbox('carol');
+    await inbox.ingest({ source: 'chat', sourceId: 'a' });
+    await started;
+    const second = nextEvent(events, 'run:finished', (p) => p.eventIds.length === 2);
+    await inbox.ingest({ source: 'chat', sourceId: 'b' });
+    await inbox.ingest({ source: 'chat', sourceId: 'c' });
+    first.open();
+    await second;
+    expect(seen).toEqual([['a'], ['b', 'c']]);
+  });
+
+  it('retries a throwing agent with the store backoff, then parks the event as dead', async () => {
+    const { store } = await tempStore({ maxAttempts: 2, retryBackoff: { baseMs: 20, maxMs: 20 } });
+    const attempts: number[] = [];
+    const { events, metrics } = await startPool(store, async (ctx) => {
+      attempts.push(ctx.events[0]!.attempts);
+      throw new Error('boom');
+    });
+    const failures: string[] = [];
+    events.on('run:finished', (p) => failures.push(`${p.outcome}: ${p.error}`));
+    const inbox = store.inbox('dave');
+    await inbox.ingest({ source: 'chat', sourceId: 'poison' });
+
+    await eventually(async () => (await inbox.events({ status: 'dead' })).length === 1, 'the event is dead');
+    expect(attempts).toEqual([1, 2]);
+    expect(failures).toEqual(['error: boom', 'error: boom']);
+    const [dead] = await inbox.events({ status: 'dead' });
+    expect(dead!.lastError).toBe('boom');
+    await eventually(async () => (await counter(metrics, 'deadEvents')) === 1, 'the dead event is counted');
+    expect(await counter(metrics, 'runs', { outcome: 'error' })).toBe(2);
+  });
+
+  it('aborts a run that exceeds runTimeoutMs through its signal, and the event is retried', async () => {
+    const { store } = await tempStore({ retryBackoff: { baseMs: 10, maxMs: 10 } });
+    const signals: AbortSignal[] = [];
+    const { events } = await startPool(
+      store,
+      async (ctx) => {
+        signals.push(ctx.signal);
+        if (signals.length === 1) await new Promise(() => undefined); // hangs, and ignores its signal
+        return { messages: ['second try'] };
+      },
+      { runTimeoutMs: 100 },
+    );
+    const timedOut = nextEvent(events, 'run:finished', (p) => p.outcome === 'timeout');
+    const succeeded = nextEvent(events, 'run:finished', (p) => p.outcome === 'messages');
+    const inbox = store.inbox('erin');
+    await inbox.ingest({ source: 'chat', sourceId: 'slow' });
+
+    expect((await timedOut).error).toBe('run timed out after 100 ms');
+    expect(signals[0]!.aborted).toBe(true);
+    expect((signals[0]!.reason as RunAbortedError).reason).toBe('timeout');
+    await succeeded;
+    const row = await inbox.getEvent('chat', 'slow');
+    expect(row).toMatchObject({ status: 'done', attempts: 2 });
+    expect((await inbox.stats()).outbox.held).toBe(1);
+  });
+
+  it('turns an invalid agent result into an error, never a crashed worker', async () => {
+    const { store } = await tempStore();
+    const { events } = await startPool(store, async () => ({ messages: [''] }));
+    const finished = nextEvent(events, 'run:finished');
+    await store.inbox('frank').ingest({ source: 'chat', sourceId: 'x' });
+    const run = await finished;
+    expect(run.outcome).toBe('error');
+    expect(run.error).toMatch(/non-empty string body/);
+    expect((await store.inbox('frank').getEvent('chat', 'x'))!.status).toBe('pending');
+  });
+
+  it('gives the agent its context: idempotency key, approval with a link, timers, stats', async () => {
+    const { store } = await tempStore();
+    const seen: { key: string; link: string | null; payload: unknown }[] = [];
+    const { events } = await startPool(
+      store,
+      async (ctx) => {
+        const event = ctx.events[0]!;
+        if (event.source === 'chat') {
+          const { link } = await ctx.requestApproval({ id: 'refund-1', expiresInMs: 60_000, action: { refund: 5 } });
+          await ctx.addTimer({ id: 'later', due: ctx.now + 3_600_000 });
+          seen.push({ key: ctx.idempotencyKey('refund'), link, payload: event.payload });
+          expect((await ctx.stats()).approvalsPending).toBe(1);
+          return { nothing: true };
+        }
+        seen.push({ key: ctx.idempotencyKey('refund'), link: null, payload: event.payload });
+        return { messages: ['refunded'] };
+      },
+      { approvalLink: (l) => `https://vigil.test/a/${l.inboxId}/${l.approvalId}?exp=${l.expiresAt}` },
+    );
+    const inbox = store.inbox('gina');
+    const asked = nextEvent(events, 'run:finished');
+    await inbox.ingest({ source: 'chat', sourceId: 'refund please' });
+    await asked;
+    const claimed = (await inbox.events())[0]!;
+    expect(seen[0]!.key).toBe(idempotencyKeyFor('gina', [claimed], 'refund'));
+    expect(seen[0]!.link).toMatch(/^https:\/\/vigil\.test\/a\/gina\/refund-1\?exp=\d+$/);
+    expect((await inbox.timers()).map((t) => t.id)).toContain('later');
+
+    const answered = nextEvent(events, 'run:finished', (p) => p.outcome === 'messages');
+    expect(await inbox.answerApproval('refund-1', 'yes')).toBe('yes');
+    await answered;
+    expect(seen[1]!.payload).toMatchObject({ approval: 'refund-1', answer: 'yes', action: { refund: 5 } });
+  });
+
+  it('fires a due timer from the one armed timer, with the safety poll off', async () => {
+    const { store } = await tempStore();
+    const { events } = await startPool(store, async (ctx) => ({ messages: ctx.events.map((e) => `tick ${e.sourceId}`) }), {
+      pollIntervalMs: 2 ** 31 - 1,
+    });
+    const fired = nextEvent(events, 'scheduler:fired');
+    const finished = nextEvent(events, 'run:finished');
+    const inbox = store.inbox('hank');
+    await inbox.addTimer({ id: 'soon', due: Date.now() + 100 });
+
+    expect(await fired).toEqual({ inboxId: 'hank', due: 1 });
+    const run = await finished;
+    expect(run.outcome).toBe('messages');
+    const [event] = await inbox.events();
+    expect(event!.source).toBe('timer');
+    expect(event!.sourceId).toMatch(/^soon@\d+$/);
+  });
+});
+
+describe('worker pool: the lease', () => {
+  it('renews the lease on a heartbeat while a long step runs', async () => {
+    const clock = createFakeClock(1_700_000_000_000);
+    const { store } = await tempStore({ clock: clock.now, leaseTtlMs: 1_000 });
+    const release = gate();
+    const { events } = await startPool(
+      store,
+      async () => {
+        await release.promise;
+        return { messages: ['done at last'] };
+      },
+      { leaseTtlMs: 1_000, heartbeatMs: 10 },
+    );
+    const started = nextEvent(events, 'run:started');
+    const inbox = store.inbox('ivy');
+    await inbox.ingest({ source: 'chat', sourceId: 'long' });
+    await started;
+    for (let step = 0; step < 3; step++) {
+      // 600 ms of store time per step, 1,800 in all: far past one leaseTtlMs.
+      clock.advance(600);
+      const mustReach = clock.now() + 1_000;
+      await eventually(async () => ((await inbox.stats()).lease?.until ?? 0) >= mustReach, 'the heartbeat renewed the lease');
+    }
+    const finished = nextEvent(events, 'run:finished');
+    release.open();
+    expect((await finished).outcome).toBe('messages');
+  });
+
+  it('aborts the agent when another holder takes the lease over, and refuses its finish', async () => {
+    const clock = createFakeClock(1_700_000_000_000);
+    const { store } = await tempStore({ clock: clock.now, leaseTtlMs: 1_000 });
+    const started = gate<AbortSignal>();
+    const { events, metrics } = await startPool(
+      store,
+      async (ctx) => {
+        started.open(ctx.signal);
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve));
+        return { messages: ['too late'] };
+      },
+      { leaseTtlMs: 1_000, heartbeatMs: 10 },
+    );
+    const inbox = store.inbox('jack');
+    await inbox.ingest({ source: 'chat', sourceId: 'e1' });
+    const signal = await started.promise;
+    const lost = nextEvent(events, 'lease:lost');
+    const finished = nextEvent(events, 'run:finished');
+
+    clock.advance(1_500); // the pool's lease lapses (no heartbeat can run between these two lines)
+    expect(await inbox.acquire('intruder')).toBe(2);
+
+    expect(await lost).toEqual({ inboxId: 'jack', gen: 1 });
+    expect(signal.aborted).toBe(true);
+    expect((signal.reason as RunAbortedError).reason).toBe('lease-lost');
+    expect((await finished).outcome).toBe('refused');
+    expect((await inbox.stats()).outbox.held).toBe(0);
+    expect(await counter(metrics, 'leaseLost')).toBe(1);
+    // The event is the new holder's to run again.
+    const reclaimed = await inbox.claimBatch('intruder', 2);
+    expect(reclaimed.map((e) => [e.sourceId, e.attempts])).toEqual([['e1', 2]]);
+  });
+
+  it('refuses the finish of a run whose lease was taken while no heartbeat watched', async () => {
+    const clock = createFakeClock(1_700_000_000_000);
+    const { store } = await tempStore({ clock: clock.now, leaseTtlMs: 1_000 });
+    const started = gate();
+    const proceed = gate();
+    const { events } = await startPool(
+      store,
+      async () => {
+        started.open();
+        await proceed.promise;
+        return { messages: ['stale reply'] };
+      },
+      { leaseTtlMs: 1_000, heartbeatMs: false },
+    );
+    const inbox = store.inbox('kate');
+    await inbox.ingest({ source: 'chat', sourceId: 'e1' });
+    await started.promise;
+    clock.advance(1_500);
+    expect(await inbox.acquire('intruder')).toBe(2);
+    const lost = nextEvent(events, 'lease:lost');
+    const finished = nextEvent(events, 'run:finished');
+    proceed.open();
+
+    expect((await finished).outcome).toBe('refused');
+    await lost;
+    expect((await inbox.stats()).outbox.held).toBe(0); // the stale reply was never queued (R3)
+  });
+
+  it('takes over an inbox whose worker stalled, and counts the takeover', async () => {
+    const clock = createFakeClock(1_700_000_000_000);
+    const { store } = await tempStore({ clock: clock.now, leaseTtlMs: 1_000 });
+    const inbox = store.inbox('liam');
+    await inbox.ingest({ source: 'chat', sourceId: 'e1' });
+    const crashed = await inbox.acquire('crashed-worker');
+    await inbox.claimBatch('crashed-worker', crashed!);
+    clock.advance(1_500);
+
+    const events = new RuntimeEvents();
+    const acquired = nextEvent(events, 'lease:acquired');
+    const finished = nextEvent(events, 'run:finished');
+    // No hint: the pool's first look at readyInboxes finds the lapsed lease.
+    const { metrics } = await startPool(store, async () => ({ nothing: true }), { events, leaseTtlMs: 1_000 });
+    expect(await acquired).toMatchObject({ inboxId: 'liam', takeover: true });
+    expect((await finished).outcome).toBe('nothing');
+    expect(await counter(metrics, 'leaseTakeovers')).toBe(1);
+  });
+});
+
+describe('worker pool: stop()', () => {
+  it('lets a running run finish within the grace period, claims nothing more, and releases the lease', async () => {
+    const { store } = await tempStore();
+    const proceed = gate();
+    const { pool, events } = await startPool(store, async (ctx) => {
+      await proceed.promise;
+      return { messages: [`done ${ctx.events.length}`] };
+    });
+    const started = nextEvent(events, 'run:started');
+    const inbox = store.inbox('mia');
+    await inbox.ingest({ source: 'chat', sourceId: 'first' });
+    await started;
+
+    const stopped = pool.stop({ graceMs: 30_000 });
+    await inbox.ingest({ source: 'chat', sourceId: 'after stop' });
+    const finished = nextEvent(events, 'run:finished');
+    proceed.open();
+    expect((await finished).outcome).toBe('messages');
+    await stopped;
+
+    expect((await inbox.getEvent('chat', 'first'))!.status).toBe('done');
+    expect((await inbox.getEvent('chat', 'after stop'))!.status).toBe('pending');
+    expect(await inbox.acquire('next-process')).not.toBeNull(); // released, not left to lapse
+    expect(pool.active).toEqual([]);
+  });
+
+  it('aborts a run that outlasts the grace period, records an error for a retry, and releases the lease', async () => {
+    const { store } = await tempStore();
+    const started = gate<AbortSignal>();
+    const { pool, events } = await startPool(store, async (ctx) => {
+      started.open(ctx.signal);
+      return new Promise(() => undefined); // never ends, ignores its signal
+    });
+    const inbox = store.inbox('noah');
+    await inbox.ingest({ source: 'chat', sourceId: 'stuck' });
+    const signal = await started.promise;
+    const finished = nextEvent(events, 'run:finished');
+
+    await pool.stop({ graceMs: 50 });
+    const run = await finished;
+    expect(run.outcome).toBe('error');
+    expect(run.error).toMatch(/shut down/);
+    expect((signal.reason as RunAbortedError).reason).toBe('shutdown');
+    expect(await inbox.getEvent('chat', 'stuck')).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(await inbox.acquire('next-process')).not.toBeNull();
+  });
+});
