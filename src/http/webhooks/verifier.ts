@@ -1,0 +1,89 @@
+/**
+ * What every webhook verifier does, and the pieces they share. A verifier
+ * checks the provider's signature on the raw bytes before anything is
+ * parsed or stored, then names the delivery's dedupe key.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export type RejectionReason = 'missing_signature' | 'bad_signature' | 'stale_timestamp';
+
+/** A delivery refused before storing: 401 with `reason` as the error code. */
+export class WebhookRejected extends Error {
+  constructor(
+    readonly reason: RejectionReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WebhookRejected';
+  }
+}
+
+export interface WebhookVerifier {
+  /** Throws WebhookRejected unless `body` carries a valid, fresh signature. `now` is in milliseconds. */
+  verify(body: Buffer, headers: Headers, now: number): void;
+  /** The delivery's unique id, from a header or the parsed body; undefined when it is missing. */
+  key(headers: Headers, payload: unknown): string | undefined;
+  /** A reply that replaces storing, for handshakes such as Slack's url_verification. */
+  handshake?(payload: unknown): unknown;
+  /** Says where the key comes from, for the missing_key message. */
+  readonly keyName: string;
+}
+
+export function hmacSha256(key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
+  const mac = createHmac('sha256', key);
+  for (const part of parts) mac.update(part);
+  return mac.digest();
+}
+
+/**
+ * Constant-time: the comparison takes the same time wherever the first
+ * wrong byte is, so an attacker cannot find a valid signature byte by byte.
+ * Only the length (public: it is the digest size) may end it early.
+ */
+export function sameBytes(expected: Buffer, given: Buffer): boolean {
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+
+/** A hex SHA-256 digest as bytes, or null when it is not exactly 64 hex digits. */
+export function fromHex(text: string): Buffer | null {
+  // Buffer.from(text, 'hex') stops silently at the first bad digit: check first.
+  return HEX_SHA256.test(text) ? Buffer.from(text, 'hex') : null;
+}
+
+export function requireHeader(headers: Headers, name: string): string {
+  const value = headers.get(name);
+  if (value === null || value === '') throw new WebhookRejected('missing_signature', `the ${name} header is missing`);
+  return value;
+}
+
+/** A Unix timestamp in seconds, as providers send it; anything else is a bad signature. */
+export function parseSeconds(text: string, header: string): number {
+  if (!/^\d{1,12}$/.test(text)) throw new WebhookRejected('bad_signature', `the ${header} timestamp is not a Unix time in seconds`);
+  return Number(text);
+}
+
+/**
+ * The replay window. Checked after the signature, so `stale_timestamp`
+ * means an authentic delivery that is too old (a replay, or a clock far
+ * off), never a forgery. Both directions count: a timestamp far in the
+ * future would keep a captured delivery replayable for that long.
+ */
+export function checkFresh(timestampSeconds: number, now: number, toleranceSeconds: number): void {
+  const skew = Math.abs(now / 1000 - timestampSeconds);
+  if (skew > toleranceSeconds) {
+    throw new WebhookRejected('stale_timestamp', `the signed timestamp is ${Math.round(skew)}s away from now; the tolerance is ${toleranceSeconds}s`);
+  }
+}
+
+export function badSignature(): WebhookRejected {
+  return new WebhookRejected('bad_signature', 'the signature does not match the body');
+}
+
+/** A string field of a JSON object body, or undefined. */
+export function stringField(payload: unknown, name: string): string | undefined {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return undefined;
+  const value = (payload as Record<string, unknown>)[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
