@@ -1,0 +1,74 @@
+/**
+ * The HTTP app: a Hono app that tests call without a socket
+ * (`app.request()`); server.ts is the thin Node adapter. Secrets are
+ * resolved and verifiers built here, once, so a bad config fails at
+ * startup rather than on the first delivery.
+ */
+import { Hono } from 'hono';
+import { systemClock, type Clock } from '../clock.js';
+import type { ServiceConfig } from '../config/schema.js';
+import { resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { RuntimeEvents } from '../runtime/runtime-events.js';
+import type { Store } from '../store/contract.js';
+import { errorBody, fromStoreError, HttpError } from './http-error.js';
+import type { HttpContext } from './http-context.js';
+import { apiRoutes } from './routes/api.js';
+import { approvalPageRoutes } from './routes/approval-pages.js';
+import { healthRoutes } from './routes/health.js';
+import { hookRoutes } from './routes/hooks.js';
+import { createVerifiers } from './webhooks/index.js';
+
+export interface AppDeps {
+  store: Store;
+  config: ServiceConfig;
+  metrics: Metrics;
+  logger: Logger;
+  events: RuntimeEvents;
+  /** Signs and checks one-tap approval links; '' disables them. May be "env:VAR". */
+  linkSecret: string;
+  /** Where people reach this server; approval links are built on it (see approvalUrl). */
+  publicUrl: string;
+  /** "Now" for replay windows and link expiry; default the system clock. */
+  now?: Clock;
+  /** Where "env:VAR" secrets are read; default process.env. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export function createApp(deps: AppDeps): Hono {
+  const env = deps.env ?? process.env;
+  const ctx: HttpContext = {
+    store: deps.store,
+    metrics: deps.metrics,
+    logger: deps.logger,
+    events: deps.events,
+    now: deps.now ?? systemClock,
+    maxBodyBytes: deps.config.maxBodyBytes,
+    verifiers: createVerifiers(deps.config.sources, env),
+    token: resolveOptionalSecret(deps.config.token, env, 'token'),
+    linkSecret: deps.linkSecret === '' ? '' : resolveSecret(deps.linkSecret, env, 'linkSecret'),
+  };
+
+  const app = new Hono();
+  app.route('/', healthRoutes(ctx));
+  app.route('/hooks', hookRoutes(ctx));
+  app.route('/inboxes', apiRoutes(ctx));
+  app.route('/a', approvalPageRoutes(ctx));
+
+  app.notFound((c) => c.json(errorBody(new HttpError(404, 'not_found', `no route for ${c.req.method} ${c.req.path}`)), 404));
+
+  app.onError((error, c) => {
+    const refusal = error instanceof HttpError ? error : fromStoreError(error);
+    if (refusal !== null) {
+      // A busy, full or closing store is ours to see, not only the client's.
+      if (refusal.status >= 500) deps.logger.warn({ err: error, method: c.req.method, path: c.req.path }, 'store unavailable: %s', refusal.code);
+      return c.json(errorBody(refusal), refusal.status, refusal.headers);
+    }
+    // Logged with its stack here; the client learns only that it was our fault.
+    deps.logger.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed');
+    return c.json(errorBody(new HttpError(500, 'internal', 'internal error')), 500);
+  });
+
+  return app;
+}

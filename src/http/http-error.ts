@@ -1,0 +1,41 @@
+/**
+ * Every refusal the HTTP layer makes is an HttpError with a stable `code`;
+ * the app turns it into `{ "error": { "code", "message" } }`. Errors from
+ * the store are translated once, here, so a route never guesses a status.
+ */
+import { isVigilError } from '../errors.js';
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 413 | 500 | 503,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/** Seconds a client should wait before retrying after a busy or closing store. */
+const RETRY_AFTER_SECONDS = '1';
+
+/**
+ * A VigilError says whose fault it is: invalid_* is the request's (400);
+ * retryable ones (store_busy, store_unavailable) and store_closed are ours
+ * and pass (503, retry later; a closing process is replaced). Anything
+ * else (a schema too new, a driver failure) is unexpected: null, so the app
+ * logs it and answers 500 without details.
+ */
+export function fromStoreError(error: unknown): HttpError | null {
+  if (!isVigilError(error)) return null;
+  if (error.code.startsWith('invalid_')) return new HttpError(400, error.code, error.message);
+  if (error.retryable || error.code === 'store_closed') {
+    return new HttpError(503, error.code, 'the store is unavailable right now; retry later', { 'Retry-After': RETRY_AFTER_SECONDS });
+  }
+  return null;
+}
+
+export function errorBody(error: HttpError): { error: { code: string; message: string } } {
+  return { error: { code: error.code, message: error.message } };
+}

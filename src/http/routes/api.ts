@@ -1,0 +1,44 @@
+/**
+ * The bearer-token API under /inboxes: user messages (deduped on the
+ * Idempotency-Key header, so a client retrying after a timeout sends the
+ * message once) and answers to approvals.
+ */
+import { Hono } from 'hono';
+import { bearerAuth } from '../bearer-auth.js';
+import { HttpError } from '../http-error.js';
+import { answerApproval, ingestEvent, type HttpContext } from '../http-context.js';
+import { parseJson, readBody } from '../read-body.js';
+
+/** The source of messages a person sends through the API. */
+export const CHAT_SOURCE = 'chat';
+
+export function apiRoutes(ctx: HttpContext): Hono {
+  const app = new Hono();
+  app.use('*', bearerAuth(ctx.token));
+
+  app.post('/:inbox/messages', async (c) => {
+    const inbox = ctx.store.inbox(c.req.param('inbox'));
+    const key = c.req.header('idempotency-key');
+    if (key === undefined || key === '') {
+      throw new HttpError(400, 'missing_key', 'the Idempotency-Key header is required: it makes a retried request a duplicate, not a second message');
+    }
+    const body = parseJson(await readBody(c.req.raw, ctx.maxBodyBytes));
+    const text = typeof body === 'object' && body !== null ? (body as { text?: unknown }).text : undefined;
+    if (typeof text !== 'string' || text.trim() === '') {
+      throw new HttpError(400, 'invalid_message', 'the body must be {"text": "<a non-empty string>"}');
+    }
+    return ingestEvent(ctx, inbox, { source: CHAT_SOURCE, sourceId: key, payload: { text } });
+  });
+
+  app.post('/:inbox/approvals/:id', async (c) => {
+    const inbox = ctx.store.inbox(c.req.param('inbox'));
+    const id = c.req.param('id');
+    const body = parseJson(await readBody(c.req.raw, ctx.maxBodyBytes));
+    const answer = typeof body === 'object' && body !== null ? (body as { answer?: unknown }).answer : undefined;
+    if (answer !== 'yes' && answer !== 'no') throw new HttpError(400, 'invalid_answer', 'the body must be {"answer": "yes"} or {"answer": "no"}');
+    const outcome = await answerApproval(ctx, inbox.id, id, answer);
+    return c.json({ outcome }, 200);
+  });
+
+  return app;
+}

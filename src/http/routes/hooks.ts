@@ -1,0 +1,48 @@
+/**
+ * `POST /hooks/:inbox/:source`: signed webhook ingestion. The order is the
+ * point: inbox id and source are checked, the body is read within the
+ * limit, the signature is verified on those raw bytes, and only then is
+ * anything parsed or stored. Every refusal stores nothing.
+ */
+import { Hono } from 'hono';
+import { fromStoreError, HttpError } from '../http-error.js';
+import { ingestEvent, type HttpContext } from '../http-context.js';
+import { parseJson, readBody } from '../read-body.js';
+import { WebhookRejected } from '../webhooks/index.js';
+
+export function hookRoutes(ctx: HttpContext): Hono {
+  const app = new Hono();
+
+  app.post('/:inbox/:source', async (c) => {
+    const sourceName = c.req.param('source');
+    const verifier = ctx.verifiers.get(sourceName);
+    try {
+      const inbox = ctx.store.inbox(c.req.param('inbox'));
+      if (verifier === undefined) throw new HttpError(404, 'unknown_source', `no source named ${JSON.stringify(sourceName)} is configured`);
+      const headers = c.req.raw.headers;
+      const body = await readBody(c.req.raw, ctx.maxBodyBytes);
+      try {
+        verifier.verify(body, headers, ctx.now());
+      } catch (error) {
+        if (error instanceof WebhookRejected) throw new HttpError(401, error.reason, error.message);
+        throw error;
+      }
+      const payload = parseJson(body);
+      const reply = verifier.handshake?.(payload);
+      if (reply !== undefined) return c.json(reply, 200);
+      const sourceId = verifier.key(headers, payload);
+      if (sourceId === undefined) throw new HttpError(400, 'missing_key', `the delivery has no unique id: ${verifier.keyName} is missing`);
+      return await ingestEvent(ctx, inbox, { source: sourceName, sourceId, payload });
+    } catch (error) {
+      const refusal = error instanceof HttpError ? error : fromStoreError(error);
+      if (refusal !== null && refusal.status < 500) {
+        // Unknown source names stay out of the label: a path segment anyone can vary must not grow the metrics.
+        ctx.metrics.rejectedSignatures.inc({ source: verifier === undefined ? '(unknown)' : sourceName, reason: refusal.code });
+        ctx.logger.info({ source: sourceName, reason: refusal.code }, 'webhook refused: %s', refusal.message);
+      }
+      throw error;
+    }
+  });
+
+  return app;
+}
