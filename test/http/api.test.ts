@@ -1,0 +1,165 @@
+/**
+ * The bearer-token API: user messages deduped on Idempotency-Key, and
+ * answers to approvals that return the outcome that stands (R8).
+ */
+import { describe, expect, it } from 'vitest';
+import { counterValue, errorOf, eventCount, expectNothingStored, SECRETS, T0, useHttpApps, type TestApp } from './http-harness.js';
+
+const auth = { authorization: `Bearer ${SECRETS.token}`, 'content-type': 'application/json' };
+
+const sendMessage = (t: TestApp, body: unknown, headers: Record<string, string> = {}, inbox = 'alice') =>
+  t.app.request(`/inboxes/${inbox}/messages`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { ...auth, ...headers } });
+
+const answer = (t: TestApp, id: string, body: unknown, headers: Record<string, string> = auth) =>
+  t.app.request(`/inboxes/alice/approvals/${id}`, { method: 'POST', body: JSON.stringify(body), headers });
+
+describe('POST /inboxes/:inbox/messages', () => {
+  const apps = useHttpApps();
+
+  it('stores {text} under ("chat", Idempotency-Key): 202 new, 200 duplicate on a retry', async () => {
+    const t = await apps.make();
+    const heard = t.events.next('event:ingested');
+    const first = await sendMessage(t, { text: 'hello agent' }, { 'idempotency-key': 'm-1' });
+    expect(first.status).toBe(202);
+    expect(await first.json()).toEqual({ stored: true });
+    expect(await heard).toEqual({ inboxId: 'alice', source: 'chat', sourceId: 'm-1', stored: true });
+    const retry = await sendMessage(t, { text: 'hello agent' }, { 'idempotency-key': 'm-1' });
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toEqual({ stored: false, duplicate: true });
+    const [event, ...rest] = await t.store.inbox('alice').events();
+    expect(rest).toEqual([]);
+    expect(event).toMatchObject({ source: 'chat', sourceId: 'm-1', payload: { text: 'hello agent' } });
+    expect(await counterValue(t.metrics, 'ingested', { source: 'chat' })).toBe(1);
+    expect(await counterValue(t.metrics, 'duplicates', { source: 'chat' })).toBe(1);
+  });
+
+  it('without Idempotency-Key it is 400 missing_key, nothing stored', async () => {
+    const t = await apps.make();
+    expect(await errorOf(await sendMessage(t, { text: 'hi' }))).toMatchObject({ status: 400, code: 'missing_key' });
+    await expectNothingStored(t.store);
+  });
+
+  it.each([
+    ['no text', { message: 'hi' }],
+    ['empty text', { text: '  ' }],
+    ['text not a string', { text: 42 }],
+    ['not an object', ['hi']],
+  ])('%s is 400 invalid_message, nothing stored', async (_what, body) => {
+    const t = await apps.make();
+    expect(await errorOf(await sendMessage(t, body, { 'idempotency-key': 'm-1' }))).toMatchObject({ status: 400, code: 'invalid_message' });
+    await expectNothingStored(t.store);
+  });
+
+  it('bad JSON is 400 bad_json, nothing stored', async () => {
+    const t = await apps.make();
+    expect(await errorOf(await sendMessage(t, '{"text":', { 'idempotency-key': 'm-1' }))).toMatchObject({ status: 400, code: 'bad_json' });
+    await expectNothingStored(t.store);
+  });
+
+  it('a body over maxBodyBytes is 413, nothing stored', async () => {
+    const t = await apps.make({ maxBodyBytes: 100 });
+    expect(await errorOf(await sendMessage(t, { text: 'x'.repeat(200) }, { 'idempotency-key': 'm-1' }))).toMatchObject({ status: 413, code: 'body_too_large' });
+    await expectNothingStored(t.store);
+  });
+
+  it('an invalid inbox id is 400 invalid_inbox_id, nothing stored', async () => {
+    const t = await apps.make();
+    expect(await errorOf(await sendMessage(t, { text: 'hi' }, { 'idempotency-key': 'm-1' }, '.secret'))).toMatchObject({ status: 400, code: 'invalid_inbox_id' });
+    await expectNothingStored(t.store);
+  });
+
+  it.each([
+    ['no Authorization header', {}],
+    ['a wrong token', { authorization: 'Bearer wrong-token' }],
+    ['a token of another length', { authorization: `Bearer ${SECRETS.token}x` }],
+    ['another scheme', { authorization: `Basic ${SECRETS.token}` }],
+  ])('%s is 401 unauthorized with WWW-Authenticate, nothing stored', async (_what, headers: Record<string, string>) => {
+    const t = await apps.make();
+    const res = await t.app.request('/inboxes/alice/messages', {
+      method: 'POST',
+      body: JSON.stringify({ text: 'hi' }),
+      headers: { 'idempotency-key': 'm-1', ...headers },
+    });
+    expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    expect(await errorOf(res)).toMatchObject({ status: 401, code: 'unauthorized' });
+    await expectNothingStored(t.store);
+  });
+
+  it('the scheme is case-insensitive: "bearer <token>" is accepted', async () => {
+    const t = await apps.make();
+    const res = await sendMessage(t, { text: 'hi' }, { 'idempotency-key': 'm-1', authorization: `bearer ${SECRETS.token}` });
+    expect(res.status).toBe(202);
+  });
+
+  it('with no token in the config the API is off: 403 api_disabled saying to set one, nothing stored', async () => {
+    const t = await apps.make({ token: undefined });
+    const res = await sendMessage(t, { text: 'hi' }, { 'idempotency-key': 'm-1' });
+    const error = await errorOf(res);
+    expect(error).toMatchObject({ status: 403, code: 'api_disabled' });
+    expect(error.message).toMatch(/set "token"/);
+    await expectNothingStored(t.store);
+  });
+});
+
+describe('POST /inboxes/:inbox/approvals/:id', () => {
+  const apps = useHttpApps();
+
+  async function withApproval(t: TestApp, id = 'refund-1', expiresInMs = 60_000) {
+    await t.store.inbox('alice').requestApproval({ id, expiresInMs, action: { type: 'refund', amount: 500 } });
+  }
+
+  it('a yes within the deadline stands: 200 {"outcome":"yes"}, stored once as the approval event', async () => {
+    const t = await apps.make();
+    await withApproval(t);
+    const heard = t.events.next('approval:answered');
+    const res = await answer(t, 'refund-1', { answer: 'yes' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ outcome: 'yes' });
+    expect(await heard).toEqual({ inboxId: 'alice', approvalId: 'refund-1', outcome: 'yes' });
+    expect((await t.store.inbox('alice').getEvent('approval', 'refund-1'))?.payload).toMatchObject({ answer: 'yes' });
+  });
+
+  it('a later no does not change it: the outcome that stands is still yes', async () => {
+    const t = await apps.make();
+    await withApproval(t);
+    await answer(t, 'refund-1', { answer: 'yes' });
+    const res = await answer(t, 'refund-1', { answer: 'no' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ outcome: 'yes' });
+    expect(await eventCount(t.store, 'alice')).toBe(1);
+  });
+
+  it('an answer after the deadline is the expiry', async () => {
+    const t = await apps.make();
+    await withApproval(t, 'refund-1', 60_000);
+    t.clock.set(T0 + 60_000);
+    expect(await (await answer(t, 'refund-1', { answer: 'yes' })).json()).toEqual({ outcome: 'expired' });
+  });
+
+  it('an approval never requested is 404 unknown_approval', async () => {
+    const t = await apps.make();
+    expect(await errorOf(await answer(t, 'nope', { answer: 'yes' }))).toMatchObject({ status: 404, code: 'unknown_approval' });
+    await expectNothingStored(t.store);
+  });
+
+  it.each([{ answer: 'maybe' }, { answer: true }, {}])('%j is 400 invalid_answer, nothing stored', async (body) => {
+    const t = await apps.make();
+    await withApproval(t);
+    expect(await errorOf(await answer(t, 'refund-1', body))).toMatchObject({ status: 400, code: 'invalid_answer' });
+    expect(await eventCount(t.store, 'alice')).toBe(0);
+  });
+
+  it('needs the bearer token: 401 without it, and nothing is answered', async () => {
+    const t = await apps.make();
+    await withApproval(t);
+    expect(await errorOf(await answer(t, 'refund-1', { answer: 'yes' }, { 'content-type': 'application/json' }))).toMatchObject({ status: 401, code: 'unauthorized' });
+    expect(await t.store.inbox('alice').getEvent('approval', 'refund-1')).toBeNull();
+  });
+
+  it('is disabled with no token in the config: 403 api_disabled', async () => {
+    const t = await apps.make({ token: undefined });
+    await withApproval(t);
+    expect(await errorOf(await answer(t, 'refund-1', { answer: 'yes' }))).toMatchObject({ status: 403, code: 'api_disabled' });
+    expect(await t.store.inbox('alice').getEvent('approval', 'refund-1')).toBeNull();
+  });
+});

@@ -1,0 +1,99 @@
+/**
+ * The app under test on a real SQLite store in a temp directory, with one
+ * fake clock shared by the store and the app (replay windows, link expiry).
+ * Logs are captured so a test can see what an operator would.
+ */
+import { Writable } from 'node:stream';
+import { expect } from 'vitest';
+import { configSchema, type ServiceConfigInput } from '../../src/config/schema.js';
+import { createApp, type AppDeps } from '../../src/http/app.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
+import { RuntimeEvents } from '../../src/runtime/runtime-events.js';
+import type { FakeClock, Store } from '../../src/index.js';
+import { T0, useTempStores } from '../sqlite/temp-dirs.js';
+
+export { T0 };
+
+export const SECRETS = {
+  github: 'github-secret',
+  stripe: 'whsec_stripe_test_secret',
+  standard: 'whsec_' + Buffer.from('standard-webhooks-test-key-32-by').toString('base64'),
+  slack: 'slack-signing-secret',
+  hmac: 'hmac-secret',
+  token: 'api-token-123',
+  link: 'link-secret-456',
+};
+
+/** One source of each type; tests add or replace through `config`. */
+export const SOURCES: ServiceConfigInput['sources'] = {
+  github: { type: 'github', secret: SECRETS.github },
+  stripe: { type: 'stripe', secret: SECRETS.stripe, toleranceSeconds: 300 },
+  standard: { type: 'standard-webhooks', secret: SECRETS.standard, toleranceSeconds: 300 },
+  slack: { type: 'slack', secret: SECRETS.slack, toleranceSeconds: 300 },
+  acme: { type: 'hmac', secret: SECRETS.hmac, signatureHeader: 'x-acme-signature', keyHeader: 'x-acme-delivery' },
+};
+
+export interface TestApp {
+  app: ReturnType<typeof createApp>;
+  store: Store;
+  dir: string;
+  clock: FakeClock;
+  metrics: Metrics;
+  events: RuntimeEvents;
+  /** Parsed JSON log lines written so far. */
+  logs(): Array<Record<string, unknown>>;
+}
+
+export function useHttpApps() {
+  const temp = useTempStores();
+  return {
+    async make(config: Partial<ServiceConfigInput> = {}, deps: Partial<AppDeps> = {}): Promise<TestApp> {
+      const dir = temp.dir();
+      const { store, clock } = await temp.open(dir);
+      const lines: string[] = [];
+      const destination = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
+          done();
+        },
+      });
+      const metrics = createMetrics({ defaultMetrics: false });
+      const events = new RuntimeEvents();
+      const app = createApp({
+        store,
+        config: configSchema.parse({ sources: SOURCES, token: SECRETS.token, ...config }),
+        metrics,
+        logger: createLogger({ level: 'info', destination }),
+        events,
+        linkSecret: SECRETS.link,
+        publicUrl: 'http://127.0.0.1:8787',
+        now: clock.now,
+        ...deps,
+      });
+      return { app, store, dir, clock, metrics, events, logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+    },
+  };
+}
+
+/** Nothing at all was written: no inbox file exists. */
+export async function expectNothingStored(store: Store): Promise<void> {
+  expect(await store.inboxes()).toEqual([]);
+}
+
+export async function eventCount(store: Store, inboxId: string): Promise<number> {
+  return (await store.inbox(inboxId).events()).length;
+}
+
+export async function errorOf(response: Response): Promise<{ status: number; code: string; message: string }> {
+  const body = (await response.json()) as { error: { code: string; message: string } };
+  return { status: response.status, code: body.error.code, message: body.error.message };
+}
+
+/** The value of one counter series, 0 when it was never incremented. */
+export async function counterValue(metrics: Metrics, name: keyof Metrics, labels: Record<string, string> = {}): Promise<number> {
+  const metric = metrics[name] as { get(): Promise<{ values: Array<{ value: number; labels: Record<string, unknown> }> }> };
+  const { values } = await metric.get();
+  const match = values.find((v) => Object.entries(labels).every(([k, value]) => v.labels[k] === value));
+  return match?.value ?? 0;
+}

@@ -1,0 +1,71 @@
+/** The Node adapter, once over a real socket: 127.0.0.1, port 0, real fetch. */
+import { once } from 'node:events';
+import { connect } from 'node:net';
+import { sign as githubSign } from '@octokit/webhooks-methods';
+import { describe, expect, it } from 'vitest';
+import { startHttpServer } from '../../src/http/server.js';
+import { expectNothingStored, SECRETS, useHttpApps } from './http-harness.js';
+
+describe('startHttpServer', () => {
+  const apps = useHttpApps();
+
+  it('serves the app on 127.0.0.1: webhook ack, duplicate, refusal, body limit, health and metrics', async () => {
+    const t = await apps.make({ maxBodyBytes: 4096 });
+    const server = await startHttpServer(t.app, { host: '127.0.0.1', port: 0 });
+    try {
+      expect(server.port).toBeGreaterThan(0);
+      expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+      const body = JSON.stringify({ action: 'opened', issue: { number: 1 } });
+      const headers = { 'content-type': 'application/json', 'x-github-delivery': 'd-1', 'x-hub-signature-256': await githubSign(SECRETS.github, body) };
+      const hook = `${server.url}/hooks/alice/github`;
+
+      const first = await fetch(hook, { method: 'POST', body, headers });
+      expect(first.status).toBe(202);
+      expect(await first.json()).toEqual({ stored: true });
+      const again = await fetch(hook, { method: 'POST', body, headers });
+      expect(again.status).toBe(200);
+      expect(await again.json()).toEqual({ stored: false, duplicate: true });
+
+      const forged = await fetch(hook, { method: 'POST', body: body.replace('1', '2'), headers: { ...headers, 'x-github-delivery': 'd-2' } });
+      expect(forged.status).toBe(401);
+      expect(await forged.json()).toMatchObject({ error: { code: 'bad_signature' } });
+
+      const big = await fetch(hook, { method: 'POST', body: 'x'.repeat(8192), headers: { ...headers, 'x-github-delivery': 'd-3' } });
+      expect(big.status).toBe(413);
+      await big.body?.cancel();
+
+      expect((await t.store.inbox('alice').events()).map((e) => e.sourceId)).toEqual(['d-1']);
+
+      const health = await fetch(`${server.url}/healthz`);
+      expect(await health.json()).toEqual({ ok: true });
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(metrics).toContain('vigil_events_ingested_total{source="github"} 1');
+    } finally {
+      await server.close();
+    }
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  });
+
+  it('close() does not wait forever for a client that never finishes its body', async () => {
+    const t = await apps.make();
+    const server = await startHttpServer(t.app, { host: '127.0.0.1', port: 0 });
+    const socket = connect(server.port, '127.0.0.1');
+    await once(socket, 'connect');
+    // Promises 1000 bytes, sends 10, then goes quiet: the request stays in flight.
+    socket.write('POST /hooks/alice/github HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789');
+    const ended = once(socket, 'close');
+    await server.close({ forceAfterMs: 0 });
+    await ended;
+    await expectNothingStored(t.store);
+  });
+
+  it('a port already in use is an error from startHttpServer, not an unhandled event', async () => {
+    const t = await apps.make();
+    const first = await startHttpServer(t.app, { host: '127.0.0.1', port: 0 });
+    try {
+      await expect(startHttpServer(t.app, { host: '127.0.0.1', port: first.port })).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      await first.close();
+    }
+  });
+});
