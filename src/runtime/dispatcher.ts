@@ -1,0 +1,291 @@
+/**
+ * The dispatcher: delivers each inbox's outbox (R9) to every channel.
+ *
+ * The store does the pacing and keeps the messages: `inbox.dispatch(send)`
+ * reserves what may go now and calls `send`; when `send` throws, the
+ * messages stay held and the gap is given back. So a channel that is down
+ * loses nothing; this loop only decides *when* to try that inbox again
+ * (exponential backoff, per inbox, in memory: a restart simply tries at
+ * once). It finds inboxes through `store.dispatchableInboxes`, woken by the
+ * one timer armed from `nextWake().sendAt`, store hints and a safety poll.
+ *
+ * Every channel send gets a deadline well under the store's leaseTtlMs:
+ * that is how long the store reserves a batch, and a send still running
+ * when the reservation lapses would be repeated by another dispatcher.
+ */
+import { performance } from 'node:perf_hooks';
+import { batchId, type Channel, type OutgoingMessage } from '../channels/channel.js';
+import { VigilError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { HeldMessage, RetryBackoff, Store } from '../store/contract.js';
+import { describeError } from './call-agent.js';
+import type { RuntimeEvents } from './runtime-events.js';
+import { WakeLoop, type PassResult } from './wake-loop.js';
+
+export interface DispatcherOptions {
+  store: Store;
+  /** Every batch goes to all of them. The dispatcher owns them from here: stop() closes them. */
+  channels: Channel[];
+  events: RuntimeEvents;
+  metrics?: Metrics;
+  logger?: Logger;
+  /** The safety poll (default 5 s). */
+  pollIntervalMs?: number;
+  /** Backoff after a failed delivery, per inbox (default 1 s doubling to 5 min). */
+  retry?: RetryBackoff;
+  /** The store's leaseTtlMs (default 120 s): a batch stays reserved that long. */
+  leaseTtlMs?: number;
+  /** Deadline for one channel send (default leaseTtlMs / 4). */
+  sendTimeoutMs?: number;
+  /** Inboxes dispatched at once (default 4). */
+  concurrency?: number;
+}
+
+interface Backoff {
+  failures: number;
+  /** performance.now() at which the inbox may be tried again. */
+  retryAt: number;
+}
+
+/** A batch some channels took and others did not: on the retry only the others get it. */
+interface PartialDelivery {
+  batchId: string;
+  delivered: Set<string>;
+}
+
+class ChannelsFailed extends Error {
+  constructor(readonly failures: { channel: string; error: string }[]) {
+    super(failures.map((f) => `${f.channel}: ${f.error}`).join('; '));
+    this.name = 'ChannelsFailed';
+  }
+}
+
+const MAX_LIMIT = 1_000;
+
+export class Dispatcher {
+  private readonly store: Store;
+  private readonly channels: Channel[];
+  private readonly events: RuntimeEvents;
+  private readonly metrics: Metrics | undefined;
+  private readonly logger: Logger | undefined;
+  private readonly retry: RetryBackoff;
+  private readonly sendTimeoutMs: number;
+  private readonly concurrency: number;
+  private readonly recheckMs: number;
+  private readonly loop: WakeLoop;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly backoff = new Map<string, Backoff>();
+  private readonly partial = new Map<string, PartialDelivery>();
+  private readonly held = new Map<string, number>();
+  private readonly stopSignal = new AbortController();
+  private unsubscribe: (() => Promise<void>) | null = null;
+  private stopListening: (() => void) | null = null;
+  private state: 'new' | 'started' | 'stopping' = 'new';
+  private stopping: Promise<void> | null = null;
+
+  constructor(options: DispatcherOptions) {
+    if (!Array.isArray(options.channels) || options.channels.length === 0) {
+      throw new VigilError('invalid_options', 'the dispatcher needs at least one channel');
+    }
+    const names = new Set(options.channels.map((c) => c.name));
+    if (names.size !== options.channels.length) throw new VigilError('invalid_options', 'channel names must be unique');
+    this.store = options.store;
+    this.channels = options.channels;
+    this.events = options.events;
+    this.metrics = options.metrics;
+    this.logger = options.logger;
+    const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 5_000);
+    this.retry = options.retry ?? { baseMs: 1_000, maxMs: 300_000 };
+    positive('retry.baseMs', this.retry.baseMs);
+    positive('retry.maxMs', this.retry.maxMs);
+    const leaseTtlMs = positive('leaseTtlMs', options.leaseTtlMs ?? 120_000);
+    this.sendTimeoutMs = positive('sendTimeoutMs', options.sendTimeoutMs ?? Math.max(1, Math.floor(leaseTtlMs / 4)));
+    if (this.sendTimeoutMs >= leaseTtlMs) {
+      throw new VigilError('invalid_options', `sendTimeoutMs (${this.sendTimeoutMs}) must be well under leaseTtlMs (${leaseTtlMs}), or slow sends repeat`);
+    }
+    this.concurrency = positive('concurrency', options.concurrency ?? 4);
+    this.recheckMs = Math.min(1_000, pollIntervalMs);
+    this.loop = new WakeLoop({
+      pass: () => this.pass(),
+      pollIntervalMs,
+      onError: (error) => this.logger?.error({ err: error }, 'dispatcher: looking for outboxes failed'),
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.state !== 'new') return;
+    this.state = 'started';
+    this.unsubscribe = await this.store.subscribe(() => this.loop.wake());
+    // A finish queues messages without a store hint (it adds no work for a
+    // worker); a run in this process that produced messages wakes us directly,
+    // so a reply goes out now instead of at the next poll.
+    this.stopListening = this.events.on('run:finished', (run) => {
+      if (run.outcome === 'messages') this.loop.wake();
+    });
+    this.loop.start();
+  }
+
+  /** Look now (e.g. a run just queued an urgent message); `inboxId` also skips its backoff. */
+  wake(inboxId?: string): void {
+    if (inboxId !== undefined) this.backoff.delete(inboxId);
+    this.loop.wake();
+  }
+
+  /**
+   * Stops looking, gives sends in flight up to `graceMs` (default 5 s), then
+   * aborts them (their messages stay held for the next start), and closes
+   * the channels.
+   */
+  stop({ graceMs = 5_000 }: { graceMs?: number } = {}): Promise<void> {
+    this.stopping ??= this.drain(graceMs);
+    return this.stopping;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.stop();
+  }
+
+  private async drain(graceMs: number): Promise<void> {
+    this.state = 'stopping';
+    this.stopListening?.();
+    await this.loop.stop();
+    await this.unsubscribe?.().catch(() => undefined);
+    const all = Promise.allSettled(this.inFlight.values());
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<'grace'>((resolve) => {
+      timer = setTimeout(() => resolve('grace'), graceMs);
+    });
+    if ((await Promise.race([all, grace])) === 'grace') this.stopSignal.abort(new Error('the dispatcher is stopping'));
+    clearTimeout(timer);
+    await all;
+    await Promise.allSettled(this.channels.map(async (channel) => channel.close?.()));
+  }
+
+  private async pass(): Promise<PassResult> {
+    if (this.state !== 'started') return null;
+    const now = performance.now();
+    let started = 0;
+    const free = this.concurrency - this.inFlight.size;
+    if (free > 0) {
+      const limit = Math.min(MAX_LIMIT, free + this.inFlight.size + this.backoff.size);
+      for (const inboxId of await this.store.dispatchableInboxes({ limit })) {
+        if (this.inFlight.size >= this.concurrency) break;
+        const waiting = this.backoff.get(inboxId);
+        if (this.inFlight.has(inboxId) || (waiting !== undefined && waiting.retryAt > now)) continue;
+        this.begin(inboxId);
+        started += 1;
+      }
+    }
+    const { sendAt, now: storeNow } = await this.store.nextWake();
+    let retryIn: number | null = null;
+    for (const { retryAt } of this.backoff.values()) retryIn = retryIn === null ? retryAt - now : Math.min(retryIn, retryAt - now);
+    if (retryIn !== null) retryIn = Math.max(0, retryIn);
+    if (sendAt === null) return retryIn;
+    // Due now yet nothing started: it is in flight (re-wakes on completion) or backing off,
+    // and nextWake shows only the earliest inbox, which may hide a later one: check again soon.
+    const delay = sendAt > storeNow ? sendAt - storeNow : started > 0 ? this.recheckMs : Math.min(this.recheckMs, retryIn ?? this.recheckMs);
+    return retryIn === null ? delay : Math.min(delay, retryIn);
+  }
+
+  private begin(inboxId: string): void {
+    const done = this.dispatchInbox(inboxId).finally(() => {
+      this.inFlight.delete(inboxId);
+      this.loop.wake();
+    });
+    this.inFlight.set(inboxId, done);
+  }
+
+  private async dispatchInbox(inboxId: string): Promise<void> {
+    const inbox = this.store.inbox(inboxId);
+    try {
+      const count = await inbox.dispatch((body, messages) => this.deliver(inboxId, body, messages));
+      this.backoff.delete(inboxId);
+      if (count > 0) {
+        this.events.emit('outbox:sent', { inboxId, count, channels: this.channels.map((c) => c.name) });
+        this.logger?.info({ inboxId, count }, 'outbox sent');
+      }
+    } catch (error) {
+      this.failed(inboxId, error);
+    }
+    await this.recordHeld(inbox.id);
+  }
+
+  /** The SendFn: every channel that has not yet taken this exact batch gets it; any failure throws. */
+  private async deliver(inboxId: string, body: string, messages: HeldMessage[]): Promise<void> {
+    const message: OutgoingMessage = { inboxId, body, messages, id: batchId(inboxId, messages) };
+    const previous = this.partial.get(inboxId);
+    const delivered = previous?.batchId === message.id ? previous.delivered : new Set<string>();
+    const pending = this.channels.filter((channel) => !delivered.has(channel.name));
+    const results = await Promise.allSettled(pending.map((channel) => this.sendOne(channel, message)));
+    const failures: { channel: string; error: string }[] = [];
+    results.forEach((result, i) => {
+      const channel = pending[i]!.name;
+      if (result.status === 'fulfilled') {
+        delivered.add(channel);
+        this.metrics?.outboxSent.inc({ channel }, messages.length);
+      } else {
+        failures.push({ channel, error: describeError(result.reason) });
+      }
+    });
+    if (failures.length === 0) {
+      this.partial.delete(inboxId);
+      return;
+    }
+    this.partial.set(inboxId, { batchId: message.id, delivered });
+    throw new ChannelsFailed(failures);
+  }
+
+  /** One channel, bounded: a channel that ignores its signal is stopped waiting for all the same. */
+  private async sendOne(channel: Channel, message: OutgoingMessage): Promise<void> {
+    const signal = AbortSignal.any([this.stopSignal.signal, AbortSignal.timeout(this.sendTimeoutMs)]);
+    signal.throwIfAborted();
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error(`${channel.name}: send aborted`));
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    const sending = channel.send(message, signal);
+    sending.catch(() => undefined);
+    try {
+      await Promise.race([sending, aborted]);
+    } finally {
+      signal.removeEventListener('abort', onAbort!);
+    }
+  }
+
+  private failed(inboxId: string, error: unknown): void {
+    const failures = this.backoff.get(inboxId)?.failures ?? 0;
+    const retryInMs = Math.min(this.retry.baseMs * 2 ** failures, this.retry.maxMs);
+    this.backoff.set(inboxId, { failures: failures + 1, retryAt: performance.now() + retryInMs });
+    if (error instanceof ChannelsFailed) {
+      for (const { channel, error: text } of error.failures) {
+        this.metrics?.channelFailures.inc({ channel });
+        this.events.emit('channel:failed', { inboxId, channel, error: text, retryInMs });
+        this.logger?.warn({ inboxId, channel, error: text, retryInMs }, 'channel failed; the messages stay held');
+      }
+    } else {
+      this.logger?.error({ inboxId, err: error, retryInMs }, 'dispatch failed in the store; retrying');
+    }
+  }
+
+  /** The held-messages gauge: what each inbox had left after its last dispatch. */
+  private async recordHeld(inboxId: string): Promise<void> {
+    if (this.metrics === undefined) return;
+    try {
+      const held = (await this.store.inbox(inboxId).stats()).outbox.held;
+      if (held === 0) this.held.delete(inboxId);
+      else this.held.set(inboxId, held);
+      let total = 0;
+      for (const n of this.held.values()) total += n;
+      this.metrics.outboxHeld.set(total);
+    } catch {
+      // A gauge is not worth failing a delivery for.
+    }
+  }
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new VigilError('invalid_options', `dispatcher: ${name} must be a positive integer, got ${String(value)}`);
+  return value;
+}

@@ -1,0 +1,183 @@
+import { describe, expect, it } from 'vitest';
+import type { Channel, OutgoingMessage } from '../../src/channels/channel.js';
+import { createFakeClock, type Store } from '../../src/index.js';
+import { createMetrics } from '../../src/observability/metrics.js';
+import { Dispatcher, type DispatcherOptions } from '../../src/runtime/dispatcher.js';
+import { RuntimeEvents } from '../../src/runtime/runtime-events.js';
+import { defer, gate, nextEvent, queueMessages, recordingChannel, tempStore } from './helpers.js';
+
+const NO_POLL = 2 ** 31 - 1;
+
+async function startDispatcher(store: Store, channels: Channel[], options: Partial<DispatcherOptions> = {}) {
+  const events = options.events ?? new RuntimeEvents();
+  const metrics = options.metrics ?? createMetrics({ defaultMetrics: false });
+  const dispatcher = new Dispatcher({ store, channels, events, metrics, pollIntervalMs: NO_POLL, retry: { baseMs: 20, maxMs: 1_000 }, ...options });
+  await dispatcher.start();
+  defer(() => dispatcher.stop({ graceMs: 0 }));
+  return { dispatcher, events, metrics };
+}
+
+async function value(metric: { get(): Promise<{ values: { value: number; labels: Record<string, unknown> }[] }> }, labels: Record<string, string> = {}) {
+  const { values } = await metric.get();
+  return values.filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l)).reduce((sum, v) => sum + v.value, 0);
+}
+
+describe('dispatcher', () => {
+  it('sends held messages as one batch, and keeps to the store gap: paced waits, urgent goes at once', async () => {
+    const clock = createFakeClock(1_700_000_000_000);
+    const { store } = await tempStore({ clock: clock.now, outboxGapMs: 60_000 });
+    const inbox = store.inbox('alice');
+    await queueMessages(inbox, 'e1', ['hello', 'world']);
+    const channel = recordingChannel();
+    const events = new RuntimeEvents();
+    const first = nextEvent(events, 'outbox:sent');
+    const { dispatcher, metrics } = await startDispatcher(store, [channel], { events });
+
+    expect(await first).toEqual({ inboxId: 'alice', count: 2, channels: ['recorder'] });
+    expect(channel.received).toEqual([
+      {
+        inboxId: 'alice',
+        body: 'hello\n\nworld',
+        id: 'alice:1-2',
+        messages: [
+          { id: 1, body: 'hello', urgent: false },
+          { id: 2, body: 'world', urgent: false },
+        ],
+      },
+    ]);
+
+    await queueMessages(inbox, 'e2', ['paced']);
+    await queueMessages(inbox, 'e3', [{ body: 'urgent!', urgent: true }]);
+    const urgent = nextEvent(events, 'outbox:sent');
+    dispatcher.wake();
+    expect((await urgent).count).toBe(1);
+    expect(channel.received.map((m) => m.body)).toEqual(['hello\n\nworld', 'urgent!']);
+    expect((await inbox.stats()).outbox.held).toBe(1); // 'paced' waits out the gap
+
+    clock.advance(60_000);
+    const paced = nextEvent(events, 'outbox:sent');
+    dispatcher.wake();
+    await paced;
+    expect(channel.received.map((m) => m.body)).toEqual(['hello\n\nworld', 'urgent!', 'paced']);
+    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 4 });
+    expect(await value(metrics.outboxSent, { channel: 'recorder' })).toBe(4);
+  });
+
+  it('sends a paced message when the gap has passed, woken by its one timer with the poll off', async () => {
+    const { store } = await tempStore({ outboxGapMs: 150 });
+    const inbox = store.inbox('bob');
+    const channel = recordingChannel();
+    const events = new RuntimeEvents();
+    const first = nextEvent(events, 'outbox:sent');
+    await queueMessages(inbox, 'e1', ['one']);
+    await startDispatcher(store, [channel], { events });
+    await first;
+    const second = nextEvent(events, 'outbox:sent');
+    await queueMessages(inbox, 'e2', ['two']); // no hint and no wake(): only the armed timer can send it
+    await second;
+    expect(channel.received.map((m) => m.body)).toEqual(['one', 'two']);
+  });
+
+  it('retries a failing channel with exponential backoff; the messages arrive once it recovers, once', async () => {
+    const { store } = await tempStore();
+    const inbox = store.inbox('carol');
+    await queueMessages(inbox, 'e1', ['important']);
+    const channel = recordingChannel();
+    channel.failNext(3, 'connection refused');
+    const events = new RuntimeEvents();
+    const failures: { channel: string; error: string; retryInMs: number }[] = [];
+    events.on('channel:failed', ({ channel: name, error, retryInMs }) => failures.push({ channel: name, error, retryInMs }));
+    const sent = nextEvent(events, 'outbox:sent');
+    const { metrics } = await startDispatcher(store, [channel], { events });
+
+    await sent;
+    expect(failures).toEqual([
+      { channel: 'recorder', error: 'connection refused', retryInMs: 20 },
+      { channel: 'recorder', error: 'connection refused', retryInMs: 40 },
+      { channel: 'recorder', error: 'connection refused', retryInMs: 80 },
+    ]);
+    expect(channel.received.map((m) => [m.id, m.body])).toEqual([['carol:1-1', 'important']]);
+    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1 });
+    expect(await value(metrics.channelFailures, { channel: 'recorder' })).toBe(3);
+    expect(await value(metrics.outboxHeld)).toBe(0);
+  });
+
+  it('on a retry, sends the same batch only to the channels that did not take it', async () => {
+    const { store } = await tempStore();
+    await queueMessages(store.inbox('dave'), 'e1', ['hi']);
+    const steady = recordingChannel('steady');
+    const flaky = recordingChannel('flaky');
+    flaky.failNext(1);
+    const events = new RuntimeEvents();
+    const failed = nextEvent(events, 'channel:failed');
+    const sent = nextEvent(events, 'outbox:sent');
+    await startDispatcher(store, [steady, flaky], { events });
+
+    expect((await failed).channel).toBe('flaky');
+    expect(await sent).toEqual({ inboxId: 'dave', count: 1, channels: ['steady', 'flaky'] });
+    expect(steady.received.map((m) => m.id)).toEqual(['dave:1-1']);
+    expect(flaky.received.map((m) => m.id)).toEqual(['dave:1-1']);
+  });
+
+  it('gives up on a channel send at sendTimeoutMs, even one that ignores its signal, and retries', async () => {
+    const { store } = await tempStore();
+    await queueMessages(store.inbox('erin'), 'e1', ['hi']);
+    const received: OutgoingMessage[] = [];
+    let calls = 0;
+    const hanging: Channel = {
+      name: 'hanging',
+      async send(message) {
+        calls += 1;
+        if (calls === 1) await new Promise(() => undefined);
+        received.push(message);
+      },
+    };
+    const events = new RuntimeEvents();
+    const failed = nextEvent(events, 'channel:failed');
+    const sent = nextEvent(events, 'outbox:sent');
+    await startDispatcher(store, [hanging], { events, sendTimeoutMs: 50 });
+
+    expect((await failed).error).toMatch(/timeout|aborted/i);
+    await sent;
+    expect(received.map((m) => m.body)).toEqual(['hi']);
+  });
+
+  it('stop() aborts a send in flight, keeps its messages held, and closes the channels', async () => {
+    const { store } = await tempStore();
+    const inbox = store.inbox('frank');
+    await queueMessages(inbox, 'e1', ['later']);
+    const entered = gate<AbortSignal>();
+    let closed = false;
+    const slow: Channel = {
+      name: 'slow',
+      send: (_message, signal) =>
+        new Promise((_, reject) => {
+          entered.open(signal);
+          signal.addEventListener('abort', () => reject(signal.reason as Error));
+        }),
+      close: async () => {
+        closed = true;
+      },
+    };
+    const { dispatcher } = await startDispatcher(store, [slow]);
+    const signal = await entered.promise;
+
+    await dispatcher.stop({ graceMs: 0 });
+    expect(signal.aborted).toBe(true);
+    expect(closed).toBe(true);
+    expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0 });
+  });
+
+  it('wakes when a run in this process queues messages', async () => {
+    const { store, reopen } = await tempStore();
+    const channel = recordingChannel();
+    const events = new RuntimeEvents();
+    await startDispatcher(store, [channel], { events });
+    // Written through another store object: no hint reaches the dispatcher, and its poll is off.
+    await queueMessages((await reopen()).inbox('gina'), 'e1', ['reply']);
+    const sent = nextEvent(events, 'outbox:sent');
+    events.emit('run:finished', { inboxId: 'gina', gen: 1, eventIds: [1], outcome: 'messages', durationMs: 1 });
+    await sent;
+    expect(channel.received.map((m) => m.body)).toEqual(['reply']);
+  });
+});
