@@ -1,0 +1,24 @@
+/**
+ * The console channel: prints each batch to a stream (stdout by default).
+ * What `npm start` uses, so a newcomer sees the agent's reply in the
+ * terminal without configuring anything.
+ */
+import type { Channel, OutgoingMessage } from './channel.js';
+
+export interface ConsoleChannelOptions {
+  stream?: NodeJS.WritableStream;
+}
+
+export function createConsoleChannel({ stream = process.stdout }: ConsoleChannelOptions = {}): Channel {
+  return {
+    name: 'console',
+    send(message: OutgoingMessage, signal: AbortSignal): Promise<void> {
+      signal.throwIfAborted();
+      const text = `--- to ${message.inboxId} (${message.id}) ---\n${message.body}\n`;
+      // The callback reports a failed write (a closed pipe): the batch stays held.
+      return new Promise((resolve, reject) => {
+        stream.write(text, (error) => (error ? reject(error) : resolve()));
+      });
+    },
+  };
+}

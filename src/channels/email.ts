@@ -1,0 +1,78 @@
+/**
+ * The email channel: one message per batch over SMTP (nodemailer). The
+ * Message-ID is derived from the batch id, so a batch sent twice (at-least-
+ * once delivery) carries the same id and mail clients and servers that
+ * dedupe on it show it once.
+ */
+import { createHash } from 'node:crypto';
+import { createTransport } from 'nodemailer';
+import type { Channel, OutgoingMessage } from './channel.js';
+
+export interface EmailChannelOptions {
+  host: string;
+  port: number;
+  secure?: boolean;
+  user?: string | undefined;
+  password?: string | undefined;
+  from: string;
+  to: string;
+  subject?: string;
+  timeoutMs?: number;
+}
+
+export function createEmailChannel(options: EmailChannelOptions): Channel {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const transport = createTransport({
+    host: options.host,
+    port: options.port,
+    secure: options.secure ?? false,
+    ...(options.user === undefined ? {} : { auth: { user: options.user, pass: options.password ?? '' } }),
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+  });
+  const domain = domainOf(options.from);
+  return {
+    name: 'email',
+    async send(message: OutgoingMessage, signal: AbortSignal): Promise<void> {
+      signal.throwIfAborted();
+      // nodemailer takes no AbortSignal: stop waiting on abort; its own socket
+      // timeouts (timeoutMs) end the connection.
+      let onAbort: (() => void) | undefined;
+      const aborted = new Promise<never>((_, reject) => {
+        onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('email send aborted'));
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      const sending = transport.sendMail({
+        from: options.from,
+        to: options.to,
+        subject: options.subject ?? 'Update from your agent',
+        text: message.body,
+        messageId: messageIdFor(message.id, domain),
+        headers: { 'X-Vigil-Inbox': message.inboxId, 'X-Vigil-Batch': message.id },
+      });
+      sending.catch(() => undefined);
+      try {
+        await Promise.race([sending, aborted]);
+      } finally {
+        signal.removeEventListener('abort', onAbort!);
+      }
+    },
+    async close() {
+      transport.close();
+    },
+  };
+}
+
+/**
+ * `<vigil.<hash of the batch id>@<sender's domain>>`: the batch id itself may
+ * hold characters a Message-ID may not (`:`, a leading or doubled `.`).
+ */
+export function messageIdFor(batchId: string, domain: string): string {
+  return `<vigil.${createHash('sha256').update(batchId).digest('hex').slice(0, 32)}@${domain}>`;
+}
+
+function domainOf(from: string): string {
+  const match = /@([A-Za-z0-9.-]+)>?\s*$/.exec(from);
+  return match?.[1] ?? 'vigil.invalid';
+}

@@ -1,0 +1,60 @@
+/**
+ * The outbound webhook channel: POSTs `{ inbox, id, body, messages }` signed
+ * per Standard Webhooks (https://www.standardwebhooks.com): `webhook-id` is
+ * the batch id, the same on every retry of the same batch, so a receiver
+ * dedupes what at-least-once delivery repeats; `webhook-signature` is
+ * `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed by the `whsec_`
+ * secret's base64 bytes.
+ */
+import { createHmac } from 'node:crypto';
+import { systemClock, type Clock } from '../clock.js';
+import { VigilError } from '../errors.js';
+import type { Channel, OutgoingMessage } from './channel.js';
+import { postJson } from './http-post.js';
+
+export interface WebhookChannelOptions {
+  url: string;
+  /** `whsec_<base64>` (the prefix is optional, as in the reference libraries). */
+  secret: string;
+  timeoutMs?: number;
+  clock?: Clock;
+  fetch?: typeof fetch;
+}
+
+const PREFIX = 'whsec_';
+
+export function createWebhookChannel(options: WebhookChannelOptions): Channel {
+  const key = signingKey(options.secret);
+  const clock = options.clock ?? systemClock;
+  const label = `webhook ${new URL(options.url).host}`;
+  return {
+    name: 'webhook',
+    async send(message: OutgoingMessage, signal: AbortSignal): Promise<void> {
+      const body = JSON.stringify({ inbox: message.inboxId, id: message.id, body: message.body, messages: message.messages });
+      await postJson({
+        url: options.url,
+        label,
+        body,
+        headers: signWebhook(key, message.id, Math.floor(clock() / 1000), body),
+        signal,
+        timeoutMs: options.timeoutMs ?? 10_000,
+        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      });
+    },
+  };
+}
+
+/** The three Standard Webhooks headers for one delivery. */
+export function signWebhook(key: Buffer, id: string, timestampSeconds: number, body: string): Record<string, string> {
+  const signature = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': `v1,${signature}` };
+}
+
+function signingKey(secret: string): Buffer {
+  const encoded = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret;
+  const key = Buffer.from(encoded, 'base64');
+  if (key.length === 0 || key.toString('base64').replace(/=+$/, '') !== encoded.replace(/=+$/, '')) {
+    throw new VigilError('invalid_options', 'channels.webhook.secret must be a Standard Webhooks secret: whsec_ followed by base64');
+  }
+  return key;
+}
