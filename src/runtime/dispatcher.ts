@@ -7,7 +7,8 @@
  * loses nothing; this loop only decides *when* to try that inbox again
  * (exponential backoff, per inbox, in memory: a restart simply tries at
  * once). It finds inboxes through `store.dispatchableInboxes`, woken by the
- * one timer armed from `nextWake().sendAt`, store hints and a safety poll.
+ * one timer armed from `nextWake().sendAt`, runs that queued messages and a
+ * safety poll.
  *
  * Every channel send gets a deadline well under the store's leaseTtlMs:
  * that is how long the store reserves a batch, and a send still running
@@ -79,7 +80,6 @@ export class Dispatcher {
   private readonly partial = new Map<string, PartialDelivery>();
   private readonly held = new Map<string, number>();
   private readonly stopSignal = new AbortController();
-  private unsubscribe: (() => Promise<void>) | null = null;
   private stopListening: (() => void) | null = null;
   private state: 'new' | 'started' | 'stopping' = 'new';
   private stopping: Promise<void> | null = null;
@@ -116,10 +116,12 @@ export class Dispatcher {
   async start(): Promise<void> {
     if (this.state !== 'new') return;
     this.state = 'started';
-    this.unsubscribe = await this.store.subscribe(() => this.loop.wake());
-    // A finish queues messages without a store hint (it adds no work for a
-    // worker); a run in this process that produced messages wakes us directly,
-    // so a reply goes out now instead of at the next poll.
+    // No store.subscribe: its hints announce events, timers and approvals,
+    // none of which fills an outbox, so every ingest would cost a pass for
+    // nothing. What does fill it is a run finishing with messages: one in
+    // this process wakes us directly, so a reply goes out now rather than at
+    // the next poll (each `vigil serve` runs a pool and a dispatcher, so the
+    // process that ran the agent is the one that hears it).
     this.stopListening = this.events.on('run:finished', (run) => {
       if (run.outcome === 'messages') this.loop.wake();
     });
@@ -150,7 +152,6 @@ export class Dispatcher {
     this.state = 'stopping';
     this.stopListening?.();
     await this.loop.stop();
-    await this.unsubscribe?.().catch(() => undefined);
     const all = Promise.allSettled(this.inFlight.values());
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<'grace'>((resolve) => {

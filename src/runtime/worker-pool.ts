@@ -42,7 +42,7 @@ export interface WorkerPoolOptions {
   leaseTtlMs?: number;
   /** Renew the lease this often during a run (default leaseTtlMs / 3); false: only between steps. */
   heartbeatMs?: number | false;
-  /** How long an inbox another holder is running is left alone (default min(1 s, pollIntervalMs)). */
+  /** How long an inbox is left alone after a turn that found nothing to do (default min(1 s, pollIntervalMs)). */
   busyCooldownMs?: number;
   /** `now` for the agent's context (default Date.now). */
   clock?: Clock;
@@ -67,7 +67,7 @@ export class WorkerPool {
   private readonly deps: RunInboxDeps;
   private readonly loop: WakeLoop;
   private readonly running = new Map<string, Promise<void>>();
-  /** Inbox → when (performance.now) it may be tried again after a busy or failed turn. */
+  /** Inbox → when (performance.now) it may be tried again after a turn that found nothing, or failed. */
   private readonly cooling = new Map<string, number>();
   private readonly shutdown = new AbortController();
   private unsubscribe: (() => Promise<void>) | null = null;
@@ -107,11 +107,11 @@ export class WorkerPool {
   async start(): Promise<void> {
     if (this.state !== 'new') return;
     this.state = 'started';
-    this.unsubscribe = await this.store.subscribe(() => this.loop.wake());
+    this.unsubscribe = await this.store.subscribe((inboxId) => this.wake(inboxId));
     this.loop.start();
   }
 
-  /** A hint that there may be work (in `inboxId`): look now rather than at the next timer. */
+  /** A hint that there may be work (in `inboxId`, which ends its cool-down): look now rather than at the next timer. */
   wake(inboxId?: string): void {
     if (inboxId !== undefined) this.cooling.delete(inboxId);
     this.loop.wake();
@@ -182,7 +182,10 @@ export class WorkerPool {
   private begin(inboxId: string): void {
     const turn = runInbox(this.deps, this.store.inbox(inboxId)).then(
       (result: InboxTurn) => {
-        if (result === 'busy') this.cool(inboxId);
+        // Busy: another holder runs it. Idle: the store listed it early (its
+        // ready hint may run ahead of the truth, never behind). Either way,
+        // asking again at once would spin; a hint for it ends the wait.
+        if (result !== 'worked') this.cool(inboxId);
       },
       (error: unknown) => {
         this.cool(inboxId);

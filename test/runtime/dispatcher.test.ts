@@ -73,7 +73,10 @@ describe('dispatcher', () => {
     await startDispatcher(store, [channel], { events });
     await first;
     const second = nextEvent(events, 'outbox:sent');
-    await queueMessages(inbox, 'e2', ['two']); // no hint and no wake(): only the armed timer can send it
+    await queueMessages(inbox, 'e2', ['two']);
+    // The run that queued it says so; the gap has not passed, so this pass sends
+    // nothing and only the timer it arms from nextWake().sendAt can send it.
+    events.emit('run:finished', { inboxId: 'bob', gen: 1, eventIds: [2], outcome: 'messages', durationMs: 1 });
     await second;
     expect(channel.received.map((m) => m.body)).toEqual(['one', 'two']);
   });
