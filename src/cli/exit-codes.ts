@@ -4,7 +4,7 @@
  * "try again later".
  */
 import { isVigilError } from '../errors.js';
-import { ConfigError } from '../config/load-config.js';
+import { ConfigError } from '../config/config-error.js';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 

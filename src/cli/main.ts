@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { CommanderError } from 'commander';
-import { ConfigError } from '../config/load-config.js';
+import { ConfigError } from '../config/config-error.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { createProgram } from './program.js';
 

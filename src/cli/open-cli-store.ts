@@ -5,9 +5,7 @@
  * config too, so `vigil status` sees the store the way the service does.
  */
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load-config.js';
 import type { ServiceConfig } from '../config/schema.js';
-import { openStore } from '../store/open-store.js';
 import type { Store } from '../store/contract.js';
 
 export interface StoreFlags {
@@ -23,6 +21,8 @@ export function withStoreFlags(command: Command): Command {
 }
 
 export async function openCliStore(flags: StoreFlags): Promise<{ store: Store; url: string; config: ServiceConfig }> {
+  // Imported when a command runs, not when the CLI starts: `vigil --help` needs neither zod nor SQLite.
+  const [{ loadConfig }, { openStore }] = await Promise.all([import('../config/load-config.js'), import('../store/open-store.js')]);
   const { config } = await loadConfig(flags.config);
   const url = flags.store ?? config.store;
   const store = await openStore(url, config.engine);

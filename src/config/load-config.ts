@@ -8,19 +8,10 @@ import { readFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { configSchema, type ServiceConfig, type ServiceConfigInput } from './schema.js';
+import { ConfigError } from './config-error.js';
 import { defaultExport, importModule } from './import-module.js';
 
-/** A config that cannot be used as given: the CLI exits 2. */
-export class ConfigError extends Error {
-  constructor(
-    message: string,
-    readonly issues: string[] = [],
-    options?: { cause?: unknown },
-  ) {
-    super(issues.length === 0 ? message : `${message}\n${issues.map((issue) => `  - ${issue}`).join('\n')}`, options);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 export interface LoadedConfig {
   config: ServiceConfig;

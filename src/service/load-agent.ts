@@ -5,7 +5,7 @@
 import { join, resolve } from 'node:path';
 import { defineAgent, type Agent } from '../agent/agent.js';
 import { createExampleAgent } from '../agent/example-agent.js';
-import { ConfigError } from '../config/load-config.js';
+import { ConfigError } from '../config/config-error.js';
 import { defaultExport, importModule } from '../config/import-module.js';
 
 export interface LoadedAgent {

@@ -6,8 +6,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { runScenarios } from '../../scenarios/reference-scenarios.js';
-import { openStore } from '../../store/open-store.js';
 import { print } from '../print.js';
 
 const WHY: Record<string, string> = {
@@ -23,6 +21,7 @@ const WHY: Record<string, string> = {
 
 export function demoCommand(): Command {
   return new Command('demo').description('play the eight failure scenarios, narrated, against a temporary SQLite store').action(async () => {
+    const [{ runScenarios }, { openStore }] = await Promise.all([import('../../scenarios/reference-scenarios.js'), import('../../store/open-store.js')]);
     const dir = mkdtempSync(join(tmpdir(), 'vigil-demo-'));
     try {
       print(`Vigil demo: eight failure scenarios against a temporary SQLite store (${dir}), on a fake clock.`);

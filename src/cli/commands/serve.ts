@@ -1,9 +1,5 @@
 /** `vigil serve`: the service in the foreground until SIGTERM or SIGINT. */
 import { Command } from 'commander';
-import { loadConfig } from '../../config/load-config.js';
-import { createLogger } from '../../observability/logger.js';
-import { runUntilSignal } from '../../service/run-until-signal.js';
-import { startService } from '../../service/service.js';
 import { parsePort } from '../parse.js';
 
 export function serveCommand(): Command {
@@ -21,9 +17,17 @@ export function serveCommand(): Command {
       '\nSIGTERM or SIGINT stops claiming, lets runs finish for workers.shutdownGraceMs, releases leases and exits 0;\na second signal exits at once (128 + signal number).',
     )
     .action(async (flags: { config?: string; store?: string; port?: number }) => {
+      const { loadConfig } = await import('../../config/load-config.js');
       const { config, file } = await loadConfig(flags.config);
       if (flags.store !== undefined) config.store = flags.store;
       if (flags.port !== undefined) config.port = flags.port;
+      // Loaded here, not at the top: the HTTP stack, channels and runtime are
+      // what `serve` needs and every other command would only pay for.
+      const [{ createLogger }, { startService }, { runUntilSignal }] = await Promise.all([
+        import('../../observability/logger.js'),
+        import('../../service/service.js'),
+        import('../../service/run-until-signal.js'),
+      ]);
       const logger = createLogger({ level: config.log.level });
       if (file === null) {
         logger.warn("no --config: using the built-in demo config (source 'demo' and token 'vigil-demo-token' are public; 127.0.0.1 only)");

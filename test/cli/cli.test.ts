@@ -1,0 +1,223 @@
+/**
+ * The `vigil` CLI as scripts use it: each command run as a real process
+ * against a real SQLite directory, checked by its output and exit code
+ * (0 ok, 1 failure, 2 usage or config error).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFakeClock, openStore } from '../../src/index.js';
+import { latestVersion } from '../../src/store/sqlite/migrate.js';
+import { ServiceHarness } from '../fixtures/service-process.js';
+
+const harness = new ServiceHarness();
+afterEach(() => harness.cleanup());
+
+const COMMANDS = ['serve', 'ingest', 'status', 'events', 'redrive', 'approve', 'timers', 'timer', 'timer add', 'timer remove', 'migrate', 'demo'];
+
+/** A fresh store directory and the `--store` flag naming it. */
+function storeDir(): { dir: string; flag: string[] } {
+  const dir = harness.tempDir('vigil-cli-');
+  return { dir, flag: ['--store', `sqlite:${dir}`] };
+}
+
+describe('help and usage errors', () => {
+  it('vigil --help lists every command and the exit codes', async () => {
+    const { code, stdout } = await harness.cli(['--help']);
+    expect(code).toBe(0);
+    for (const command of ['serve', 'ingest', 'status', 'events', 'redrive', 'approve', 'timers', 'timer', 'migrate', 'demo']) {
+      expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    }
+    expect(stdout).toContain('Exit codes:');
+  });
+
+  it.each(COMMANDS)('vigil %s --help exits 0 with its usage and the exit codes', async (command) => {
+    const { code, stdout } = await harness.cli([...command.split(' '), '--help']);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`Usage: vigil ${command}`);
+    expect(stdout).toContain('Exit codes:');
+  });
+
+  const USAGE_ERRORS: [string, string[], RegExp][] = [
+    ['an unknown command', ['frobnicate'], /unknown command 'frobnicate'/],
+    ['a missing argument', ['ingest', 'alice'], /missing required argument 'source'/],
+    ['a --payload that is not JSON', ['ingest', 'alice', 'chat', 'm1', '--payload', '{nope'], /not valid JSON/],
+    ['an invalid inbox id', ['status', 'Not An Inbox'], /inbox/i],
+    ['an unknown --status', ['events', 'alice', '--status', 'lost'], /Allowed choices are pending, running, done, dead/],
+    ['an answer other than yes or no', ['approve', 'alice', 'refund-1', 'maybe'], /answer must be yes or no/],
+    ['a timer without a schedule', ['timer', 'add', 'alice', 't1'], /give --due, --every or --cron/],
+    ['a bad duration', ['timer', 'add', 'alice', 't1', '--every', 'soon'], /duration/],
+  ];
+  it.each(USAGE_ERRORS)('%s exits 2 and says what is wrong', async (_name, args, message) => {
+    const { code, stderr } = await harness.cli([...args, ...storeDir().flag]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+  });
+
+  it('an unknown store URL exits 2', async () => {
+    const { code, stderr } = await harness.cli(['status', '--store', 'mysql://x']);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/unknown store URL/);
+  });
+});
+
+describe('config errors exit 2 and name the field', () => {
+  it('a missing secret, an unknown key, bad JSON, a missing file, a .ts config with a bad type', async () => {
+    const dir = harness.tempDir('vigil-cli-config-');
+    const missingSecret = harness.writeConfig(dir, { sources: { github: { type: 'github' } }, colour: 'blue' }, 'missing-secret.json');
+    let result = await harness.cli(['serve', '--config', missingSecret]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('sources.github.secret: required');
+    expect(result.stderr).toContain('colour: unknown key');
+
+    const badJson = join(dir, 'bad.json');
+    writeFileSync(badJson, '{ "port": 8787, }');
+    result = await harness.cli(['serve', '--config', badJson]);
+    expect([result.code, result.stderr]).toEqual([2, expect.stringContaining('is not valid JSON')]);
+
+    result = await harness.cli(['status', '--config', join(dir, 'absent.json')]);
+    expect([result.code, result.stderr]).toEqual([2, expect.stringContaining('cannot read config')]);
+
+    const ts = join(dir, 'vigil.config.ts');
+    writeFileSync(ts, "const port: unknown = 'eighty';\nexport default { port, workers: { concurrency: 0 } };\n");
+    result = await harness.cli(['serve', '--config', ts]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('port: Invalid input: expected number, received string');
+    expect(result.stderr).toContain('workers.concurrency:');
+  });
+
+  it('a secret read from an unset environment variable stops serve before it listens', async () => {
+    const dir = harness.tempDir('vigil-cli-config-');
+    const config = harness.writeConfig(dir, { store: 'sqlite:./data', port: 0, sources: { github: { type: 'github', secret: 'env:VIGIL_TEST_UNSET_SECRET' } } });
+    const result = await harness.cli(['serve', '--config', config]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('sources.github.secret');
+    expect(result.stderr).toContain('VIGIL_TEST_UNSET_SECRET');
+  });
+});
+
+describe('inbox commands', () => {
+  it('ingest stores once; status and events show it', async () => {
+    const { flag } = storeDir();
+    let result = await harness.cli(['ingest', 'alice', 'chat', 'm1', '--payload', '{"text":"hi"}', ...flag]);
+    expect([result.code, result.stdout]).toEqual([0, 'stored chat/m1 in alice\n']);
+    result = await harness.cli(['ingest', 'alice', 'chat', 'm1', '--payload', '{"text":"hi"}', ...flag]);
+    expect([result.code, result.stdout]).toEqual([0, 'duplicate: chat/m1 is already in alice; nothing stored\n']);
+
+    result = await harness.cli(['status', ...flag]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^inbox +pending +running +done +dead/);
+    expect(result.stdout).toMatch(/^alice +1 +0 +0 +0 /m);
+
+    result = await harness.cli(['status', 'alice', '--json', ...flag]);
+    expect(JSON.parse(result.stdout)).toMatchObject({ events: { pending: 1, running: 0, done: 0, dead: 0 }, outbox: { held: 0, sent: 0 } });
+
+    result = await harness.cli(['events', 'alice', '--json', ...flag]);
+    expect((JSON.parse(result.stdout) as { sourceId: string; payload: unknown }[]).map((e) => [e.sourceId, e.payload])).toEqual([['m1', { text: 'hi' }]]);
+    result = await harness.cli(['events', 'alice', '--status', 'dead', ...flag]);
+    expect([result.code, result.stdout]).toEqual([0, 'no dead events in alice\n']);
+  });
+
+  it('events --status dead lists a poison event; redrive makes it pending once (exit 1 the second time)', async () => {
+    const { dir, flag } = storeDir();
+    // A poison event: claimed by workers that die, until the claim count passes maxAttempts.
+    const clock = createFakeClock(Date.now());
+    const store = await openStore(`sqlite:${dir}`, { clock: clock.now, maxAttempts: 1, leaseTtlMs: 1_000 });
+    const inbox = store.inbox('alice');
+    await inbox.ingest({ source: 'chat', sourceId: 'poison', payload: { text: 'x' } });
+    const gen = (await inbox.acquire('w1'))!;
+    await inbox.claimBatch('w1', gen);
+    clock.advance(60_000);
+    await inbox.claimBatch('w2', (await inbox.acquire('w2'))!);
+    const id = (await inbox.getEvent('chat', 'poison'))!.id;
+    expect((await inbox.getEvent('chat', 'poison'))!.status).toBe('dead');
+    await store.close();
+
+    let result = await harness.cli(['events', 'alice', '--status', 'dead', ...flag]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^${id} +dead +1 +chat +poison `, 'm'));
+    result = await harness.cli(['redrive', 'alice', String(id), ...flag]);
+    expect([result.code, result.stdout]).toEqual([0, `event ${id} in alice is pending again\n`]);
+    result = await harness.cli(['redrive', 'alice', String(id), ...flag]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('is not dead');
+  });
+
+  it('approve prints the outcome that stands; exit 1 when it is not the answer given', async () => {
+    const { dir, flag } = storeDir();
+    const store = await openStore(`sqlite:${dir}`);
+    await store.inbox('alice').requestApproval({ id: 'refund-9', expiresInMs: 3600_000, action: { type: 'refund', order: '9' } });
+    await store.close();
+
+    let result = await harness.cli(['approve', 'alice', 'refund-9', 'yes', ...flag]);
+    expect([result.code, result.stdout]).toEqual([0, 'yes\n']);
+    result = await harness.cli(['approve', 'alice', 'refund-9', 'no', ...flag]);
+    expect([result.code, result.stdout]).toEqual([1, 'yes\n']);
+    result = await harness.cli(['approve', 'alice', 'never-asked', 'yes', ...flag]);
+    expect([result.code, result.stdout]).toEqual([1, 'unknown\n']);
+  });
+});
+
+describe('timers, migrate, demo', () => {
+  it('timer add (interval, cron with a zone, one-off), timers lists them, timer remove', async () => {
+    const { flag } = storeDir();
+    expect((await harness.cli(['timer', 'add', 'alice', 'poll', '--every', '1h', '--payload', '{"task":"poll"}', ...flag])).code).toBe(0);
+    expect((await harness.cli(['timer', 'add', 'alice', 'digest', '--cron', '0 9 * * *', '--tz', 'Europe/Berlin', ...flag])).code).toBe(0);
+    const once = await harness.cli(['timer', 'add', 'alice', 'once', '--due', '2031-01-02T03:04:05Z', ...flag]);
+    expect([once.code, once.stdout]).toEqual([0, 'timer once in alice: next due 2031-01-02T03:04:05.000Z\n']);
+
+    const listed = await harness.cli(['timers', 'alice', '--json', ...flag]);
+    const timers = JSON.parse(listed.stdout) as { id: string; every: number | null; cron: string | null; tz: string | null; payload: unknown }[];
+    expect(timers.map((t) => [t.id, t.every, t.cron, t.tz])).toEqual([
+      ['digest', null, '0 9 * * *', 'Europe/Berlin'],
+      ['once', null, null, null],
+      ['poll', 3_600_000, null, null],
+    ]);
+    expect((await harness.cli(['timers', 'alice', ...flag])).stdout).toMatch(/^digest +\S+ +cron 0 9 \* \* \* \(Europe\/Berlin\)/m);
+
+    expect((await harness.cli(['timer', 'remove', 'alice', 'poll', ...flag])).code).toBe(0);
+    expect((await harness.cli(['timer', 'remove', 'alice', 'poll', ...flag])).code).toBe(1);
+  });
+
+  it('migrate opens every inbox file and prints the schema version', async () => {
+    const { flag } = storeDir();
+    await harness.cli(['ingest', 'alice', 'chat', 'm1', ...flag]);
+    const result = await harness.cli(['migrate', ...flag]);
+    expect([result.code, result.stdout]).toEqual([0, `schema version ${latestVersion()} (1 inbox file checked)\n`]);
+  });
+
+  it('demo plays the eight scenarios, each with what it shows', async () => {
+    const result = await harness.cli(['demo']);
+    expect(result.code).toBe(0);
+    for (let n = 1; n <= 8; n++) expect(result.stdout).toMatch(new RegExp(`^${n}\\. .+\\n   why: .+$`, 'm'));
+    expect(result.stdout).toContain('first: True  retry: False  rows: 1');
+    expect(result.stdout).toContain('All eight scenarios ran');
+  });
+});
+
+describe('serve with a .mjs or .ts config, and the CLI beside it', () => {
+  it('an event ingested by the CLI is run by the service and its reply printed by the console channel', async () => {
+    const dir = harness.tempDir('vigil-cli-serve-');
+    const config = join(dir, 'vigil.config.mjs');
+    writeFileSync(config, "export default { store: 'sqlite:./data', port: 0, engine: { outboxGapMs: 0 }, workers: { pollIntervalMs: 100 } };\n");
+    const serve = harness.serve(config);
+    await serve.url();
+    const ingest = await harness.cli(['ingest', 'dora', 'chat', 'c1', '--payload', '{"text":"from the CLI"}', '--config', config]);
+    expect(ingest.code).toBe(0);
+    await serve.log('run finished', (line) => line.msg === 'run finished' && line.inboxId === 'dora');
+    await serve.log('outbox sent', (line) => line.msg === 'outbox sent' && line.inboxId === 'dora');
+    expect(serve.stdout).toContain('You said: "from the CLI"');
+    serve.signal('SIGTERM');
+    expect(await serve.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('a .ts config is loaded', async () => {
+    const dir = harness.tempDir('vigil-cli-serve-');
+    const config = join(dir, 'vigil.config.ts');
+    writeFileSync(config, "const port: number = 0;\nexport default { store: 'sqlite:./data', port, log: { level: 'info' as const } };\n");
+    const serve = harness.serve(config);
+    expect(await serve.url()).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    serve.signal('SIGTERM');
+    expect(await serve.exited).toEqual({ code: 0, signal: null });
+  });
+});
