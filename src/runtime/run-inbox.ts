@@ -59,13 +59,6 @@ export async function runInbox(deps: RunInboxDeps, inbox: Inbox): Promise<InboxT
 
   const gen = await inbox.acquire(holder);
   if (gen === null) return 'busy';
-  const before = await inbox.stats();
-  // Events still `running` before we claimed anything belong to an older
-  // generation: we are taking over from a worker that crashed or stalled.
-  const takeover = before.events.running > 0;
-  events.emit('lease:acquired', { inboxId, gen, takeover });
-  if (takeover) metrics?.leaseTakeovers.inc();
-
   let current: AbortController | null = null;
   let lostReported = false;
   const reportLost = (): void => {
@@ -81,8 +74,16 @@ export async function runInbox(deps: RunInboxDeps, inbox: Inbox): Promise<InboxT
   });
 
   let batches = 0;
+  let deadBefore: number | null = null;
   try {
     heartbeat.start();
+    const before = await inbox.stats();
+    deadBefore = before.events.dead;
+    // Events still `running` before we claimed anything belong to an older
+    // generation: we are taking over from a worker that crashed or stalled.
+    const takeover = before.events.running > 0;
+    events.emit('lease:acquired', { inboxId, gen, takeover });
+    if (takeover) metrics?.leaseTakeovers.inc();
     for (;;) {
       if (deps.draining() || deps.shutdown.aborted) break;
       // Renew between steps, so a claim never starts on a lease about to lapse.
@@ -97,7 +98,7 @@ export async function runInbox(deps: RunInboxDeps, inbox: Inbox): Promise<InboxT
     }
   } finally {
     const newerGen = await heartbeat.stop();
-    await settle(deps, inbox, gen, batches > 0 ? before.events.dead : null, heartbeat.lost ? newerGen : gen);
+    await settle(deps, inbox, gen, batches > 0 ? deadBefore : null, heartbeat.lost ? newerGen : gen);
   }
   return batches > 0 || fired > 0 ? 'worked' : 'idle';
 }
