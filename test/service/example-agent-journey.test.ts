@@ -133,6 +133,14 @@ it('webhook and chat replies, refund after a yes exactly once, no refund after a
     // Every delivery carried a distinct batch id: nothing was delivered twice.
     const ids = receiver.received.map((r) => r.headers['webhook-id']);
     expect(new Set(ids).size).toBe(ids.length);
+
+    // The journey shows in the metrics: runs by outcome, their duration, what the channel sent.
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/^vigil_runs_total\{outcome="messages"\} [1-9]/m);
+    expect(metrics).toMatch(/^vigil_run_duration_seconds_count [1-9]/m);
+    const messagesSent = receiver.received.reduce((n, r) => n + (JSON.parse(r.body) as { messages: unknown[] }).messages.length, 0);
+    expect(metrics).toMatch(new RegExp(`^vigil_outbox_sent_total\\{channel="webhook"\\} ${messagesSent}$`, 'm'));
+    expect(metrics).toMatch(/^vigil_events_ingested_total\{source="chat"\} 3$/m);
   } finally {
     await store.close();
   }
