@@ -15,11 +15,13 @@ export interface AgentContext {
   readonly signal: AbortSignal;
   readonly now: number;
   /**
-   * A key that is the same on every retry of these same events: hand it to
-   * any API with side effects, so a run repeated after a crash does not
-   * refund twice.
+   * A key for a side effect, the same on every retry: hand it to any API
+   * with side effects, so a run repeated after a crash does not refund
+   * twice. Pass the event the effect belongs to: a retried event is claimed
+   * alone (R4), so a key over the whole batch would differ on the retry.
+   * Without an event, the key covers all of this run's events.
    */
-  idempotencyKey(name: string): string;
+  idempotencyKey(name: string, event?: ClaimedEvent): string;
   /**
    * Asks the user. The run should end after asking; the answer (or the
    * expiry) arrives later as an event ('approval', id). Asking again for the
@@ -45,8 +47,8 @@ export function defineAgent(agent: { name?: string; run: Agent['run'] }): Agent 
   return { name: agent.name ?? 'agent', run: agent.run.bind(agent) };
 }
 
-/** Stable across retries: derived from the inbox, the claimed events' keys and the name. */
-export function idempotencyKeyFor(inboxId: string, events: readonly ClaimedEvent[], name: string): string {
+/** Stable across retries: derived from the inbox, the events' source keys (not their ids) and the name. */
+export function idempotencyKeyFor(inboxId: string, events: readonly Pick<ClaimedEvent, 'id' | 'source' | 'sourceId'>[], name: string): string {
   const hash = createHash('sha256');
   hash.update(inboxId);
   for (const event of [...events].sort((a, b) => a.id - b.id)) hash.update(`\u0000${event.source}\u0000${event.sourceId}`);

@@ -77,7 +77,7 @@ async function handle(ctx: AgentContext, event: ClaimedEvent, dead: number, ledg
     case 'timer':
       return isDigest(event) ? digest(payload, dead) : null;
     case 'approval':
-      return approval(ctx, event.sourceId, payload, ledger);
+      return approval(ctx, event, payload, ledger);
     default:
       return webhook(event, payload);
   }
@@ -102,14 +102,16 @@ function digest(payload: Record<string, unknown>, dead: number): string {
   return `Daily digest: covers ${days} day${days === 1 ? '' : 's'}; ${deadNote}.`;
 }
 
-async function approval(ctx: AgentContext, approvalId: string, payload: Record<string, unknown>, ledger: RefundLedger): Promise<OutboxMessage | null> {
+async function approval(ctx: AgentContext, event: ClaimedEvent, payload: Record<string, unknown>, ledger: RefundLedger): Promise<OutboxMessage | null> {
+  const approvalId = event.sourceId;
   const action = payload.action;
   if (!isRecord(action) || action.type !== 'refund' || typeof action.order !== 'string') return null;
   const order = action.order;
   if (payload.answer === 'yes') {
     // Checked before acting: a run whose lease is gone must not touch money.
     ctx.signal.throwIfAborted();
-    const idempotencyKey = ctx.idempotencyKey(`refund:${approvalId}`);
+    // Keyed by this approval event alone: a retry claims it on its own (R4).
+    const idempotencyKey = ctx.idempotencyKey(`refund:${approvalId}`, event);
     await ledger.refund({ idempotencyKey, inboxId: ctx.inboxId, order, approvalId, at: ctx.now });
     return `Refunded order ${order}.`;
   }

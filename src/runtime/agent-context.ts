@@ -5,7 +5,7 @@
  * anything on behalf of events another worker now owns.
  */
 import { idempotencyKeyFor, type AgentContext } from '../agent/agent.js';
-import type { ApprovalLink } from '../http/approval-links.js';
+import { describeAction, type ApprovalLink } from '../http/approval-links.js';
 import type { ClaimedEvent, Inbox } from '../store/contract.js';
 
 export interface ContextDeps {
@@ -24,7 +24,7 @@ export function createAgentContext({ inbox, events, signal, now, approvalLink }:
     events,
     signal,
     now,
-    idempotencyKey: (name) => idempotencyKeyFor(inboxId, events, name),
+    idempotencyKey: (name, event) => idempotencyKeyFor(inboxId, event === undefined ? events : [event], name),
     async requestApproval(request) {
       live();
       await inbox.requestApproval(request);
@@ -32,7 +32,9 @@ export function createAgentContext({ inbox, events, signal, now, approvalLink }:
       // later expiry into the link, which the store still refuses past the
       // real one (R8), so the link can never outlive the approval.
       if (approvalLink === undefined) return { link: null };
-      return { link: approvalLink({ inboxId, approvalId: request.id, expiresAt: now + request.expiresInMs }) };
+      // The summary is signed into the link so the confirm page can say what is asked.
+      const summary = describeAction(request.action);
+      return { link: approvalLink({ inboxId, approvalId: request.id, expiresAt: now + request.expiresInMs, summary }) };
     },
     async addTimer(timer) {
       live();
