@@ -9,6 +9,9 @@
  *   --python <exe>      default python3
  *   --out <file>        default BENCHMARKS.md in the repository
  *   --strict            exit 1 when a target is missed
+ *   --only service      only the service family (bench/service.ts: signed webhooks over HTTP against a bare
+ *                       node:http server, the worker pool's idle-to-work tick); it runs whole, so it still
+ *                       writes its own "## Service" section (not with --quick)
  * Diagnostics (print only, never write the report):
  *   --quick             a smoke run of every step; its figures mean nothing
  *   --only a,b          some families: ingest (with ingestMany), cycle, scheduler, dispatch
@@ -22,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { describeMachine } from './machine.js';
 import { DEFAULT_REFERENCE_DIR, PythonReferenceSide, referenceUnavailable, type PythonInfo } from './python-reference.js';
 import { renderConsole, renderSection, writeSection, type RunInfo } from './report.js';
+import { runServiceFamily, SERVICE_FAMILY } from './service.js';
 import { VigilSqliteSide } from './sqlite-engine.js';
 import { FAMILIES, runSuite, type Family } from './suite.js';
 import { checkTargets } from './targets.js';
@@ -45,13 +49,20 @@ async function main(): Promise<number> {
   const plan = values.quick ? QUICK_PLAN : FULL_PLAN;
   const synchronous = values.synchronous;
   if (synchronous !== 'full' && synchronous !== 'normal') throw new Error('--synchronous is full or normal');
-  const only = new Set((values.only ?? FAMILIES.join(',')).split(',').map((f) => f.trim()) as Family[]);
+  const only = new Set((values.only ?? FAMILIES.join(',')).split(',').map((f) => f.trim()).filter((f) => f !== SERVICE_FAMILY) as Family[]);
   for (const family of only) if (!FAMILIES.includes(family)) throw new Error(`--only: unknown family ${family}; known: ${FAMILIES.join(', ')}`);
   const diagnostic = values.quick || values.only !== undefined || synchronous !== 'full';
   const started = startTimer();
   const log = (line: string): void => {
     process.stderr.write(`[bench ${elapsedSeconds(started).toFixed(0).padStart(3)} s] ${line}\n`);
   };
+
+  // The service family (bench/service.ts) measures in its own processes and writes its own "## Service" section.
+  let serviceFailed = false;
+  if (values.only === undefined ? synchronous === 'full' : values.only.split(',').some((f) => f.trim() === SERVICE_FAMILY)) {
+    serviceFailed = !(await runServiceFamily({ quick: values.quick, out: resolve(values.out), write: !values.quick, log }));
+    if (only.size === 0) return values.strict && serviceFailed ? 1 : 0;
+  }
 
   const scratch = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
   let python: PythonReferenceSide | null = null;
@@ -108,7 +119,7 @@ async function main(): Promise<number> {
       writeSection(resolve(values.out), renderSection(run));
       log(`wrote ${resolve(values.out)}`);
     }
-    return values.strict && run.targets.some((t) => t.pass === false) ? 1 : 0;
+    return values.strict && (serviceFailed || run.targets.some((t) => t.pass === false)) ? 1 : 0;
   } finally {
     python?.kill();
     rmSync(scratch, { recursive: true, force: true });

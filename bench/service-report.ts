@@ -1,0 +1,298 @@
+/**
+ * The "## Service" section of BENCHMARKS.md and the short table on stdout.
+ * Like report.ts, it rewrites only its own section (its heading up to the
+ * next `## ` heading) and keeps every other family's section as it was.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Machine } from './machine.js';
+import { ingestSummary, type IngestFigures, type LoadRun } from './service-ingest.js';
+import type { TickFigures, TickSample } from './service-tick.js';
+import { median } from './timing.js';
+
+export const SERVICE_HEADING = '## Service';
+
+export const INGEST_GOAL = 0.5;
+export const TICK_GOAL = 2;
+
+export interface ServiceRun {
+  date: string;
+  planName: string;
+  machine: Machine;
+  autocannonVersion: string;
+  ingest: IngestFigures;
+  tick: TickFigures;
+  durationSeconds: number;
+  loadAtEnd: number[];
+}
+
+export interface ServiceTarget {
+  name: string;
+  goal: string;
+  value: string;
+  pass: boolean;
+}
+
+export function serviceTargets(run: ServiceRun): ServiceTarget[] {
+  const s = ingestSummary(run.ingest);
+  const v = run.ingest.verification;
+  return [
+    {
+      name: 'Signed deliveries to one inbox, 64 connections: Vigil req/s ÷ bare node:http req/s',
+      goal: `>= ${INGEST_GOAL.toFixed(2)}x`,
+      value: `${s.ratio.toFixed(2)}x`,
+      pass: s.ratio >= INGEST_GOAL,
+    },
+    {
+      name: 'Every 202 stored exactly once (nothing else stored but requests cut off in flight)',
+      goal: 'exact',
+      value: `${n(v.acked)} acked, ${n(v.storedRows)} stored (${n(v.storedInFlight)} cut off in flight)`,
+      pass: v.pass,
+    },
+    {
+      name: `Idle-to-work tick, ${n(run.tick.plan.big)} inboxes ÷ ${n(run.tick.plan.small)} inboxes (${run.tick.plan.working} with work)`,
+      goal: `<= ${TICK_GOAL.toFixed(2)}x`,
+      value: `${run.tick.tickRatio.toFixed(2)}x`,
+      pass: run.tick.tickRatio <= TICK_GOAL,
+    },
+  ];
+}
+
+const n = (value: number): string => Math.round(value).toLocaleString('en-US');
+const ms = (value: number): string => (value < 10 ? value.toFixed(2) : value.toFixed(1));
+const verdict = (pass: boolean): string => (pass ? 'PASS' : 'FAIL');
+
+function range(values: number[], fmt: (v: number) => string): string {
+  if (values.length === 1) return fmt(values[0] as number);
+  return `${fmt(median(values))} (${fmt(Math.min(...values))}–${fmt(Math.max(...values))})`;
+}
+
+function statuses(run: LoadRun): string {
+  const parts = Object.entries(run.statuses).map(([code, count]) => `${code}: ${n(count)}`);
+  if (run.errors > 0) parts.push(`errors: ${run.errors}`);
+  if (run.timeouts > 0) parts.push(`timeouts: ${run.timeouts}`);
+  return parts.join(', ');
+}
+
+export function renderServiceSection(run: ServiceRun): string {
+  const { machine, ingest, tick } = run;
+  const s = ingestSummary(ingest);
+  const v = ingest.verification;
+  const plan = ingest.plan;
+  const lines: string[] = [];
+  lines.push(SERVICE_HEADING, '');
+  lines.push(
+    `Written by \`npm run bench\` (bench/service.ts; alone: \`npm run bench -- --only service\`) on ${run.date};`,
+    `${run.planName} plan, ${run.durationSeconds.toFixed(0)} s in all. The service as \`vigil serve\` runs it: webhook ingestion over`,
+    'HTTP and the worker pool waking from idle. Both comparisons are measured in one run, so their ratios hold even',
+    'when the machine is busy; the absolute figures do not.',
+    '',
+  );
+
+  lines.push('### Machine', '');
+  lines.push(
+    `- CPU: ${machine.cpu}, ${machine.cores} cores; ${machine.memoryGiB} GiB memory; ${machine.os}`,
+    `- Node.js ${machine.node}, better-sqlite3 ${machine.betterSqlite3} (SQLite ${ingest.settings.sqlite ?? '?'}), autocannon ${run.autocannonVersion}`,
+    `- Disk (scratch directory): ${machine.disk}; one 4 KiB append + fdatasync: ${machine.fdatasyncMs.toFixed(3)} ms (median of 200)`,
+    `- Load average (1/5/15 min) at start ${machine.loadAtStart.join(' / ')}, at end ${run.loadAtEnd.join(' / ')}`,
+    '',
+  );
+
+  lines.push('### Webhook ingestion', '');
+  lines.push(
+    `- **Vigil**: \`createApp\` + \`startHttpServer\` (Hono on @hono/node-server) on 127.0.0.1 in a child process, one`,
+    `  \`github\` source, a SQLite store at its defaults: journal_mode=${(ingest.settings.journalMode ?? '?').toUpperCase()},` +
+      ` synchronous=${syncName(ingest.settings.synchronous)} (read back from the inbox's connection), so each ack follows an fsync.`,
+    '  Every delivery goes to the one inbox `bench`. No worker pool runs during the measurement.',
+    '- **Bare**: a `node:http` server on 127.0.0.1 in a child process that answers 200 `{"ok":true}` at once and does no work.',
+    `- **Load**: autocannon in the bench process, ${plan.connections} connections, no pipelining; after a ${plan.warmupSeconds} s warm-up per`,
+    `  server, ${plan.rounds} rounds of ${plan.roundSeconds} s per server, alternating which goes first. The same requests to both:`,
+    `  \`POST /hooks/bench/github\`, a JSON body of ${ingest.body.minBytes}–${ingest.body.maxBytes} bytes (mean ${ingest.body.meanBytes.toFixed(0)}), a unique`,
+    '  `X-GitHub-Delivery` (a UUID, also in the body, so every body and signature differ) and `X-Hub-Signature-256`, the',
+    '  HMAC-SHA256 of the raw body with the configured secret, computed per request (autocannon `setupRequest`).',
+    '- Requests/s counts 2xx responses over the run. Latency: request written → response read, every response, nearest-rank',
+    '  percentiles. CPU: each process\'s `process.cpuUsage()` over the run\'s wall time (1.00 = one core busy throughout); a',
+    '  load generator near 1.00 means the figure is its limit, not the server\'s. Medians over the rounds (range in brackets);',
+    '  the ratio is the median of the per-round ratios.',
+    '',
+  );
+  lines.push(
+    '| Server | requests/s | p50 ms | p99 ms | server CPU, cores | server CPU per response, µs | load generator CPU, cores | responses (all rounds) |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
+  );
+  for (const kind of ['bare', 'vigil'] as const) {
+    const label = kind === 'bare' ? 'bare `node:http` (no work)' : 'Vigil (verify, store, ack)';
+    const all = ingest.rounds.map((r) => r[kind]);
+    const merged: LoadRun = { ...(all[0] as LoadRun), statuses: {}, errors: 0, timeouts: 0 };
+    for (const r of all) {
+      for (const [code, count] of Object.entries(r.statuses)) merged.statuses[code] = (merged.statuses[code] ?? 0) + count;
+      merged.errors += r.errors;
+      merged.timeouts += r.timeouts;
+    }
+    const cores = (v: number): string => v.toFixed(2);
+    lines.push(
+      `| ${label} | ${range(all.map((r) => r.perSecond), n)} | ${range(all.map((r) => r.p50Ms), ms)} | ${range(all.map((r) => r.p99Ms), ms)}` +
+        ` | ${range(all.map((r) => r.serverCpu), cores)} | ${range(all.map((r) => r.serverCpuUsPerResponse), n)} | ${range(all.map((r) => r.loadCpu), cores)} | ${statuses(merged)} |`,
+    );
+  }
+  lines.push(`| **Vigil ÷ bare** | **${s.ratio.toFixed(2)}x** | | | | | | |`, '');
+
+  lines.push('Per round:', '', '| Round | bare req/s | Vigil req/s | Vigil ÷ bare | Vigil p99 ms | events stored | write transactions | events per transaction |');
+  lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|');
+  ingest.rounds.forEach((r, i) => {
+    lines.push(
+      `| ${i + 1} | ${n(r.bare.perSecond)} | ${n(r.vigil.perSecond)} | ${r.ratio.toFixed(2)}x | ${ms(r.vigil.p99Ms)} | ${n(r.stored)} | ${n(r.commits)} | ${r.commits === 0 ? '–' : (r.stored / r.commits).toFixed(1)} |`,
+    );
+  });
+  lines.push('');
+  lines.push(
+    `**Group commit** is what makes this possible: deliveries to one inbox that arrive in the same event-loop turn are`,
+    'stored in one `BEGIN IMMEDIATE` transaction, one fsync (src/store/sqlite/group-commit.ts), and each is answered only',
+    `after that commit. Here it averaged **${s.eventsPerCommit === null ? '–' : s.eventsPerCommit.toFixed(1)} events per transaction** (events stored ÷ write transactions,`,
+    'counted as reads of a counting clock given to the store, which reads it once per write transaction). One transaction',
+    `per delivery would cost an fsync each (${machine.fdatasyncMs.toFixed(2)} ms for a bare fdatasync on this disk): at most`,
+    `~${n(1000 / machine.fdatasyncMs)} deliveries/s to one inbox, before any other work.`,
+    '',
+  );
+  lines.push(
+    `**Stored = acknowledged** (${verdict(v.pass)}): after the server exited, its inbox file held ${n(v.storedRows)} events`,
+    `(the store's \`stats()\`: ${n(v.storedViaApi)}). All ${n(v.acked)} deliveries answered 202 are among them, each once` +
+      `${v.ackedMissing > 0 ? ` — except ${n(v.ackedMissing)} missing` : ''}${v.ackedTwice > 0 ? `; ${v.ackedTwice} acked or stored twice` : ''};`,
+    `the other ${n(v.storedInFlight)} were requests still in flight when a load run stopped (autocannon closes its`,
+    `connections at the end of each run: sent and stored, the ack never read; at most ${plan.connections} per run).` +
+      (v.storedUnexplained > 0 ? ` **${n(v.storedUnexplained)} stored events match no request in flight.**` : ''),
+    Object.keys(v.otherStatuses).length === 0
+      ? 'No response other than 202 (a redelivery would have been a 200 duplicate; every delivery id was new).'
+      : `Other responses: ${JSON.stringify(v.otherStatuses)}.`,
+    '',
+  );
+
+  lines.push('### Idle-to-work tick', '');
+  const tp = tick.plan;
+  lines.push(
+    `- Two SQLite stores at their defaults, one of ${n(tp.small)} inboxes and one of ${n(tp.big)}; every inbox has a done event and a`,
+    '  daily digest timer due in a day, as the example agent keeps, so every one has an entry in the ready index.',
+    `  At each tick ${tp.working} of them, spread over the store and different each time, get one pending event.`,
+    `- A \`WorkerPool\` per store (concurrency ${tick.concurrency}, a trivial agent that returns \`{ nothing: true }\`), idle: its one`,
+    '  timer armed from `nextWake()` for tomorrow, safety poll 10 min. The events are ingested through another store object',
+    '  on the same directory (as another process would), so the pool hears no hint.',
+    `- Timed: \`pool.wake()\` → \`readyInboxes\` → ${tp.working} turns (runScheduler, acquire, claim, agent, finish, release) → the pool`,
+    `  running nothing. ${tp.reps} repetitions, alternating which store goes first; the ratio is the median of the per-repetition`,
+    `  ratios. \`readyInboxes({ limit: ${tp.working} })\` and \`nextWake()\` alone: median of ${tp.queryCalls} calls each, with ${tp.working} inboxes ready.`,
+    `- Setup, untimed (${tick.setupSeconds.toFixed(1)} s): one inbox built through the API, the others copies of its file, each listed in`,
+    '  the ready index with the template\'s own entry — what `store.rebuildReadyIndex()` writes (checked on one inbox), in one',
+    '  transaction rather than one per inbox (creating an inbox file through the API costs ~10–15 ms of fsyncs here).',
+    '',
+  );
+  const col = (pick: (t: TickSample) => number, fmt: (v: number) => string): [string, string, string] => {
+    const small = tick.small.map(pick);
+    const big = tick.big.map(pick);
+    const ratio = median(big.map((b, i) => b / (small[i] as number)));
+    return [range(small, fmt), range(big, fmt), `${ratio.toFixed(2)}x`];
+  };
+  const us = (value: number): string => value.toFixed(1);
+  lines.push(`| Step | ${n(tp.small)} inboxes | ${n(tp.big)} inboxes | ${n(tp.big)} ÷ ${n(tp.small)} |`, '|---|---:|---:|---:|');
+  const rows: Array<[string, [string, string, string]]> = [
+    [`**tick**: wake → ${tp.working} turns over, ms`, col((t) => t.tickMs, ms)],
+    ['wake → first run started, ms', col((t) => t.firstRunMs, ms)],
+    [`wake → ${tp.working}th run finished, ms`, col((t) => t.runsMs, ms)],
+    [`\`readyInboxes({ limit: ${tp.working} })\` alone, µs`, col((t) => t.readyUs, us)],
+    ['`nextWake()` alone, µs', col((t) => t.nextWakeUs, us)],
+  ];
+  for (const [label, [a, b, r]] of rows) lines.push(`| ${label} | ${a} | ${b} | ${r} |`);
+  lines.push('');
+  const nextWakeRatio = median(tick.big.map((b, i) => b.nextWakeUs / (tick.small[i] as TickSample).nextWakeUs));
+  lines.push(
+    'The tick is mostly the turns\' own commits; finding the work (`readyInboxes`, a range scan of the ready index\'s',
+    'due entries) should cost the same at both sizes.',
+  );
+  if (nextWakeRatio > 3) {
+    lines.push(
+      `\`nextWake()\`, the other query of every pool and dispatcher pass, costs ${nextWakeRatio.toFixed(0)}x as much at ${n(tp.big)} inboxes: it reads`,
+      '`min(wake_at)` and `min(send_at)` over the whole ready index, and without a `WHERE … IS NOT NULL` SQLite cannot use',
+      'the partial indexes `wake_by_time` / `send_by_time` for them, so it scans every entry (src/store/sqlite/ready-index.ts).',
+    );
+  } else {
+    lines.push('`nextWake()`, the other query of every pool and dispatcher pass, also costs about the same at both sizes.');
+  }
+  lines.push('');
+
+  lines.push('### Targets (issue 4, "Done when")', '');
+  lines.push('| Target | Goal | Value | Result |', '|---|---|---:|---|');
+  for (const t of serviceTargets(run)) lines.push(`| ${t.name} | ${t.goal} | ${t.value} | ${verdict(t.pass)} |`);
+  lines.push('');
+  return lines.join('\n');
+}
+
+const SYNC_NAMES = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
+function syncName(value: number | null): string {
+  return value === null ? '?' : `${SYNC_NAMES[value] ?? '?'} (${value})`;
+}
+
+/** The short table for stdout. */
+export function renderServiceConsole(run: ServiceRun): string {
+  const s = ingestSummary(run.ingest);
+  const tp = run.tick.plan;
+  const med = (samples: TickSample[], pick: (t: TickSample) => number): number => median(samples.map(pick));
+  const rows: string[][] = [
+    ['service', 'bare', 'Vigil', 'ratio'],
+    ['webhooks to one inbox, req/s', n(s.bare.perSecond), n(s.vigil.perSecond), `${s.ratio.toFixed(2)}x`],
+    ['  p50 latency, ms', ms(s.bare.p50Ms), ms(s.vigil.p50Ms), ''],
+    ['  p99 latency, ms', ms(s.bare.p99Ms), ms(s.vigil.p99Ms), ''],
+    [
+      '  server CPU per response, µs',
+      n(median(run.ingest.rounds.map((r) => r.bare.serverCpuUsPerResponse))),
+      n(median(run.ingest.rounds.map((r) => r.vigil.serverCpuUsPerResponse))),
+      '',
+    ],
+    [
+      '  load generator CPU, cores',
+      median(run.ingest.rounds.map((r) => r.bare.loadCpu)).toFixed(2),
+      median(run.ingest.rounds.map((r) => r.vigil.loadCpu)).toFixed(2),
+      '',
+    ],
+    ['  events per transaction', '', s.eventsPerCommit === null ? '-' : s.eventsPerCommit.toFixed(1), ''],
+    ['', `${n(tp.small)} inboxes`, `${n(tp.big)} inboxes`, ''],
+    ['idle-to-work tick, ms', ms(med(run.tick.small, (t) => t.tickMs)), ms(med(run.tick.big, (t) => t.tickMs)), `${run.tick.tickRatio.toFixed(2)}x`],
+    [
+      '  readyInboxes alone, µs',
+      med(run.tick.small, (t) => t.readyUs).toFixed(1),
+      med(run.tick.big, (t) => t.readyUs).toFixed(1),
+      `${run.tick.readyRatio.toFixed(2)}x`,
+    ],
+    ['  nextWake alone, µs', med(run.tick.small, (t) => t.nextWakeUs).toFixed(1), med(run.tick.big, (t) => t.nextWakeUs).toFixed(1), ''],
+  ];
+  const widths = (rows[0] as string[]).map((_, i) => Math.max(...rows.map((row) => (row[i] as string).length)));
+  const out = rows.map((row) => row.map((c, i) => (i === 0 ? c.padEnd(widths[i] as number) : c.padStart(widths[i] as number))).join('  '));
+  out.push('');
+  for (const t of serviceTargets(run)) out.push(`${verdict(t.pass).padEnd(5)} ${t.name}: ${t.value} (goal ${t.goal})`);
+  return out.join('\n');
+}
+
+const FILE_HEADER = `# Benchmarks
+
+Figures measured by the project's benchmark scripts. One section per
+benchmark family; each script rewrites only its own section (from its
+\`## \` heading to the next), so the others are kept.
+`;
+
+/** Replaces (or appends) the Service section and keeps every other section as it was. */
+export function writeServiceSection(file: string, section: string): void {
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : FILE_HEADER;
+  const lines = current.split('\n');
+  const start = lines.findIndex((line) => line.trim() === SERVICE_HEADING);
+  let before = lines;
+  let after: string[] = [];
+  if (start !== -1) {
+    const end = lines.findIndex((line, i) => i > start && /^## /.test(line));
+    before = lines.slice(0, start);
+    after = end === -1 ? [] : lines.slice(end);
+  }
+  const next = [...trimTrailing(before), '', ...section.trimEnd().split('\n'), ...(after.length > 0 ? ['', ...after] : [])];
+  writeFileSync(file, trimTrailing(next).join('\n') + '\n');
+}
+
+function trimTrailing(lines: string[]): string[] {
+  const copy = [...lines];
+  while (copy.length > 0 && copy[copy.length - 1]?.trim() === '') copy.pop();
+  return copy;
+}

@@ -1,0 +1,165 @@
+/**
+ * A server for the service benchmark, run as a child process of the bench
+ * (bench/service-ingest.ts forks it), so the load generator never shares its
+ * event loop. Listens on 127.0.0.1 only, on a free port.
+ *
+ *   service-server.ts bare               node:http that answers 200 at once and does no work
+ *   service-server.ts vigil <dir> <secret>
+ *                                        createApp + startHttpServer on a real SQLite store in <dir>
+ *                                        at its defaults (WAL, synchronous FULL), one GitHub source
+ *
+ * Talks to the parent over the IPC channel: sends {type:'ready', url}; answers
+ * {type:'stats'}, and {type:'stop'} with the final stats once every request
+ * in flight is answered. Exits when the parent goes away.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { configSchema } from '../src/config/schema.js';
+import { createApp } from '../src/http/app.js';
+import { startHttpServer } from '../src/http/server.js';
+import { openStore } from '../src/index.js';
+import { createLogger } from '../src/observability/logger.js';
+import { createMetrics } from '../src/observability/metrics.js';
+import { RuntimeEvents } from '../src/runtime/runtime-events.js';
+import type { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { BENCH_INBOX, BENCH_SOURCE, type FromChild, type ServerStats, type StoreStats, type ToChild } from './service-protocol.js';
+
+function send(message: FromChild): void {
+  process.send?.(message);
+}
+
+interface Running {
+  stats(): Promise<StoreStats | null>;
+  /** Stops taking requests and waits for those in flight. */
+  closeServer(): Promise<void>;
+  /** Closes the store (after closeServer). */
+  closeStore(): Promise<void>;
+}
+
+async function startBare(): Promise<{ url: string; running: Running }> {
+  const body = '{"ok":true}';
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    running: {
+      stats: async () => null,
+      closeServer: () =>
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        }),
+      closeStore: async () => undefined,
+    },
+  };
+}
+
+async function startVigil(dir: string, secret: string): Promise<{ url: string; running: Running }> {
+  let clockReads = 0;
+  let readsByStats = 0;
+  // The store's defaults except for counting clock reads (each one Date.now()).
+  const store = (await openStore(`sqlite:${dir}`, {
+    clock: () => {
+      clockReads += 1;
+      return Date.now();
+    },
+  })) as SqliteStore;
+  const config = configSchema.parse({
+    store: `sqlite:${dir}`,
+    host: '127.0.0.1',
+    port: 0,
+    sources: { [BENCH_SOURCE]: { type: 'github', secret } },
+  });
+  const app = createApp({
+    store,
+    config,
+    metrics: createMetrics(),
+    logger: createLogger({ level: config.log.level, pretty: false }),
+    events: new RuntimeEvents(),
+    linkSecret: '',
+    publicUrl: 'http://127.0.0.1',
+  });
+  const server = await startHttpServer(app, { host: '127.0.0.1', port: 0 });
+  return {
+    url: server.url,
+    running: {
+      async stats() {
+        // Our own stats() reads the clock too: those reads are not write transactions.
+        const readsBefore = clockReads;
+        const counts = (await store.inbox(BENCH_INBOX).stats()).events;
+        readsByStats += clockReads - readsBefore;
+        const reads = clockReads - readsByStats;
+        const db = store.connection(BENCH_INBOX, false)?.db;
+        return {
+          clockReads: reads,
+          stored: counts.pending + counts.running + counts.done + counts.dead,
+          journalMode: db === undefined ? null : (db.pragma('journal_mode', { simple: true }) as string),
+          synchronous: db === undefined ? null : (db.pragma('synchronous', { simple: true }) as number),
+          sqlite: db === undefined ? null : (db.prepare('SELECT sqlite_version()').pluck().get() as string),
+        };
+      },
+      closeServer: () => server.close({ forceAfterMs: 5_000 }),
+      closeStore: () => store.close(),
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const [mode, dir, secret] = process.argv.slice(2);
+  if (process.send === undefined) throw new Error('service-server.ts runs as a child of the bench (IPC channel required)');
+  let started: { url: string; running: Running };
+  if (mode === 'bare') started = await startBare();
+  else if (mode === 'vigil' && dir !== undefined && secret !== undefined) started = await startVigil(dir, secret);
+  else throw new Error(`usage: service-server.ts bare | vigil <dir> <secret> (got ${process.argv.slice(2).join(' ')})`);
+  const { running } = started;
+
+  const stats = async (): Promise<ServerStats> => {
+    const cpu = process.cpuUsage();
+    let store: StoreStats | null = null;
+    try {
+      store = await running.stats();
+    } catch (error) {
+      process.stderr.write(`[service-server] stats failed: ${String(error)}\n`);
+    }
+    return { cpuMicros: cpu.user + cpu.system, store };
+  };
+  let stopping: Promise<ServerStats> | null = null;
+  const stop = (): Promise<ServerStats> =>
+    (stopping ??= (async () => {
+      await running.closeServer();
+      // A request whose client hung up after sending it all may still be on its way to a commit.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const final = await stats();
+      await running.closeStore();
+      return final;
+    })());
+  // The parent is gone (crashed, killed): nobody will ask us to stop.
+  process.on('disconnect', () => {
+    void stop().finally(() => process.exit(0));
+  });
+  process.on('message', (message: ToChild) => {
+    if (message.type === 'stats') {
+      void stats().then((s) => send({ type: 'stats', stats: s }));
+    } else if (message.type === 'stop') {
+      void stop().then(
+        (final) => {
+          send({ type: 'stopped', stats: final });
+          process.disconnect();
+        },
+        (error: unknown) => {
+          process.stderr.write(`[service-server] stop failed: ${String(error)}\n`);
+          process.exit(1);
+        },
+      );
+    }
+  });
+  send({ type: 'ready', url: started.url });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`[service-server] failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
