@@ -145,7 +145,7 @@ export function renderServiceSection(run: ServiceRun): string {
   });
   lines.push('');
   lines.push(
-    `**Group commit** is what makes this possible: deliveries to one inbox that arrive in the same event-loop turn are`,
+    `**Group commit** keeps one inbox from being capped by its fsyncs: deliveries to it that arrive in the same event-loop turn are`,
     'stored in one `BEGIN IMMEDIATE` transaction, one fsync (src/store/sqlite/group-commit.ts), and each is answered only',
     `after that commit. Here it averaged **${s.eventsPerCommit === null ? '–' : s.eventsPerCommit.toFixed(1)} events per transaction** (events stored ÷ write transactions,`,
     'counted as reads of a counting clock given to the store, which reads it once per write transaction). One transaction',
