@@ -1,6 +1,9 @@
 /**
  * One inbox write transaction (R10) on PostgreSQL: BEGIN, lock the inbox's
  * row, read "now" once, run the rule, bring the work table up to date, COMMIT.
+ * The hot operations skip this and run as one call of a server-side function
+ * that does the same steps (call.ts); this is for the rest (timers,
+ * approvals, dispatch, redrive), whose rules decide in TypeScript.
  *
  * PostgreSQL has no BEGIN IMMEDIATE, so the row lock taken first is what
  * serialises one inbox's writers: a claim, a finish, an acquire and a
@@ -92,9 +95,13 @@ export async function inboxTransaction<T>(
   const clock = ctx.options.clock;
   const appNow = clock === 'database' ? null : readClock(clock as Clock);
   return withClient(ctx.pool, async (client) => {
-    await client.query('BEGIN');
     try {
-      const locked = (await client.query<LockedRow>(create ? LOCK_OR_CREATE : LOCK_EXISTING, [inboxId])).rows[0];
+      // Pipelined (connection.ts): BEGIN and the lock go out together, one round trip.
+      const [, lockResult] = await Promise.all([
+        client.query('BEGIN'),
+        client.query<LockedRow>(create ? LOCK_OR_CREATE : LOCK_EXISTING, [inboxId]),
+      ]);
+      const locked = lockResult.rows[0];
       if (locked === undefined) {
         await client.query('ROLLBACK');
         return 'absent';
@@ -103,9 +110,8 @@ export async function inboxTransaction<T>(
       const row: InboxRow = { holder: locked.holder, gen: locked.gen, until: locked.lease_until, lastPacedAt: locked.last_paced_at };
       const tx = new InboxTx(client, inboxId, now, row, ctx.options);
       const value = await fn(tx);
-      await refreshWork(tx);
-      // Delivered by PostgreSQL at COMMIT, never for a rolled-back write.
-      if (tx.wakeSubscribers) await client.query('SELECT pg_notify($1, $2)', [ctx.channel, inboxId]);
+      // The hint is delivered by PostgreSQL at COMMIT, never for a rolled-back write.
+      await refreshWork(tx, tx.wakeSubscribers ? ctx.channel : null);
       await client.query('COMMIT');
       return { value };
     } catch (error) {

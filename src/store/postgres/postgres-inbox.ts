@@ -1,8 +1,10 @@
 /**
  * The Inbox contract on PostgreSQL. Each method validates its input, then
  * runs its rule (one module per rule) in one transaction on the inbox's
- * locked row. Reads and writes of an inbox that was never written return
- * empty results without creating it, as on SQLite.
+ * locked row: the hot ones (ingest, acquire, release, claimBatch, finish) as
+ * one call of a server-side function (call.ts), the others as a transaction
+ * of a few statements (inbox-tx.ts). Reads and writes of an inbox that was
+ * never written return empty results without creating it, as on SQLite.
  */
 import type {
   ApprovalAnswer,
@@ -27,18 +29,18 @@ import { answerApproval, requestApproval } from './approvals.js';
 import { claimBatch } from './claim.js';
 import { recordSent, releaseBatch, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
+import type { CallTarget } from './call.js';
 import type { InboxTx } from './inbox-tx.js';
-import { ingestEvents, type IngestTarget } from './ingest.js';
+import { ingestEvents } from './ingest.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { GET_EVENT, LIST_EVENTS, LIST_EVENTS_BY_STATUS, redrive, STATS, toEventRow, toStats, type EventRecord, type StatsRow } from './read.js';
 import { LIST_TIMERS, removeTimer, runScheduler, toTimerRow, upsertTimer, type ListedTimer } from './timers.js';
 
 /** What an inbox needs from its store. */
-export interface InboxBackend extends IngestTarget {
+export interface InboxBackend extends CallTarget {
   readonly maxPayloadBytes: number;
-  readonly channel: string;
-  /** The app clock's reading, or null when the database's clock decides (R13). */
-  appNow(): number | null;
+  /** One statement on a pooled connection: its own transaction, one snapshot. */
+  query<T extends object>(sql: string, params: unknown[]): Promise<T[]>;
   /** One transaction on the inbox's locked row; `absent` if it was never written and `create` is false. */
   transaction<T>(inboxId: string, create: boolean, fn: (tx: InboxTx) => Promise<T>): Promise<{ value: T } | 'absent'>;
 }
@@ -62,31 +64,31 @@ export class PostgresInbox implements Inbox {
 
   async ingest(event: NewEvent): Promise<boolean> {
     const checked = withoutNul(v.validateEvent(event, this.db.maxPayloadBytes));
-    const [stored] = await ingestEvents(this.db, this.id, [checked], this.db.appNow(), this.db.channel);
+    const [stored] = await ingestEvents(this.db, this.id, [checked]);
     return stored === true;
   }
 
   async ingestMany(events: readonly NewEvent[]): Promise<boolean[]> {
     const checked = v.validateEvents(events, this.db.maxPayloadBytes).map(withoutNul);
     if (checked.length === 0) return [];
-    return ingestEvents(this.db, this.id, checked, this.db.appNow(), this.db.channel);
+    return ingestEvents(this.db, this.id, checked);
   }
 
   async acquire(holder: string): Promise<number | null> {
     v.validateHolder(holder);
-    return this.write((tx) => acquireLease(tx, holder));
+    return acquireLease(this.db, this.id, holder);
   }
 
   async release(holder: string, gen: number): Promise<boolean> {
     v.validateHolder(holder);
     v.validateGen(gen);
-    return this.writeExisting(false, (tx) => releaseLease(tx, holder, gen));
+    return releaseLease(this.db, this.id, holder, gen);
   }
 
   async claimBatch(holder: string, gen: number): Promise<ClaimedEvent[]> {
     v.validateHolder(holder);
     v.validateGen(gen);
-    return this.writeExisting([], (tx) => claimBatch(tx, holder, gen));
+    return claimBatch(this.db, this.id, holder, gen);
   }
 
   async finish(holder: string, gen: number, ids: readonly number[], outcome?: RunOutcome): Promise<boolean> {
@@ -94,7 +96,7 @@ export class PostgresInbox implements Inbox {
     v.validateGen(gen);
     const eventIds = v.validateEventIds(ids);
     const checked = v.validateOutcome(outcome, this.db.maxPayloadBytes);
-    return this.writeExisting(false, (tx) => finishRun(tx, holder, gen, eventIds, checked));
+    return finishRun(this.db, this.id, holder, gen, eventIds, checked);
   }
 
   async addTimer(timer: TimerSpec): Promise<void> {

@@ -88,6 +88,43 @@ export class PostgresStore implements Store, InboxBackend {
     return withClient(this.pool, async (client) => (await client.query<T>({ name: statement.name, text: statement.text, values: params })).rows);
   }
 
+  async callThenCommit<T extends object>(statement: Statement, params: unknown[]): Promise<T[]> {
+    this.assertOpen();
+    return withClient(this.pool, async (client) => {
+      try {
+        // Pipelined (connection.ts): BEGIN and the call go out together, one round trip.
+        const [, { rows }] = await Promise.all(
+          inOneWrite(client, () => [
+            client.query('BEGIN'),
+            client.query<T>({ name: statement.name, text: statement.text, values: params }),
+          ]),
+        );
+        await client.query('COMMIT');
+        return rows;
+      } catch (error) {
+        // On a lost connection this fails too, and withClient drops the connection.
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async callThenWake<T extends object>(statement: Statement, params: unknown[]): Promise<T[]> {
+    this.assertOpen();
+    return withClient(this.pool, async (client) => {
+      // Pipelined (connection.ts): both go out together; wait for both before the connection goes back.
+      // The hint's own outcome is not awaited into the answer: the events are stored whether or not it went out.
+      const [result] = await Promise.allSettled(
+        inOneWrite(client, () => [
+          client.query<T>({ name: statement.name, text: statement.text, values: params }),
+          client.query({ name: 'vigil_wake', text: 'SELECT vigil_wake($1)', values: [this.channel] }),
+        ]),
+      );
+      if (result.status === 'rejected') throw result.reason;
+      return result.value.rows;
+    });
+  }
+
   async inboxes(): Promise<string[]> {
     const rows = await this.query<{ inbox_id: string }>('SELECT inbox_id FROM inboxes ORDER BY inbox_id', []);
     return rows.map((row) => row.inbox_id);
@@ -137,5 +174,20 @@ export class PostgresStore implements Store, InboxBackend {
 
   private assertOpen(): void {
     if (this.closed) throw new VigilError('store_closed', 'this store was closed; open a new one with openStore()');
+  }
+}
+
+/**
+ * Issues pipelined queries with the socket corked, so they leave in one
+ * write: one system call here, one wake-up of the server process there.
+ * (Each query corks and uncorks on its own; corking is counted.)
+ */
+function inOneWrite<T>(client: pg.PoolClient, issue: () => T): T {
+  const socket = client.connection.stream;
+  socket.cork();
+  try {
+    return issue();
+  } finally {
+    socket.uncork();
   }
 }
