@@ -46,6 +46,36 @@ describe('startHttpServer', () => {
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
   });
 
+  it('a chunked body with no Content-Length is cut off at the limit over a real socket: 413, nothing stored', async () => {
+    const t = await apps.make({ maxBodyBytes: 4096 });
+    const server = await startHttpServer(t.app, { host: '127.0.0.1', port: 0 });
+    try {
+      const body = JSON.stringify({ pad: 'x'.repeat(10_000) });
+      const headers = { 'content-type': 'application/json', 'x-github-delivery': 'big-1', 'x-hub-signature-256': await githubSign(SECRETS.github, body) };
+      // A stream has no length up front: fetch sends it chunked, so only counting while reading can refuse it.
+      const stream = new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < body.length; i += 1000) controller.enqueue(new TextEncoder().encode(body.slice(i, i + 1000)));
+          controller.close();
+        },
+      });
+      const response = await fetch(`${server.url}/hooks/alice/github`, { method: 'POST', body: stream, headers, duplex: 'half' } as RequestInit);
+      expect(response.status).toBe(413);
+      expect(await response.json()).toMatchObject({ error: { code: 'body_too_large' } });
+      // The same body within the limit is read whole from the socket and stored.
+      const small = JSON.stringify({ ok: true });
+      const ok = await fetch(`${server.url}/hooks/alice/github`, {
+        method: 'POST',
+        body: small,
+        headers: { ...headers, 'x-github-delivery': 'small-1', 'x-hub-signature-256': await githubSign(SECRETS.github, small) },
+      });
+      expect(ok.status).toBe(202);
+      expect((await t.store.inbox('alice').events()).map((e) => e.sourceId)).toEqual(['small-1']);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('close() does not wait forever for a client that never finishes its body', async () => {
     const t = await apps.make();
     const server = await startHttpServer(t.app, { host: '127.0.0.1', port: 0 });

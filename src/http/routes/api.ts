@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import { bearerAuth } from '../bearer-auth.js';
 import { HttpError } from '../http-error.js';
 import { answerApproval, ingestEvent, type HttpContext } from '../http-context.js';
-import { parseJson, readBody } from '../read-body.js';
+import { parseJson, readRequestBody } from '../read-body.js';
 
 /** The source of messages a person sends through the API. */
 export const CHAT_SOURCE = 'chat';
@@ -22,7 +22,7 @@ export function apiRoutes(ctx: HttpContext): Hono {
     if (key === undefined || key === '') {
       throw new HttpError(400, 'missing_key', 'the Idempotency-Key header is required: it makes a retried request a duplicate, not a second message');
     }
-    const body = parseJson(await readBody(c.req.raw, ctx.maxBodyBytes));
+    const body = parseJson(await readRequestBody(c, ctx.maxBodyBytes));
     const text = typeof body === 'object' && body !== null ? (body as { text?: unknown }).text : undefined;
     if (typeof text !== 'string' || text.trim() === '') {
       throw new HttpError(400, 'invalid_message', 'the body must be {"text": "<a non-empty string>"}');
@@ -33,7 +33,7 @@ export function apiRoutes(ctx: HttpContext): Hono {
   app.post('/:inbox/approvals/:id', async (c) => {
     const inbox = ctx.store.inbox(c.req.param('inbox'));
     const id = c.req.param('id');
-    const body = parseJson(await readBody(c.req.raw, ctx.maxBodyBytes));
+    const body = parseJson(await readRequestBody(c, ctx.maxBodyBytes));
     const answer = typeof body === 'object' && body !== null ? (body as { answer?: unknown }).answer : undefined;
     if (answer !== 'yes' && answer !== 'no') throw new HttpError(400, 'invalid_answer', 'the body must be {"answer": "yes"} or {"answer": "no"}');
     const outcome = await answerApproval(ctx, inbox.id, id, answer);

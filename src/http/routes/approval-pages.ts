@@ -11,7 +11,7 @@ import { describeAction, verifyApprovalLink, type ApprovalLink } from '../approv
 import { confirmPage, errorPage, outcomePage, PAGE_HEADERS } from '../approval-page.js';
 import { fromStoreError, HttpError } from '../http-error.js';
 import { answerApproval, type HttpContext } from '../http-context.js';
-import { readBody } from '../read-body.js';
+import { readRequestBody } from '../read-body.js';
 
 /** A form with one field needs no more, whatever maxBodyBytes allows. */
 const MAX_FORM_BYTES = 4096;
@@ -44,7 +44,7 @@ export function approvalPageRoutes(ctx: HttpContext): Hono {
   app.post('/:inbox/:id', async (c) => {
     const link = checkLink(ctx, c);
     const inbox = ctx.store.inbox(link.inboxId);
-    const form = new URLSearchParams((await readBody(c.req.raw, Math.min(MAX_FORM_BYTES, ctx.maxBodyBytes))).toString('utf8'));
+    const form = new URLSearchParams((await readRequestBody(c, Math.min(MAX_FORM_BYTES, ctx.maxBodyBytes))).toString('utf8'));
     const answer = form.get('answer');
     if (answer !== 'yes' && answer !== 'no') throw new HttpError(400, 'invalid_answer', 'The answer must be yes or no.');
     if (ctx.now() >= link.expiresAt) {

@@ -7,7 +7,7 @@
 import { Hono } from 'hono';
 import { fromStoreError, HttpError } from '../http-error.js';
 import { ingestEvent, type HttpContext } from '../http-context.js';
-import { parseJson, readBody } from '../read-body.js';
+import { parseJson, readRequestBody } from '../read-body.js';
 import { WebhookRejected } from '../webhooks/index.js';
 
 export function hookRoutes(ctx: HttpContext): Hono {
@@ -20,7 +20,7 @@ export function hookRoutes(ctx: HttpContext): Hono {
       const inbox = ctx.store.inbox(c.req.param('inbox'));
       if (verifier === undefined) throw new HttpError(404, 'unknown_source', `no source named ${JSON.stringify(sourceName)} is configured`);
       const headers = c.req.raw.headers;
-      const body = await readBody(c.req.raw, ctx.maxBodyBytes);
+      const body = await readRequestBody(c, ctx.maxBodyBytes);
       try {
         verifier.verify(body, headers, ctx.now());
       } catch (error) {

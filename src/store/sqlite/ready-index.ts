@@ -97,7 +97,9 @@ export class ReadyIndex {
       .prepare('SELECT inbox_id FROM wake WHERE wake_at <= ? ORDER BY wake_at LIMIT ?')
       .pluck();
     this.earliestStmt = this.db.prepare(
-      'SELECT (SELECT min(wake_at) FROM wake) AS wakeAt, (SELECT min(send_at) FROM wake) AS sendAt',
+      // The WHERE clauses let SQLite answer from the partial indexes: one probe each, not a scan.
+      `SELECT (SELECT min(wake_at) FROM wake WHERE wake_at IS NOT NULL) AS wakeAt,
+              (SELECT min(send_at) FROM wake WHERE send_at IS NOT NULL) AS sendAt`,
     );
     this.sendableStmt = this.db
       .prepare('SELECT inbox_id FROM wake WHERE send_at <= ? ORDER BY send_at LIMIT ?')
