@@ -12,10 +12,14 @@
  *   --only service      only the service family (bench/service.ts: signed webhooks over HTTP against a bare
  *                       node:http server, the worker pool's idle-to-work tick); it runs whole, so it still
  *                       writes its own "## Service" section (not with --quick)
+ *   --only postgres     only the PostgreSQL family (bench/postgres-vs-graphile.ts: Vigil's PostgreSQL store against
+ *                       graphile-worker on one server, a throwaway one unless DATABASE_URL is set); it runs whole and
+ *                       writes its own "## PostgreSQL vs graphile-worker" section (not with --quick or --pg-setting)
  * Diagnostics (print only, never write the report):
  *   --quick             a smoke run of every step; its figures mean nothing
  *   --only a,b          some families: ingest (with ingestMany), cycle, scheduler, dispatch
  *   --synchronous normal  both sides without fsync per commit: what is left is CPU and writes
+ *   --pg-setting name=value  a setting of the PostgreSQL family's throwaway server (repeatable), e.g. fsync=off
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -25,6 +29,7 @@ import { parseArgs } from 'node:util';
 import { describeMachine } from './machine.js';
 import { DEFAULT_REFERENCE_DIR, PythonReferenceSide, referenceUnavailable, type PythonInfo } from './python-reference.js';
 import { renderConsole, renderSection, writeSection, type RunInfo } from './report.js';
+import { POSTGRES_FAMILY, runPostgresVsGraphile } from './postgres-vs-graphile.js';
 import { runServiceFamily, SERVICE_FAMILY } from './service.js';
 import { VigilSqliteSide } from './sqlite-engine.js';
 import { FAMILIES, runSuite, type Family } from './suite.js';
@@ -44,12 +49,13 @@ async function main(): Promise<number> {
       strict: { type: 'boolean', default: false },
       only: { type: 'string' },
       synchronous: { type: 'string', default: 'full' },
+      'pg-setting': { type: 'string', multiple: true, default: [] },
     },
   });
   const plan = values.quick ? QUICK_PLAN : FULL_PLAN;
   const synchronous = values.synchronous;
   if (synchronous !== 'full' && synchronous !== 'normal') throw new Error('--synchronous is full or normal');
-  const only = new Set((values.only ?? FAMILIES.join(',')).split(',').map((f) => f.trim()).filter((f) => f !== SERVICE_FAMILY) as Family[]);
+  const only = new Set((values.only ?? FAMILIES.join(',')).split(',').map((f) => f.trim()).filter((f) => f !== SERVICE_FAMILY && f !== POSTGRES_FAMILY) as Family[]);
   for (const family of only) if (!FAMILIES.includes(family)) throw new Error(`--only: unknown family ${family}; known: ${FAMILIES.join(', ')}`);
   const diagnostic = values.quick || values.only !== undefined || synchronous !== 'full';
   const started = startTimer();
@@ -57,11 +63,21 @@ async function main(): Promise<number> {
     process.stderr.write(`[bench ${elapsedSeconds(started).toFixed(0).padStart(3)} s] ${line}\n`);
   };
 
+  // The PostgreSQL family (bench/postgres-vs-graphile.ts) starts its own server and writes its own section.
+  let postgresFailed = false;
+  const asked = (family: string): boolean => values.only?.split(',').some((f) => f.trim() === family) ?? synchronous === 'full';
+  if (asked(POSTGRES_FAMILY)) {
+    const pgSettings = Object.fromEntries(values['pg-setting'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    const pgDiagnostic = values.quick || Object.keys(pgSettings).length > 0;
+    postgresFailed = !(await runPostgresVsGraphile({ quick: values.quick, out: pgDiagnostic ? null : resolve(values.out), serverSettings: pgSettings, log }));
+    if (only.size === 0 && !asked(SERVICE_FAMILY)) return values.strict && postgresFailed ? 1 : 0;
+  }
+
   // The service family (bench/service.ts) measures in its own processes and writes its own "## Service" section.
   let serviceFailed = false;
   if (values.only === undefined ? synchronous === 'full' : values.only.split(',').some((f) => f.trim() === SERVICE_FAMILY)) {
     serviceFailed = !(await runServiceFamily({ quick: values.quick, out: resolve(values.out), write: !values.quick, log }));
-    if (only.size === 0) return values.strict && serviceFailed ? 1 : 0;
+    if (only.size === 0) return values.strict && (serviceFailed || postgresFailed) ? 1 : 0;
   }
 
   const scratch = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
@@ -119,7 +135,7 @@ async function main(): Promise<number> {
       writeSection(resolve(values.out), renderSection(run));
       log(`wrote ${resolve(values.out)}`);
     }
-    return values.strict && (serviceFailed || run.targets.some((t) => t.pass === false)) ? 1 : 0;
+    return values.strict && (serviceFailed || postgresFailed || run.targets.some((t) => t.pass === false)) ? 1 : 0;
   } finally {
     python?.kill();
     rmSync(scratch, { recursive: true, force: true });

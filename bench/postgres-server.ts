@@ -1,0 +1,84 @@
+/**
+ * The PostgreSQL server both sides of the PostgreSQL benchmark use, in the
+ * same run: DATABASE_URL when set, otherwise a throwaway server started by
+ * the same helper the tests use (test/setup/throwaway-postgres.ts), at
+ * PostgreSQL's default durability (fsync on, synchronous_commit on), and
+ * stopped afterwards. Each measurement gets a fresh schema, dropped after it.
+ */
+import pg from 'pg';
+import { startThrowawayPostgres } from '../test/setup/throwaway-postgres.js';
+
+/** The server settings that decide what a commit costs, read back from the server. */
+export const REPORTED_SETTINGS = [
+  'server_version',
+  'fsync',
+  'synchronous_commit',
+  'full_page_writes',
+  'wal_sync_method',
+  'commit_delay',
+  'shared_buffers',
+  'max_connections',
+] as const;
+
+export interface BenchServer {
+  url: string;
+  /** 'throwaway' (started here) or 'DATABASE_URL'. */
+  origin: 'throwaway' | 'DATABASE_URL';
+  settings: Record<string, string>;
+  /** Raw SQL on the server, for setup and checks outside either side's own API. */
+  admin: pg.Pool;
+  stop(): Promise<void>;
+}
+
+/** `settings` (e.g. fsync off, for a diagnostic run) apply to a throwaway server only. */
+export async function openBenchServer(settings: Record<string, string> = {}): Promise<BenchServer> {
+  const external = process.env.DATABASE_URL;
+  const server = external !== undefined && external !== '' ? null : await startThrowawayPostgres(settings);
+  const url = server?.url ?? (external as string);
+  const admin = new pg.Pool({ connectionString: url, max: 2, application_name: 'vigil-bench-admin' });
+  admin.on('error', () => undefined);
+  try {
+    const { rows } = await admin.query<{ name: string; setting: string; unit: string | null }>(
+      'SELECT name, setting, unit FROM pg_settings WHERE name = ANY($1)',
+      [[...REPORTED_SETTINGS]],
+    );
+    const actual: Record<string, string> = {};
+    for (const name of REPORTED_SETTINGS) {
+      const row = rows.find((r) => r.name === name);
+      actual[name] = row === undefined ? '?' : withUnit(row.setting, row.unit);
+    }
+    return {
+      url,
+      origin: server === null ? 'DATABASE_URL' : 'throwaway',
+      settings: actual,
+      admin,
+      async stop() {
+        await admin.end();
+        await server?.stop();
+      },
+    };
+  } catch (error) {
+    await admin.end().catch(() => undefined);
+    await server?.stop();
+    throw error;
+  }
+}
+
+/** shared_buffers comes as a count of 8kB pages: say it in MB. */
+function withUnit(setting: string, unit: string | null): string {
+  if (unit === '8kB') return `${Math.round((Number(setting) * 8) / 1024)} MB`;
+  return unit === null || unit === '' ? setting : `${setting} ${unit}`;
+}
+
+export async function dropSchema(admin: pg.Pool, schema: string): Promise<void> {
+  await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+}
+
+/** Fresh statistics after the untimed setup, so neither side runs on an empty table's plan. */
+export async function analyzeSchema(admin: pg.Pool, schema: string): Promise<void> {
+  const { rows } = await admin.query<{ name: string }>(
+    "SELECT quote_ident(schemaname) || '.' || quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = $1",
+    [schema],
+  );
+  for (const row of rows) await admin.query(`VACUUM ANALYZE ${row.name}`);
+}
