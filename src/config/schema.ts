@@ -8,6 +8,9 @@ import { z } from 'zod';
 /** A secret given inline or read from the environment: "env:GITHUB_SECRET". */
 const secret = z.string().min(1, 'must not be empty');
 
+/** Sources Vigil itself writes: timers, approvals, and chat messages from the API. */
+export const RESERVED_SOURCES = ['approval', 'timer', 'chat'];
+
 export const sourceSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('github'), secret }).strict(),
   z.object({ type: z.literal('stripe'), secret, toleranceSeconds: z.number().int().positive().default(300) }).strict(),
@@ -61,7 +64,17 @@ export const configSchema = z
     linkSecret: secret.optional(),
     /** The address people reach this server at, for approval links. Default: http://host:port. */
     publicUrl: z.string().url().optional(),
-    sources: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'source names are lowercase [a-z0-9_-]'), sourceSchema).default({}),
+    sources: z
+      .record(
+        z
+          .string()
+          .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'source names are lowercase [a-z0-9_-]')
+          // The engine and the API store their own events under these sources: a webhook
+          // named 'approval' could otherwise answer approvals, one named 'timer' fire timers.
+          .refine((name) => !RESERVED_SOURCES.includes(name), { message: `${RESERVED_SOURCES.join(', ')} are reserved source names` }),
+        sourceSchema,
+      )
+      .default({}),
     /** Path to a module whose default export is an agent (defineAgent); default: the built-in example agent. */
     agent: z.string().min(1).optional(),
     channels: channelsSchema.default({ console: {} }),
