@@ -66,9 +66,15 @@ export async function runRace(db: TestDatabase, options: RaceOptions): Promise<R
   // Migrate first: concurrent migration has its own test.
   await (await openStore(db.url, storeOptions)).close();
 
+  // Every worker opens its store, then all start their loops at once.
+  const starts: (() => void)[] = [];
+  const ready = (start: () => void): void => {
+    starts.push(start);
+    if (starts.length === options.skews.length) for (const go of starts) go();
+  };
   const outputs = await Promise.all(
     options.skews.map((skewMs, n) =>
-      runWorker({
+      runWorker(ready, {
         url: db.url,
         schema,
         holder: `W${n}`,
@@ -95,17 +101,24 @@ export async function runRace(db: TestDatabase, options: RaceOptions): Promise<R
   }
 }
 
-function runWorker(config: RaceWorkerConfig): Promise<RaceRecord[]> {
+function runWorker(ready: (start: () => void) => void, config: RaceWorkerConfig): Promise<RaceRecord[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', WORKER], {
       cwd: ROOT,
       env: { ...process.env, VIGIL_RACE: JSON.stringify(config) },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     children.add(child);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    let announced = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (!announced && stdout.includes('"kind":"ready"')) {
+        announced = true;
+        ready(() => child.stdin.end('go\n'));
+      }
+    });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code, signal) => {
