@@ -278,10 +278,16 @@ export function r9Outbox(target: StoreTarget): void {
       const inbox = store.inbox('alice');
       await queue(inbox, 'a');
       const g = gate();
+      let entered!: () => void;
+      const sending = new Promise<void>((resolve) => (entered = resolve));
       const slow = inbox.dispatch(async () => {
+        entered();
         await g.wait;
         throw new Error('timed out at last');
       }); // a paced send at T0
+      // Move the clock only once the batch is reserved at T0: on a networked store the
+      // reservation may otherwise read the clock after the move (flaked ~1 in 10 on PostgreSQL).
+      await sending;
       clock.set(T0 + 5_001);
       const r = recorder();
       expect(await other.dispatch(r.send)).toBe(1); // the reservation lapsed: 'a' goes out here
