@@ -9,7 +9,7 @@
  */
 import type pg from 'pg';
 import { Logger, makeWorkerUtils, run, type Task, type WorkerUtils } from 'graphile-worker';
-import { analyzeSchema, dropSchema } from './postgres-server.js';
+import { dropSchema, settle } from './postgres-server.js';
 import { benchEvents, inParallel, replyBody, TASK, type PgPlan } from './postgres-workload.js';
 import type { IngestFigures, RunFigures } from './vigil-postgres-side.js';
 import { elapsedSeconds, startTimer } from './timing.js';
@@ -47,6 +47,7 @@ export async function graphileAddJob(url: string, schema: string, admin: pg.Pool
       });
       return events.length / elapsedSeconds(started);
     };
+    await settle(admin, schema);
     const ingestPerSecond = await pass();
     const duplicatePerSecond = await pass();
     const stored = await jobCount(admin, schema);
@@ -74,7 +75,7 @@ export async function graphileRuns(url: string, schema: string, admin: pg.Pool, 
     for (let i = 0; i < events.length; i += 1000) {
       await utils.addJobs(events.slice(i, i + 1000).map((e) => ({ identifier: TASK, payload: e.payload, queueName: e.inbox, jobKey: e.jobKey })));
     }
-    await analyzeSchema(admin, schema);
+    await settle(admin, schema);
 
     let succeeded = 0;
     let allSucceeded: () => void = () => undefined;

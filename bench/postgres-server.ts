@@ -74,11 +74,19 @@ export async function dropSchema(admin: pg.Pool, schema: string): Promise<void> 
   await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
 }
 
-/** Fresh statistics after the untimed setup, so neither side runs on an empty table's plan. */
-export async function analyzeSchema(admin: pg.Pool, schema: string): Promise<void> {
+/**
+ * Between the untimed setup and a timed measurement: fresh statistics for
+ * the schema's tables (so neither side runs on an empty table's plan), then
+ * a checkpoint, so every measurement starts in the same place of the
+ * checkpoint cycle (the first change of each page after a checkpoint writes
+ * the whole page to the WAL) and none is hit by one half way. A user who may
+ * not CHECKPOINT (DATABASE_URL) just skips it.
+ */
+export async function settle(admin: pg.Pool, schema: string): Promise<void> {
   const { rows } = await admin.query<{ name: string }>(
     "SELECT quote_ident(schemaname) || '.' || quote_ident(tablename) AS name FROM pg_tables WHERE schemaname = $1",
     [schema],
   );
   for (const row of rows) await admin.query(`VACUUM ANALYZE ${row.name}`);
+  await admin.query('CHECKPOINT').catch(() => undefined);
 }

@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import { openStore, type NewEvent, type Store, type StoreOptions } from '../src/index.js';
 import { DEFAULTS } from '../src/store/options.js';
-import { analyzeSchema, dropSchema } from './postgres-server.js';
+import { dropSchema, settle } from './postgres-server.js';
 import { benchEvents, inParallel, replyBody, SOURCE, type PgPlan } from './postgres-workload.js';
 import { elapsedSeconds, startTimer } from './timing.js';
 
@@ -45,6 +45,7 @@ export async function vigilIngest(url: string, schema: string, admin: pg.Pool, p
       });
       return events.length / elapsedSeconds(started);
     };
+    await settle(admin, schema);
     const ingestPerSecond = await pass(true);
     const duplicatePerSecond = await pass(false);
     const [row] = (await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.events`)).rows;
@@ -70,7 +71,7 @@ export async function vigilRuns(url: string, schema: string, admin: pg.Pool, pla
     const byInbox = new Map<string, NewEvent[]>();
     for (const e of events) byInbox.set(e.inbox, [...(byInbox.get(e.inbox) ?? []), { source: SOURCE, sourceId: e.sourceId, payload: e.payload }]);
     for (const [inbox, mine] of byInbox) await store.inbox(inbox).ingestMany(mine);
-    await analyzeSchema(admin, schema);
+    await settle(admin, schema);
 
     const picked = new Set<string>();
     const queue: string[] = [];
