@@ -131,6 +131,12 @@ export function renderPostgresSection(run: PgRunInfo): string {
     '| finish | 7 | 2 (BEGIN pipelined with the call; COMMIT once its answer is back) |',
     '| release | 5 | 1 |',
     '',
+    'Per unit of work as run here: Vigil with its default claim, 5 round trips and 2 commits that wait for the WAL',
+    'flush (acquire, finish) per inbox of 10 events (claims and releases commit without waiting: see',
+    'docs/design/postgres-store.md); Vigil with `batchLimit: 1`, 3 round trips (claim, finish) and 1 waiting commit',
+    '(finish) per event, plus acquire, a last empty claim and release per inbox; graphile-worker batched, 1 round trip and 1',
+    "waiting commit per job (the task's INSERT), its fetches (500 jobs at a time) and completions batched.",
+    '',
   );
   return lines.join('\n');
 }
