@@ -5,17 +5,12 @@
  * two machines starting at once cannot both apply a step, and a crash half
  * way leaves the schema as it was (PostgreSQL's DDL is transactional).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { VigilError } from '../../errors.js';
+import { readMigrations, type Migration } from '../migration-files.js';
 import { quoteIdent } from './connection.js';
 import { withClient } from './inbox-tx.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 
@@ -32,14 +27,7 @@ CREATE TABLE IF NOT EXISTS vigil_migrations (
 let cached: Migration[] | undefined;
 
 export function migrations(): Migration[] {
-  cached ??= readdirSync(MIGRATIONS_DIR)
-    .filter((file) => /^\d{3}-.+\.sql$/.test(file))
-    .sort()
-    .map((file, index) => {
-      const version = Number(file.slice(0, 3));
-      if (version !== index + 1) throw new Error(`migration ${file} is out of sequence`);
-      return { version, name: file, sql: readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8') };
-    });
+  cached ??= readMigrations(MIGRATIONS_DIR);
   return cached;
 }
 

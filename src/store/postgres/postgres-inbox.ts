@@ -33,8 +33,9 @@ import type { CallTarget } from './call.js';
 import type { InboxTx } from './inbox-tx.js';
 import { ingestEvents } from './ingest.js';
 import { acquireLease, releaseLease } from './lease.js';
-import { GET_EVENT, LIST_EVENTS, LIST_EVENTS_BY_STATUS, redrive, STATS, toEventRow, toStats, type EventRecord, type StatsRow } from './read.js';
-import { LIST_TIMERS, removeTimer, runScheduler, toTimerRow, upsertTimer, type ListedTimer } from './timers.js';
+import { toEventRow, toTimerRow, type EventRecord, type ListedTimerRecord } from '../rows.js';
+import { GET_EVENT, LIST_EVENTS, LIST_EVENTS_BY_STATUS, redrive, STATS, toStats, type StatsRow } from './read.js';
+import { LIST_TIMERS, removeTimer, runScheduler, upsertTimer } from './timers.js';
 
 /** What an inbox needs from its store. */
 export interface InboxBackend extends CallTarget {
@@ -113,7 +114,7 @@ export class PostgresInbox implements Inbox {
   }
 
   async timers(): Promise<TimerRow[]> {
-    return (await this.db.query<ListedTimer>(LIST_TIMERS, [this.id])).map(toTimerRow);
+    return (await this.db.query<ListedTimerRecord>(LIST_TIMERS, [this.id])).map(toTimerRow);
   }
 
   async runScheduler(): Promise<number> {

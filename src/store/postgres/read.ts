@@ -1,35 +1,8 @@
 /** Reads for people and tools: events, stats. R6's dead letters are listed here. */
-import type { EventRow, EventStatus, InboxStats } from '../contract.js';
+import type { InboxStats } from '../contract.js';
+import { emptyStats, EVENT_COLUMNS } from '../rows.js';
 import { DB_NOW_MS } from './connection.js';
 import type { InboxTx } from './inbox-tx.js';
-
-export const EVENT_COLUMNS = 'id, source, source_id, payload, status, attempts, error, last_error, received_at';
-
-export interface EventRecord {
-  id: number;
-  source: string;
-  source_id: string;
-  payload: string;
-  status: EventStatus;
-  attempts: number;
-  error: string | null;
-  last_error: string | null;
-  received_at: number;
-}
-
-export function toEventRow(row: EventRecord): EventRow {
-  return {
-    id: row.id,
-    source: row.source,
-    sourceId: row.source_id,
-    payload: JSON.parse(row.payload) as unknown,
-    attempts: row.attempts,
-    status: row.status,
-    error: row.error,
-    lastError: row.last_error,
-    receivedAt: row.received_at,
-  };
-}
 
 export const GET_EVENT = `SELECT ${EVENT_COLUMNS} FROM events WHERE inbox_id = $1 AND source = $2 AND source_id = $3`;
 
@@ -91,12 +64,3 @@ export function toStats(row: StatsRow | undefined): InboxStats {
   };
 }
 
-export function emptyStats(): InboxStats {
-  return {
-    events: { pending: 0, running: 0, done: 0, dead: 0 },
-    outbox: { held: 0, sent: 0 },
-    timers: 0,
-    approvalsPending: 0,
-    lease: null,
-  };
-}

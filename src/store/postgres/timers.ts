@@ -1,7 +1,7 @@
 /** R7: timers live in their own table and feed the inbox; a pass never starts a run. */
 import { approvalPayload } from '../approval-payload.js';
 import { VigilError } from '../../errors.js';
-import type { MissedPolicy, TimerRow } from '../contract.js';
+import type { TimerRecord } from '../rows.js';
 import { nextCronTime, planFiring, timerEventKey } from '../schedule.js';
 import type { CheckedEvent, CheckedTimer } from '../validate.js';
 import type { InboxTx } from './inbox-tx.js';
@@ -28,18 +28,6 @@ WHERE inbox_id = $1 AND answer IS NULL AND expires_at <= $2 ORDER BY expires_at,
 
 const MARK_EXPIRED = `
 UPDATE approvals SET answer = 'expired', answered_at = $3 WHERE inbox_id = $1 AND id = $2 AND answer IS NULL`;
-
-interface TimerRecord {
-  id: string;
-  due: number;
-  every: number | null;
-  cron: string | null;
-  tz: string | null;
-  missed: MissedPolicy;
-  payload: string;
-  key_source: string | null;
-  key_source_id: string | null;
-}
 
 /** Creates or replaces a timer by id; a replaced timer is live again (done = false). */
 export async function upsertTimer(tx: InboxTx, timer: CheckedTimer): Promise<void> {
@@ -100,28 +88,6 @@ export async function removeTimer(tx: InboxTx, id: string): Promise<boolean> {
   return (await tx.run('DELETE FROM timers WHERE inbox_id = $1 AND id = $2', [tx.inboxId, id])) === 1;
 }
 
-interface ListedTimer extends TimerRecord {
-  done: boolean;
-  last_skipped: number | null;
-}
-
 export const LIST_TIMERS = `
 SELECT id, due, every, cron, tz, missed, payload, key_source, key_source_id, done, last_skipped
 FROM timers WHERE inbox_id = $1 ORDER BY id`;
-
-export function toTimerRow(row: ListedTimer): TimerRow {
-  return {
-    id: row.id,
-    due: row.due,
-    every: row.every,
-    cron: row.cron,
-    tz: row.tz,
-    missed: row.missed,
-    done: row.done,
-    payload: JSON.parse(row.payload) as Record<string, unknown>,
-    key: row.key_source !== null && row.key_source_id !== null ? { source: row.key_source, sourceId: row.key_source_id } : null,
-    lastSkipped: row.last_skipped,
-  };
-}
-
-export type { ListedTimer };

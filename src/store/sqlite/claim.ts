@@ -1,5 +1,6 @@
 /** R4: what one run claims, in one fenced transaction. */
 import type { ClaimedEvent } from '../contract.js';
+import { toClaimedEvents, type ClaimedRecord } from '../rows.js';
 import type { InboxDb } from './inbox-db.js';
 import { holdsLease } from './lease.js';
 
@@ -30,14 +31,6 @@ UPDATE events SET status = 'running', attempts = attempts + 1, claim_gen = @gen,
 WHERE id IN (SELECT id FROM events WHERE status = 'pending' AND attempts = 0 ORDER BY id LIMIT @limit)
 RETURNING id, source, source_id, payload, attempts`;
 
-interface ClaimedRow {
-  id: number;
-  source: string;
-  source_id: string;
-  payload: string;
-  attempts: number;
-}
-
 /**
  * Attempts are counted at claim, not at failure: a worker that crashes
  * never records a failure, so counting at failure would let a poison event
@@ -54,14 +47,6 @@ export function claimBatch(c: InboxDb, holder: string, gen: number, now: number)
     retryId !== undefined
       ? c.stmt(CLAIM_ONE).all({ gen, now, id: retryId })
       : c.stmt(CLAIM_FRESH).all({ gen, now, limit: batchLimit })
-  ) as ClaimedRow[];
-  return rows
-    .map((row) => ({
-      id: row.id,
-      source: row.source,
-      sourceId: row.source_id,
-      payload: JSON.parse(row.payload) as unknown,
-      attempts: row.attempts,
-    }))
-    .sort((a, b) => a.id - b.id); // RETURNING order is unspecified
+  ) as ClaimedRecord[];
+  return toClaimedEvents(rows);
 }

@@ -4,29 +4,17 @@
  * order inside one BEGIN IMMEDIATE, so two processes opening a new file at
  * once cannot both apply the same step.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
 import { VigilError } from '../../errors.js';
+import { readMigrations, type Migration } from '../migration-files.js';
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 
 let cached: Migration[] | undefined;
 
 export function migrations(): Migration[] {
-  cached ??= readdirSync(MIGRATIONS_DIR)
-    .filter((file) => /^\d{3}-.+\.sql$/.test(file))
-    .sort()
-    .map((file, index) => {
-      const version = Number(file.slice(0, 3));
-      if (version !== index + 1) throw new Error(`migration ${file} is out of sequence`);
-      return { version, name: file, sql: readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8') };
-    });
+  cached ??= readMigrations(MIGRATIONS_DIR);
   return cached;
 }
 

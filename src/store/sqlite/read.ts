@@ -1,35 +1,8 @@
 /** Reads for people and tools: events, stats. R6's dead letters are listed here. */
 import type { EventRow, EventStatus, InboxStats } from '../contract.js';
+import { EVENT_COLUMNS, toEventRow, type EventRecord } from '../rows.js';
 import type { InboxDb } from './inbox-db.js';
 import { readLease } from './lease.js';
-
-const EVENT_COLUMNS = 'id, source, source_id, payload, status, attempts, error, last_error, received_at';
-
-interface EventRecord {
-  id: number;
-  source: string;
-  source_id: string;
-  payload: string;
-  status: EventStatus;
-  attempts: number;
-  error: string | null;
-  last_error: string | null;
-  received_at: number;
-}
-
-function toEventRow(row: EventRecord): EventRow {
-  return {
-    id: row.id,
-    source: row.source,
-    sourceId: row.source_id,
-    payload: JSON.parse(row.payload) as unknown,
-    attempts: row.attempts,
-    status: row.status,
-    error: row.error,
-    lastError: row.last_error,
-    receivedAt: row.received_at,
-  };
-}
 
 export function getEvent(c: InboxDb, source: string, sourceId: string): EventRow | null {
   const row = c.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE source = ? AND source_id = ?`).get(source, sourceId);
@@ -76,15 +49,5 @@ export function stats(c: InboxDb, now: number): InboxStats {
     timers: row.timers!,
     approvalsPending: row.approvals!,
     lease: readLease(c),
-  };
-}
-
-export function emptyStats(): InboxStats {
-  return {
-    events: { pending: 0, running: 0, done: 0, dead: 0 },
-    outbox: { held: 0, sent: 0 },
-    timers: 0,
-    approvalsPending: 0,
-    lease: null,
   };
 }

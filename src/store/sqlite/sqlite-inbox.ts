@@ -27,7 +27,8 @@ import { releaseBatch, recordSent, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
 import type { InboxDb } from './inbox-db.js';
 import { acquireLease, releaseLease } from './lease.js';
-import { emptyStats, getEvent, listEvents, redrive, stats } from './read.js';
+import { emptyStats } from '../rows.js';
+import { getEvent, listEvents, redrive, stats } from './read.js';
 import { listTimers, removeTimer, runScheduler, upsertTimer } from './timers.js';
 
 /** What an inbox needs from its store: a connection, opened (and created) on demand. */

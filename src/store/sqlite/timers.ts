@@ -1,6 +1,7 @@
 /** R7: timers live in their own table and feed the inbox; a pass never starts a run. */
 import { VigilError } from '../../errors.js';
-import type { MissedPolicy, TimerRow } from '../contract.js';
+import type { TimerRow } from '../contract.js';
+import { toTimerRow, type ListedTimerRecord, type TimerRecord } from '../rows.js';
 import { approvalPayload } from '../approval-payload.js';
 import { nextCronTime, planFiring, timerEventKey } from '../schedule.js';
 import type { CheckedTimer } from '../validate.js';
@@ -24,18 +25,6 @@ const RETIRE_TIMER = 'UPDATE timers SET done = 1, last_skipped = ? WHERE id = ?'
 
 const EXPIRED_APPROVALS = `
 SELECT id, action, expires_at FROM approvals WHERE answer IS NULL AND expires_at <= ? ORDER BY expires_at, id`;
-
-interface TimerRecord {
-  id: string;
-  due: number;
-  every: number | null;
-  cron: string | null;
-  tz: string | null;
-  missed: MissedPolicy;
-  payload: string;
-  key_source: string | null;
-  key_source_id: string | null;
-}
 
 /** Creates or replaces a timer by id; a replaced timer is live again (done = 0). */
 export function upsertTimer(c: InboxDb, timer: CheckedTimer, now: number): void {
@@ -95,17 +84,5 @@ export function removeTimer(c: InboxDb, id: string): boolean {
 }
 
 export function listTimers(c: InboxDb): TimerRow[] {
-  const rows = c.stmt('SELECT * FROM timers ORDER BY id').all() as (TimerRecord & { done: number; last_skipped: number | null })[];
-  return rows.map((row) => ({
-    id: row.id,
-    due: row.due,
-    every: row.every,
-    cron: row.cron,
-    tz: row.tz,
-    missed: row.missed,
-    done: row.done === 1,
-    payload: JSON.parse(row.payload) as Record<string, unknown>,
-    key: row.key_source !== null && row.key_source_id !== null ? { source: row.key_source, sourceId: row.key_source_id } : null,
-    lastSkipped: row.last_skipped,
-  }));
+  return (c.stmt('SELECT * FROM timers ORDER BY id').all() as ListedTimerRecord[]).map(toTimerRow);
 }

@@ -179,6 +179,19 @@ BEGIN
   END IF;
 END $$;
 
+-- Whether the inbox has an event a lease decides about (R2, R4). Taking or
+-- ending the lease of an inbox with no pending and no running event changes
+-- nothing the work table shows (the lease only decides when events are
+-- listed; timers, approvals and the outbox do not depend on it), so acquire
+-- and release refresh the work row only when this is true: a worker's turn
+-- on an idle inbox then reads one index instead of ten.
+CREATE FUNCTION vigil_events_in_play(p_inbox text) RETURNS boolean
+LANGUAGE sql STABLE SET enable_seqscan = off
+AS $$
+  SELECT EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'pending')
+      OR EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running')
+$$;
+
 -- R2 (lease.ts): take or renew the lease; returns the generation, or NULL
 -- while another holder's lease is valid. Renewing keeps the generation; any
 -- takeover, even by the same holder after its lease lapsed, starts a new
@@ -209,7 +222,9 @@ BEGIN
 
   UPDATE inboxes SET holder = p_holder, gen = v_gen, lease_until = v_now + p_lease_ttl
   WHERE inbox_id = p_inbox;
-  PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
+  IF vigil_events_in_play(p_inbox) THEN
+    PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
+  END IF;
   RETURN v_gen;
 END $$;
 
@@ -235,7 +250,9 @@ BEGIN
   END IF;
 
   UPDATE inboxes SET lease_until = v_now - 1 WHERE inbox_id = p_inbox;
-  PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
+  IF vigil_events_in_play(p_inbox) THEN
+    PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
+  END IF;
   RETURN true;
 END $$;
 
