@@ -9,17 +9,9 @@
  * than the reservation, makes it sendable again: at-least-once. With
  * `atMostOnce` the batch is recorded as sent before the send.
  */
-import { randomUUID } from 'node:crypto';
-import type { HeldMessage } from '../contract.js';
+import { planDispatch, type DispatchPlan } from '../outbox-batch.js';
 import type { InboxTx } from './inbox-tx.js';
 
-export interface DispatchPlan {
-  token: string;
-  messages: HeldMessage[];
-  body: string;
-  /** Set when this batch counted against the gap: what to restore if the send fails. */
-  pacing: { previous: number | null; at: number } | null;
-}
 
 const IN_FLIGHT = `
 SELECT 1 FROM outbox
@@ -49,7 +41,7 @@ WHERE inbox_id = $1 AND reserved_by = $2 AND sent_at IS NULL`;
 // Gives the gap back only if no later batch has counted against it since.
 const RESTORE_PACING = 'UPDATE inboxes SET last_paced_at = $2 WHERE inbox_id = $1 AND last_paced_at = $3';
 
-interface HeldRow {
+interface HeldRecord {
   id: number;
   body: string;
   urgent: boolean;
@@ -61,25 +53,19 @@ export async function reserveBatch(tx: InboxTx, atMostOnce: boolean): Promise<Di
   const { inboxId, now } = tx;
   if ((await tx.rows(IN_FLIGHT, [inboxId, now])).length > 0) return null; // another dispatcher is sending
   const lastPaced = tx.inbox.lastPacedAt;
-  const gapPassed = lastPaced === null || now - lastPaced >= tx.options.outboxGapMs;
-  const held = await tx.rows<HeldRow>(HELD, [inboxId]);
-  // A batch whose reservation expired already passed the gap once: resend it now.
-  const batch = held.filter((row) => gapPassed || row.urgent || row.reserved_by !== null);
-  if (batch.length === 0) return null;
-  const countsAgainstGap = batch.some((row) => !row.urgent && row.reserved_by === null);
-  if (countsAgainstGap) await tx.run(SET_PACED, [inboxId, now]);
-
-  const token = randomUUID();
-  const ids = batch.map((row) => row.id);
+  const held = (await tx.rows<HeldRecord>(HELD, [inboxId])).map((row) => ({
+    id: row.id,
+    body: row.body,
+    urgent: row.urgent,
+    reservedBefore: row.reserved_by !== null,
+  }));
+  const plan = planDispatch(held, lastPaced, now, tx.options.outboxGapMs);
+  if (plan === null) return null;
+  if (plan.pacing !== null) await tx.run(SET_PACED, [inboxId, now]);
+  const ids = plan.messages.map((m) => m.id);
   if (atMostOnce) await tx.run(MARK_SENT_NOW, [inboxId, now, ids]);
-  else await tx.run(RESERVE, [inboxId, token, now + tx.options.leaseTtlMs, ids]);
-  const messages = batch.map((row) => ({ id: row.id, body: row.body, urgent: row.urgent }));
-  return {
-    token,
-    messages,
-    body: messages.map((m) => m.body).join('\n\n'),
-    pacing: countsAgainstGap ? { previous: lastPaced, at: now } : null,
-  };
+  else await tx.run(RESERVE, [inboxId, plan.token, now + tx.options.leaseTtlMs, ids]);
+  return plan;
 }
 
 /** The send succeeded: the reserved rows are sent. */

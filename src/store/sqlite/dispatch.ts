@@ -10,17 +10,9 @@
  * than the reservation) makes it sendable again: at-least-once. With
  * `atMostOnce` the batch is recorded as sent before the send.
  */
-import { randomUUID } from 'node:crypto';
-import type { HeldMessage } from '../contract.js';
+import { planDispatch, type DispatchPlan } from '../outbox-batch.js';
 import type { InboxDb } from './inbox-db.js';
 
-export interface DispatchPlan {
-  token: string;
-  messages: HeldMessage[];
-  body: string;
-  /** Set when this batch counted against the gap: what to restore if the send fails. */
-  pacing: { previous: number | null; at: number } | null;
-}
 
 const IN_FLIGHT = `
 SELECT 1 FROM outbox WHERE sent_at IS NULL AND reserved_by IS NOT NULL AND reserved_until >= ? LIMIT 1`;
@@ -31,34 +23,28 @@ const HELD = 'SELECT id, body, urgent, reserved_by FROM outbox WHERE sent_at IS 
 export function reserveBatch(c: InboxDb, now: number, atMostOnce: boolean): DispatchPlan | null {
   if (c.stmt(IN_FLIGHT).get(now) !== undefined) return null; // another dispatcher is sending
   const lastPaced = c.stmt('SELECT last_paced_at FROM outbox_pacing WHERE one = 1').pluck().get() as number | null;
-  const gapPassed = lastPaced === null || now - lastPaced >= c.options.outboxGapMs;
-  const held = c.stmt(HELD).all() as { id: number; body: string; urgent: number; reserved_by: string | null }[];
-  // A batch whose reservation expired already passed the gap once: resend it now.
-  const batch = held.filter((row) => gapPassed || row.urgent === 1 || row.reserved_by !== null);
-  if (batch.length === 0) return null;
-  const countsAgainstGap = batch.some((row) => row.urgent === 0 && row.reserved_by === null);
-  if (countsAgainstGap) c.stmt('UPDATE outbox_pacing SET last_paced_at = ? WHERE one = 1').run(now);
-
-  const token = randomUUID();
-  const ids = JSON.stringify(batch.map((row) => row.id));
+  const held = (c.stmt(HELD).all() as { id: number; body: string; urgent: number; reserved_by: string | null }[]).map((row) => ({
+    id: row.id,
+    body: row.body,
+    urgent: row.urgent === 1,
+    reservedBefore: row.reserved_by !== null,
+  }));
+  const plan = planDispatch(held, lastPaced, now, c.options.outboxGapMs);
+  if (plan === null) return null;
+  if (plan.pacing !== null) c.stmt('UPDATE outbox_pacing SET last_paced_at = ? WHERE one = 1').run(now);
+  const ids = JSON.stringify(plan.messages.map((m) => m.id));
   if (atMostOnce) {
     c.stmt(
       'UPDATE outbox SET sent_at = ?, reserved_by = NULL, reserved_until = NULL WHERE id IN (SELECT value FROM json_each(?))',
     ).run(now, ids);
   } else {
     c.stmt('UPDATE outbox SET reserved_by = ?, reserved_until = ? WHERE id IN (SELECT value FROM json_each(?))').run(
-      token,
+      plan.token,
       now + c.options.leaseTtlMs,
       ids,
     );
   }
-  const messages = batch.map((row) => ({ id: row.id, body: row.body, urgent: row.urgent === 1 }));
-  return {
-    token,
-    messages,
-    body: messages.map((m) => m.body).join('\n\n'),
-    pacing: countsAgainstGap ? { previous: lastPaced, at: now } : null,
-  };
+  return plan;
 }
 
 /** The send succeeded: the reserved rows are sent. */
