@@ -3,7 +3,7 @@
  * table on stdout. Only this section (its heading up to the next `## `
  * heading) is rewritten; every other section is kept as it was.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeBenchmarkSection } from './benchmarks-file.js';
 import { createRequire } from 'node:module';
 import type { Machine } from './machine.js';
 import type { PgResults } from './postgres-vs-graphile.js';
@@ -12,12 +12,6 @@ import { median } from './timing.js';
 
 export const PG_SECTION_HEADING = '## PostgreSQL vs graphile-worker';
 
-const FILE_HEADER = `# Benchmarks
-
-Figures measured by the project's benchmark scripts. One section per
-benchmark family; each script rewrites only its own section (from its
-\`## \` heading to the next), so the others are kept.
-`;
 
 export interface PgRunInfo {
   date: string;
@@ -143,25 +137,9 @@ export function renderPostgresSection(run: PgRunInfo): string {
 
 /** Replaces (or appends) this section and keeps every other section as it was. */
 export function writePostgresSection(file: string, section: string): void {
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : FILE_HEADER;
-  const lines = current.split('\n');
-  const start = lines.findIndex((line) => line.trim() === PG_SECTION_HEADING);
-  let before = lines;
-  let after: string[] = [];
-  if (start !== -1) {
-    const end = lines.findIndex((line, i) => i > start && /^## /.test(line));
-    before = lines.slice(0, start);
-    after = end === -1 ? [] : lines.slice(end);
-  }
-  const next = [...trimTrailing(before), '', ...section.trimEnd().split('\n'), ...(after.length > 0 ? ['', ...after] : [])];
-  writeFileSync(file, trimTrailing(next).join('\n') + '\n');
+  writeBenchmarkSection(file, PG_SECTION_HEADING, section);
 }
 
-function trimTrailing(lines: string[]): string[] {
-  const copy = [...lines];
-  while (copy.length > 0 && copy[copy.length - 1]?.trim() === '') copy.pop();
-  return copy;
-}
 
 export function renderPostgresConsole(run: PgRunInfo): string {
   const out: string[] = [];

@@ -3,7 +3,7 @@
  * only the "SQLite engine" section (its heading up to the next `## `
  * heading), so other families' sections (PostgreSQL, ...) are kept.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeBenchmarkSection } from './benchmarks-file.js';
 import type { Machine } from './machine.js';
 import type { PythonInfo } from './python-reference.js';
 import type { SqliteSettings } from './sqlite-engine.js';
@@ -14,12 +14,6 @@ import type { Plan } from './workload.js';
 
 export const SECTION_HEADING = '## SQLite engine';
 
-const FILE_HEADER = `# Benchmarks
-
-Figures measured by the project's benchmark scripts. One section per
-benchmark family; each script rewrites only its own section (from its
-\`## \` heading to the next), so the others are kept.
-`;
 
 export interface RunInfo {
   date: string;
@@ -181,25 +175,9 @@ export function renderSection(run: RunInfo): string {
 
 /** Replaces (or appends) this family's section and keeps every other section as it was. */
 export function writeSection(file: string, section: string): void {
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : FILE_HEADER;
-  const lines = current.split('\n');
-  const start = lines.findIndex((line) => line.trim() === SECTION_HEADING);
-  let before = lines;
-  let after: string[] = [];
-  if (start !== -1) {
-    const end = lines.findIndex((line, i) => i > start && /^## /.test(line));
-    before = lines.slice(0, start);
-    after = end === -1 ? [] : lines.slice(end);
-  }
-  const next = [...trimTrailing(before), '', ...section.trimEnd().split('\n'), ...(after.length > 0 ? ['', ...after] : [])];
-  writeFileSync(file, trimTrailing(next).join('\n') + '\n');
+  writeBenchmarkSection(file, SECTION_HEADING, section);
 }
 
-function trimTrailing(lines: string[]): string[] {
-  const copy = [...lines];
-  while (copy.length > 0 && copy[copy.length - 1]?.trim() === '') copy.pop();
-  return copy;
-}
 
 /** The short table for stdout. */
 export function renderConsole(run: RunInfo): string {

@@ -3,7 +3,7 @@
  * Like report.ts, it rewrites only its own section (its heading up to the
  * next `## ` heading) and keeps every other family's section as it was.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeBenchmarkSection } from './benchmarks-file.js';
 import type { Machine } from './machine.js';
 import { ingestSummary, type IngestFigures, type LoadRun } from './service-ingest.js';
 import type { TickFigures, TickSample } from './service-tick.js';
@@ -268,31 +268,9 @@ export function renderServiceConsole(run: ServiceRun): string {
   return out.join('\n');
 }
 
-const FILE_HEADER = `# Benchmarks
-
-Figures measured by the project's benchmark scripts. One section per
-benchmark family; each script rewrites only its own section (from its
-\`## \` heading to the next), so the others are kept.
-`;
 
 /** Replaces (or appends) the Service section and keeps every other section as it was. */
 export function writeServiceSection(file: string, section: string): void {
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : FILE_HEADER;
-  const lines = current.split('\n');
-  const start = lines.findIndex((line) => line.trim() === SERVICE_HEADING);
-  let before = lines;
-  let after: string[] = [];
-  if (start !== -1) {
-    const end = lines.findIndex((line, i) => i > start && /^## /.test(line));
-    before = lines.slice(0, start);
-    after = end === -1 ? [] : lines.slice(end);
-  }
-  const next = [...trimTrailing(before), '', ...section.trimEnd().split('\n'), ...(after.length > 0 ? ['', ...after] : [])];
-  writeFileSync(file, trimTrailing(next).join('\n') + '\n');
+  writeBenchmarkSection(file, SERVICE_HEADING, section);
 }
 
-function trimTrailing(lines: string[]): string[] {
-  const copy = [...lines];
-  while (copy.length > 0 && copy[copy.length - 1]?.trim() === '') copy.pop();
-  return copy;
-}
