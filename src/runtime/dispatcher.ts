@@ -14,6 +14,7 @@
  * that is how long the store reserves a batch, and a send still running
  * when the reservation lapses would be repeated by another dispatcher.
  */
+import { settlesWithin } from './settles-within.js';
 import { performance } from 'node:perf_hooks';
 import { batchId, type Channel, type OutgoingMessage } from '../channels/channel.js';
 import { VigilError } from '../errors.js';
@@ -152,14 +153,9 @@ export class Dispatcher {
     this.state = 'stopping';
     this.stopListening?.();
     await this.loop.stop();
-    const all = Promise.allSettled(this.inFlight.values());
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<'grace'>((resolve) => {
-      timer = setTimeout(() => resolve('grace'), graceMs);
-    });
-    if ((await Promise.race([all, grace])) === 'grace') this.stopSignal.abort(new Error('the dispatcher is stopping'));
-    clearTimeout(timer);
-    await all;
+    const sends = [...this.inFlight.values()];
+    if (!(await settlesWithin(sends, graceMs))) this.stopSignal.abort(new Error('the dispatcher is stopping'));
+    await Promise.allSettled(sends);
     await Promise.allSettled(this.channels.map(async (channel) => channel.close?.()));
   }
 

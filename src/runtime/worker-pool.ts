@@ -9,6 +9,7 @@
  * the lease decides who runs an inbox; an inbox another holder has is left
  * alone for a short cool-down instead of being asked for again at once.
  */
+import { settlesWithin } from './settles-within.js';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -140,14 +141,7 @@ export class WorkerPool {
     this.state = 'stopping';
     await this.loop.stop();
     await this.unsubscribe?.().catch(() => undefined);
-    const all = Promise.allSettled(this.running.values());
-    let graceTimer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<'grace'>((resolve) => {
-      graceTimer = setTimeout(() => resolve('grace'), graceMs);
-    });
-    const first = await Promise.race([all, graceOver]);
-    clearTimeout(graceTimer);
-    if (first === 'grace' && this.running.size > 0) {
+    if (!(await settlesWithin(this.running.values(), graceMs)) && this.running.size > 0) {
       this.deps.logger?.warn({ inboxes: this.active, graceMs }, 'grace period over: aborting running agents');
       this.shutdown.abort(new RunAbortedError('shutdown', 'the worker is shutting down'));
       await Promise.allSettled(this.running.values());
