@@ -40,6 +40,7 @@ export interface RefundRecord {
 
 interface RefundAction {
   type: 'refund';
+  summary: string;
   order: string;
 }
 
@@ -89,7 +90,8 @@ async function chat(ctx: AgentContext, text: string): Promise<OutboxMessage | nu
   if (refund === null) return `You said: "${text}". (Try "refund order 42" to see an approval.)`;
   const order = refund[1]!;
   const approvalId = `refund-${order}`;
-  const action: RefundAction = { type: 'refund', order };
+  // `summary` is what the one-tap confirm page shows the person deciding.
+  const action: RefundAction = { type: 'refund', order, summary: `Refund order ${order}` };
   const { link } = await ctx.requestApproval({ id: approvalId, expiresInMs: HOUR, action });
   const how = link ?? `vigil approve ${ctx.inboxId} ${approvalId} yes`;
   return { body: `URGENT: approve a refund of order ${order}? This expires in 1 hour. ${how}`, urgent: true };

@@ -89,7 +89,9 @@ it('webhook and chat replies, refund after a yes exactly once, no refund after a
     // The link's page asks; it answers nothing by itself.
     const page = await fetch(link);
     expect(page.status).toBe(200);
-    expect(await page.text()).toMatch(/name="answer" value="yes"/);
+    const html = await page.text();
+    expect(html).toMatch(/name="answer" value="yes"/);
+    expect(html).toContain('Refund order 42'); // what is asked, in words, not the action's JSON
     expect(await inbox.getEvent('approval', 'refund-42')).toBeNull();
 
     // Tap yes: the refund happens, once.
