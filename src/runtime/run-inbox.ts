@@ -77,11 +77,13 @@ export async function runInbox(deps: RunInboxDeps, inbox: Inbox): Promise<InboxT
   let deadBefore: number | null = null;
   try {
     heartbeat.start();
-    const before = await inbox.stats();
-    deadBefore = before.events.dead;
+    // Not stats(): it counts every done event, a cost that grows with the
+    // inbox's history on every turn. The dead list stays short (operators
+    // redrive it), and one running row is all a takeover needs.
+    deadBefore = deps.metrics === undefined ? null : await countDead(inbox);
     // Events still `running` before we claimed anything belong to an older
     // generation: we are taking over from a worker that crashed or stalled.
-    const takeover = before.events.running > 0;
+    const takeover = (await inbox.events({ status: 'running', limit: 1 })).length > 0;
     events.emit('lease:acquired', { inboxId, gen, takeover });
     if (takeover) metrics?.leaseTakeovers.inc();
     for (;;) {
@@ -175,6 +177,13 @@ function toOutcome(result: AgentOutcome, runTimeoutMs: number): { label: RunLabe
   }
 }
 
+/** Dead events, counted up to a cap far above what an operator leaves unredriven. */
+const DEAD_COUNT_CAP = 10_000;
+
+async function countDead(inbox: Inbox): Promise<number> {
+  return (await inbox.events({ status: 'dead', limit: DEAD_COUNT_CAP })).length;
+}
+
 /**
  * After the last batch: count events the claims parked as dead (only this
  * lease's claims move events to dead, so the difference is ours), then
@@ -183,7 +192,7 @@ function toOutcome(result: AgentOutcome, runTimeoutMs: number): { label: RunLabe
 async function settle(deps: RunInboxDeps, inbox: Inbox, gen: number, deadBefore: number | null, releaseGen: number | null): Promise<void> {
   try {
     if (deadBefore !== null && deps.metrics !== undefined) {
-      const dead = (await inbox.stats()).events.dead - deadBefore;
+      const dead = (await countDead(inbox)) - deadBefore;
       if (dead > 0) deps.metrics.deadEvents.inc(dead);
     }
   } catch (error) {
