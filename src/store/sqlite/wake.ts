@@ -8,7 +8,7 @@ import type { Wake } from './ready-index.js';
 
 // Each part reads a partial index or a handful of pending rows: the cost
 // follows the work in the inbox, not its history.
-const WAKE_SQL = `
+export const WAKE_SQL = `
 SELECT
   (SELECT received_at FROM events WHERE status = 'pending' AND attempts = 0 ORDER BY id LIMIT 1) AS fresh,
   (SELECT min(CASE WHEN attempts >= @maxAttempts THEN 0
