@@ -82,35 +82,58 @@ export function toJson(code: VigilErrorCode, what: string, value: unknown, maxBy
   return json;
 }
 
-function checkJsonValue(code: VigilErrorCode, path: string, value: unknown, seen: Set<object>): void {
+function checkJsonValue(code: VigilErrorCode, what: string, value: unknown, seen: Set<object>): void {
+  const problem = unrepresentable(value, seen);
+  if (problem !== null) throw new VigilError(code, `${what}${problem.path} ${problem.why}`);
+}
+
+interface Unrepresentable {
+  /** Where, relative to the value checked: `.a[2]`; built only on the way out of a failure. */
+  path: string;
+  why: string;
+}
+
+/**
+ * The first part of `value` that JSON cannot carry unchanged, or null. Runs
+ * on every ingest, so the common case allocates nothing: no path strings
+ * and no entry arrays until something is wrong.
+ */
+function unrepresentable(value: unknown, seen: Set<object>): Unrepresentable | null {
   switch (typeof value) {
     case 'string':
     case 'boolean':
-      return;
+      return null;
     case 'number':
-      if (!Number.isFinite(value)) throw new VigilError(code, `${path} is ${value}, which JSON cannot represent`);
-      return;
+      return Number.isFinite(value) ? null : { path: '', why: `is ${value}, which JSON cannot represent` };
     case 'object':
       break;
     default:
-      throw new VigilError(code, `${path} is a ${typeof value}, which is not JSON-serialisable`);
+      return { path: '', why: `is a ${typeof value}, which is not JSON-serialisable` };
   }
-  if (value === null || value instanceof Date) return;
-  if (seen.has(value)) throw new VigilError(code, `${path} contains a cycle, which is not JSON-serialisable`);
+  if (value === null || value instanceof Date) return null;
+  if (seen.has(value)) return { path: '', why: 'contains a cycle, which is not JSON-serialisable' };
   seen.add(value);
   if (Array.isArray(value)) {
-    value.forEach((item, i) => checkJsonValue(code, `${path}[${i}]`, item, seen));
+    for (let i = 0; i < value.length; i++) {
+      const problem = unrepresentable(value[i], seen);
+      if (problem !== null) return { path: `[${i}]${problem.path}`, why: problem.why };
+    }
   } else {
     const proto = Object.getPrototypeOf(value) as unknown;
     if (proto !== Object.prototype && proto !== null) {
-      throw new VigilError(code, `${path} is a ${value.constructor?.name ?? 'class instance'}; use plain objects and arrays`);
+      return { path: '', why: `is a ${value.constructor?.name ?? 'class instance'}; use plain objects and arrays` };
     }
-    for (const [key, item] of Object.entries(value)) {
+    // A plain object's prototype has no enumerable keys: for...in sees only its own.
+    for (const key in value) {
+      const item = (value as Record<string, unknown>)[key];
       // An undefined property is left out by JSON, as everywhere in JS.
-      if (item !== undefined) checkJsonValue(code, `${path}.${key}`, item, seen);
+      if (item === undefined) continue;
+      const problem = unrepresentable(item, seen);
+      if (problem !== null) return { path: `.${key}${problem.path}`, why: problem.why };
     }
   }
   seen.delete(value);
+  return null;
 }
 
 function checkKey(code: VigilErrorCode, name: string, value: unknown): asserts value is string {
