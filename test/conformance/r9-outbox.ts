@@ -26,12 +26,21 @@ function recorder(): { bodies: string[]; batches: HeldMessage[][]; send: (body: 
 }
 
 /** A promise and the function that resolves it. */
-function gate(): { wait: Promise<void>; open: () => void } {
+/**
+ * A send held open until `open()`. `entered` resolves once a send has
+ * begun, i.e. once its batch is reserved: a test moves the clock only after
+ * that, or on a networked store the reservation may read the moved clock.
+ */
+function gate(): { wait: Promise<void>; open: () => void; enter: () => void; entered: Promise<void> } {
   let open!: () => void;
+  let enter!: () => void;
   const wait = new Promise<void>((resolve) => {
     open = resolve;
   });
-  return { wait, open };
+  const entered = new Promise<void>((resolve) => {
+    enter = resolve;
+  });
+  return { wait, open, enter, entered };
 }
 
 export function r9Outbox(target: StoreTarget): void {
@@ -244,7 +253,11 @@ export function r9Outbox(target: StoreTarget): void {
       const inbox = store.inbox('alice');
       await queue(inbox, 'a');
       const g = gate();
-      const first = inbox.dispatch(async () => g.wait);
+      const first = inbox.dispatch(async () => {
+        g.enter();
+        await g.wait;
+      });
+      await g.entered; // the batch is reserved: the send is in flight
       await queue(inbox, { body: 'urgent', urgent: true });
       const r = recorder();
       expect(await other.dispatch(r.send)).toBe(0);
@@ -260,7 +273,11 @@ export function r9Outbox(target: StoreTarget): void {
       const inbox = store.inbox('alice');
       await queue(inbox, 'a');
       const g = gate();
-      const stuck = inbox.dispatch(async () => g.wait);
+      const stuck = inbox.dispatch(async () => {
+        g.enter();
+        await g.wait;
+      });
+      await g.entered;
       clock.set(T0 + 5_000);
       const r = recorder();
       expect(await other.dispatch(r.send)).toBe(0); // reserved up to and including now + leaseTtlMs
@@ -278,16 +295,12 @@ export function r9Outbox(target: StoreTarget): void {
       const inbox = store.inbox('alice');
       await queue(inbox, 'a');
       const g = gate();
-      let entered!: () => void;
-      const sending = new Promise<void>((resolve) => (entered = resolve));
       const slow = inbox.dispatch(async () => {
-        entered();
+        g.enter();
         await g.wait;
         throw new Error('timed out at last');
       }); // a paced send at T0
-      // Move the clock only once the batch is reserved at T0: on a networked store the
-      // reservation may otherwise read the clock after the move (flaked ~1 in 10 on PostgreSQL).
-      await sending;
+      await g.entered; // (without it this flaked ~1 in 10 on PostgreSQL)
       clock.set(T0 + 5_001);
       const r = recorder();
       expect(await other.dispatch(r.send)).toBe(1); // the reservation lapsed: 'a' goes out here
