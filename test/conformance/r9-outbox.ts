@@ -25,7 +25,6 @@ function recorder(): { bodies: string[]; batches: HeldMessage[][]; send: (body: 
   };
 }
 
-/** A promise and the function that resolves it. */
 /**
  * A send held open until `open()`. `entered` resolves once a send has
  * begun, i.e. once its batch is reserved: a test moves the clock only after
@@ -94,6 +93,26 @@ export function r9Outbox(target: StoreTarget): void {
       clock.set(T0 + 100 + GAP);
       expect(await inbox.dispatch(r.send)).toBe(2);
       expect(r.bodies).toEqual(['one', 'two\n\nthree']);
+    });
+
+    it('the next send time stays exact with hundreds of messages held (what the wake index serves)', async () => {
+      const { store, clock } = await open({ outboxGapMs: GAP });
+      const inbox = store.inbox('alice');
+      await queue(inbox, 'first');
+      const r = recorder();
+      expect(await inbox.dispatch(r.send)).toBe(1); // paced send at T0
+      clock.set(T0 + 10);
+      await queue(inbox, ...Array.from({ length: 400 }, (_, i) => `held ${i}`));
+      expect(await store.nextWake()).toMatchObject({ sendAt: T0 + GAP });
+      clock.set(T0 + 20);
+      await queue(inbox, { body: 'urgent', urgent: true });
+      expect(await store.nextWake()).toMatchObject({ sendAt: T0 + 20 });
+      expect(await inbox.dispatch(r.send)).toBe(1);
+      expect(r.bodies.at(-1)).toBe('urgent');
+      expect(await store.nextWake()).toMatchObject({ sendAt: T0 + GAP });
+      clock.set(T0 + GAP);
+      expect(await inbox.dispatch(r.send)).toBe(400);
+      expect(await store.nextWake()).toMatchObject({ sendAt: null });
     });
 
     it('an urgent message goes at once, bypassing the gap, and leaves paced messages held', async () => {

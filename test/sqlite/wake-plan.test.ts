@@ -3,6 +3,7 @@
  * transaction, so it must cost what the inbox has to do, not what it holds:
  * every part probes an index. A part that walked a table or an index range
  * made each ingest, claim and finish slower as held outbox messages piled up.
+ * (That the answers stay right with hundreds held is in the R9 conformance tests.)
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -39,32 +40,5 @@ describe('the wake query', () => {
     } finally {
       db.close();
     }
-  });
-
-  it('answers the same with hundreds of messages held as with one', async () => {
-    // The behaviour the indexes serve: the sendAt the ready index gets is right either way.
-    const { store, clock } = await stores.open(stores.dir(), { outboxGapMs: 60_000, synchronous: 'normal' });
-    const inbox = store.inbox('alice');
-    await inbox.ingest({ source: 'chat', sourceId: 'first' });
-    let gen = (await inbox.acquire('w'))!;
-    let [event] = await inbox.claimBatch('w', gen);
-    await inbox.finish('w', gen, [event!.id], { messages: ['one'] });
-    await inbox.release('w', gen);
-    expect(await store.nextWake()).toMatchObject({ wakeAt: null, sendAt: clock.now() });
-    const sent: string[] = [];
-    expect(await inbox.dispatch((body) => void sent.push(body))).toBe(1);
-    expect(sent).toEqual(['one']);
-    const lastSend = clock.now();
-    clock.advance(1);
-    for (let i = 0; i < 500; i++) {
-      await inbox.ingest({ source: 'chat', sourceId: `m${i}` });
-      gen = (await inbox.acquire('w'))!;
-      [event] = await inbox.claimBatch('w', gen);
-      await inbox.finish('w', gen, [event!.id], { messages: [`m${i}`] });
-    }
-    await inbox.release('w', gen);
-    // Paced: the gap runs from the last send, one minute after it.
-    expect(await store.nextWake()).toMatchObject({ wakeAt: null, sendAt: lastSend + 60_000 });
-    expect((await inbox.stats()).outbox).toMatchObject({ held: 500 });
   });
 });
