@@ -4,6 +4,7 @@ import { closeSync, fdatasyncSync, openSync, readFileSync, realpathSync, rmSync,
 import { cpus, loadavg, totalmem, type as osType, release } from 'node:os';
 import { basename, join } from 'node:path';
 import { createRequire } from 'node:module';
+import Database from 'better-sqlite3';
 import { median } from './timing.js';
 
 export interface Machine {
@@ -16,6 +17,12 @@ export interface Machine {
   disk: string;
   /** Median of 200 "append 4 KiB + fdatasync" on the scratch disk: the floor under one durable commit. */
   fdatasyncMs: number;
+  /**
+   * Median of 500 one-row commits with better-sqlite3 at WAL + synchronous
+   * FULL, nothing else in the transaction: the floor under any single-event
+   * ingest at that durability on this disk, whatever the code around it.
+   */
+  sqliteCommitMs: number;
   loadAtStart: number[];
 }
 
@@ -29,6 +36,7 @@ export function describeMachine(scratch: string): Machine {
     betterSqlite3: packageVersion('better-sqlite3'),
     disk: diskOf(scratch),
     fdatasyncMs: fdatasyncLatencyMs(scratch),
+    sqliteCommitMs: sqliteCommitLatencyMs(scratch),
     loadAtStart: loadavg().map((x) => Math.round(x * 100) / 100),
   };
 }
@@ -89,6 +97,27 @@ function fdatasyncLatencyMs(dir: string): number {
   } finally {
     closeSync(fd);
     rmSync(file, { force: true });
+  }
+  return median(times);
+}
+
+function sqliteCommitLatencyMs(dir: string): number {
+  const file = join(dir, 'commit-probe.db');
+  const db = new Database(file);
+  const times: number[] = [];
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER NOT NULL)');
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    for (let i = 0; i < 500; i++) {
+      const start = process.hrtime.bigint();
+      insert.run(i); // autocommit: one transaction, one WAL fsync
+      times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+  } finally {
+    db.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
   }
   return median(times);
 }
