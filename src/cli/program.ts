@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { demoCommand } from './commands/demo.js';
 import { approveCommand, eventsCommand, ingestCommand, redriveCommand, statusCommand } from './commands/inbox-commands.js';
 import { migrateCommand } from './commands/migrate.js';
+import { proxyCommand } from './commands/proxy.js';
 import { serveCommand } from './commands/serve.js';
 import { timerCommand, timersCommand } from './commands/timer-commands.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
@@ -26,6 +27,7 @@ export function createProgram(version: string): Command {
     timerCommand(),
     migrateCommand(),
     demoCommand(),
+    proxyCommand(),
   ]) {
     program.addCommand(command);
   }
