@@ -1,0 +1,1 @@
+export { claudeModel, type ClaudeModelOptions } from './claude-model.js';
