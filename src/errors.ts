@@ -7,6 +7,8 @@ export type VigilErrorCode =
   | 'invalid_inbox_id'
   | 'invalid_timer'
   | 'invalid_argument'
+  | 'invalid_memory'
+  | 'memory_full'
   | 'invalid_options'
   | 'invalid_store_url'
   | 'store_closed'

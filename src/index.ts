@@ -5,6 +5,7 @@ export { createFakeClock, systemClock, type Clock, type FakeClock } from './cloc
 // The engine: one contract, two stores.
 export { openStore } from './store/open-store.js';
 export type * from './store/contract.js';
+export { MEMORY_LIMITS } from './store/agent-state.js';
 
 // Agents and the runtime that runs them.
 export { defineAgent, type Agent, type AgentContext, type AgentResult } from './agent/agent.js';

@@ -37,6 +37,26 @@ export type OutboxMessage = string | { body: string; urgent?: boolean };
 export interface RunOutcome {
   messages?: OutboxMessage[];
   error?: string;
+  /**
+   * With `error`: the events go dead at once (R6) instead of waiting out
+   * their attempts. For failures no retry can fix: a request the model API
+   * refuses as malformed, an event a screening step rejects.
+   */
+  dead?: boolean;
+  /**
+   * The inbox's session (the agent's conversation and its pending tool
+   * calls), saved in this finish's transaction: a JSON value, or null to
+   * clear it; left as it is when absent. Only with a successful outcome.
+   */
+  session?: unknown;
+  /** Memory changes, saved in this finish's transaction. Only with a successful outcome. */
+  memory?: MemoryChanges;
+}
+
+/** Keys to set (to a JSON value) and keys to delete. */
+export interface MemoryChanges {
+  set?: Record<string, unknown>;
+  delete?: string[];
 }
 
 export type MissedPolicy = 'coalesce' | 'each';
@@ -143,6 +163,11 @@ export interface Inbox {
 
   /** R9: send held messages as one body, paced by `outboxGapMs`; returns how many were sent. */
   dispatch(send: SendFn, options?: DispatchOptions): Promise<number>;
+
+  /** The session the last successful finish saved, or null. */
+  getSession(): Promise<unknown>;
+  /** Every memory entry, by key (bounded: see MEMORY_LIMITS). */
+  getMemory(): Promise<Record<string, unknown>>;
 
   getEvent(source: string, sourceId: string): Promise<EventRow | null>;
   /** Oldest first. */

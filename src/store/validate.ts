@@ -3,6 +3,7 @@
  * anything is written, so bad input never leaves a half-stored trace.
  */
 import { Cron } from 'croner';
+import { NO_MEMORY_CHANGES, validateMemoryChanges, validateSession, type CheckedMemory, type CheckedSession } from './agent-state.js';
 import { VigilError, type VigilErrorCode } from '../errors.js';
 import type {
   ApprovalAnswer,
@@ -174,21 +175,40 @@ export interface CheckedMessage {
 export interface CheckedOutcome {
   messages: CheckedMessage[];
   error: string | null;
+  /** With an error: dead at once (R6) rather than retried. */
+  dead: boolean;
+  session: CheckedSession;
+  memory: CheckedMemory;
 }
 
-/** R3/R5: an error, or messages; with an error the messages are dropped (R5). */
+/**
+ * R3/R5: an error, or messages; with an error the messages are dropped (R5).
+ * A session or memory changes come only with success: a failed run's state
+ * is not what the next attempt should start from.
+ */
 export function validateOutcome(outcome: unknown, maxBytes: number): CheckedOutcome {
-  if (outcome === undefined) return { messages: [], error: null };
+  if (outcome === undefined) return { messages: [], error: null, dead: false, session: undefined, memory: NO_MEMORY_CHANGES };
   if (typeof outcome !== 'object' || outcome === null) {
-    throw new VigilError('invalid_argument', 'outcome must be an object { messages?, error? }');
+    throw new VigilError('invalid_argument', 'outcome must be an object { messages?, error?, dead?, session?, memory? }');
   }
-  const { messages = [], error } = outcome as RunOutcome;
+  const { messages = [], error, dead = false, session, memory } = outcome as RunOutcome;
   if (error !== undefined && (typeof error !== 'string' || error.length === 0)) {
     throw new VigilError('invalid_argument', 'outcome.error must be a non-empty string');
   }
+  if (typeof dead !== 'boolean') throw new VigilError('invalid_argument', 'outcome.dead must be a boolean');
+  if (dead && error === undefined) throw new VigilError('invalid_argument', 'outcome.dead needs an outcome.error: the reason the events are dead');
+  if (error !== undefined && (session !== undefined || memory !== undefined)) {
+    throw new VigilError('invalid_argument', 'outcome.session and outcome.memory are saved only with a successful outcome, not with an error');
+  }
   if (!Array.isArray(messages)) throw new VigilError('invalid_argument', 'outcome.messages must be an array');
   const checked = messages.map((message, i) => checkMessage(message, i, maxBytes));
-  return { messages: error === undefined ? checked : [], error: error ?? null };
+  return {
+    messages: error === undefined ? checked : [],
+    error: error ?? null,
+    dead,
+    session: validateSession(session, maxBytes),
+    memory: validateMemoryChanges(memory),
+  };
 }
 
 function checkMessage(message: OutboxMessage, index: number, maxBytes: number): CheckedMessage {

@@ -14,6 +14,7 @@ import { r11InboxIds } from './r11-inbox-ids.js';
 import { r12Concurrency } from './r12-concurrency.js';
 import { r13Clocks } from './r13-clocks.js';
 import { readyInboxes } from './ready-inboxes.js';
+import { agentState } from './agent-state.js';
 import { statsAndLifecycle } from './stats.js';
 
 export function runStoreConformance(target: StoreTarget): void {
@@ -32,4 +33,5 @@ export function runStoreConformance(target: StoreTarget): void {
   r13Clocks(target);
   readyInboxes(target);
   statsAndLifecycle(target);
+  agentState(target);
 }

@@ -3,6 +3,7 @@
  * everything else (a bug, a constraint nobody expected) passes through.
  */
 import { VigilError } from '../../errors.js';
+import { memoryFull } from '../agent-state.js';
 
 // Class 08 (connection exception) plus: admin/crash shutdown, cannot connect
 // now, serialization failure, deadlock, lock not available, too many connections.
@@ -23,8 +24,14 @@ export function isTransient(error: unknown): boolean {
   return typeof message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
 }
 
+/** Raised by vigil_finish (migration 006) when memory would outgrow its limit. */
+const MEMORY_FULL = 'VG001';
+
 export function translate(error: unknown): unknown {
   if (error instanceof VigilError) return error;
+  if ((error as { code?: unknown } | null)?.code === MEMORY_FULL) {
+    return memoryFull(Number((error as { detail?: unknown }).detail));
+  }
   if ((error as { code?: unknown } | null)?.code === NUL_IN_TEXT) {
     return new VigilError('invalid_argument', 'PostgreSQL text cannot hold the NUL character (\\u0000); nothing was stored', {
       cause: error,

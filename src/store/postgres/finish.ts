@@ -6,12 +6,13 @@
  * running: a finish retried after a lost response cannot queue its messages
  * twice, and a reply is never queued for an event that will run again.
  */
+import { MEMORY_LIMITS } from '../agent-state.js';
 import type { CheckedOutcome } from '../validate.js';
 import { workParams, type CallTarget, type Statement } from './call.js';
 
 const FINISH: Statement = {
   name: 'vigil_finish',
-  text: 'SELECT vigil_finish($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS finished',
+  text: 'SELECT vigil_finish($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) AS finished',
 };
 
 export async function finishRun(
@@ -32,8 +33,15 @@ export async function finishRun(
     gen,
     ids,
     outcome.error,
+    outcome.dead,
     outcome.messages.map((m) => m.body),
     outcome.messages.map((m) => m.urgent),
+    outcome.session !== undefined,
+    outcome.session ?? null,
+    // One list of keys: a value to set, or null to delete.
+    [...outcome.memory.delete, ...outcome.memory.set.map((entry) => entry.key)],
+    [...outcome.memory.delete.map(() => null), ...outcome.memory.set.map((entry) => entry.json)],
+    MEMORY_LIMITS.totalBytes,
     db.appNow(),
     ...workParams(db.options),
   ]);

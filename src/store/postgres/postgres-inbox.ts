@@ -158,6 +158,16 @@ export class PostgresInbox implements Inbox {
     return plan.messages.length;
   }
 
+  async getSession(): Promise<unknown> {
+    const [row] = await this.db.query<{ state: string }>('SELECT state FROM sessions WHERE inbox_id = $1', [this.id]);
+    return row === undefined ? null : (JSON.parse(row.state) as unknown);
+  }
+
+  async getMemory(): Promise<Record<string, unknown>> {
+    const rows = await this.db.query<{ key: string; value: string }>('SELECT key, value FROM memory WHERE inbox_id = $1 ORDER BY key', [this.id]);
+    return Object.fromEntries(rows.map((row) => [row.key, JSON.parse(row.value) as unknown]));
+  }
+
   async getEvent(source: string, sourceId: string): Promise<EventRow | null> {
     const [row] = await this.db.query<EventRecord>(GET_EVENT, [this.id, source, sourceId]);
     return row === undefined ? null : toEventRow(row);

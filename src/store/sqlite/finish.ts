@@ -1,4 +1,8 @@
-/** R3 (fencing) and R5 (errors): a run's outcome and its messages in one transaction. */
+/**
+ * R3 (fencing), R5 (errors) and R6 (dead at once): a run's outcome, its
+ * messages, its session and its memory in one transaction.
+ */
+import { MEMORY_LIMITS, memoryFull } from '../agent-state.js';
 import type { CheckedOutcome } from '../validate.js';
 import type { InboxDb } from './inbox-db.js';
 import { holdsLease } from './lease.js';
@@ -15,7 +19,21 @@ const MARK_FAILED = `
 UPDATE events SET status = 'pending', error = ?, last_error = ?
 WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running' AND claim_gen = ?`;
 
+const MARK_DEAD = `
+UPDATE events SET status = 'dead', error = ?, last_error = ?, finished_at = ?
+WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running' AND claim_gen = ?`;
+
 const QUEUE_MESSAGE = 'INSERT INTO outbox (body, urgent, created_at) VALUES (?, ?, ?)';
+
+const SAVE_SESSION = `
+INSERT INTO session (one, state, updated_at) VALUES (1, ?, ?)
+ON CONFLICT (one) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`;
+
+const SET_MEMORY = `
+INSERT INTO memory (key, value, updated_at) VALUES (?, ?, ?)
+ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`;
+
+const MEMORY_BYTES = 'SELECT coalesce(sum(length(CAST(key AS BLOB)) + length(CAST(value AS BLOB))), 0) FROM memory';
 
 /**
  * Refused (false, nothing changed) unless this holder still holds the lease
@@ -28,6 +46,11 @@ export function finishRun(c: InboxDb, holder: string, gen: number, ids: number[]
   if (!holdsLease(c, holder, gen, now)) return false;
   const idsJson = JSON.stringify(ids);
   if (ids.length > 0 && (c.stmt(COUNT_OWNED).pluck().get(idsJson, gen) as number) !== ids.length) return false;
+  if (outcome.error !== null && outcome.dead) {
+    // R6 without the wait: no retry can fix it, so it goes where an operator looks.
+    c.stmt(MARK_DEAD).run(outcome.error, outcome.error, now, idsJson, gen);
+    return true;
+  }
   if (outcome.error !== null) {
     // R5: back to pending with the error; the claim's backoff decides when it runs again.
     c.stmt(MARK_FAILED).run(outcome.error, outcome.error, idsJson, gen);
@@ -37,5 +60,17 @@ export function finishRun(c: InboxDb, holder: string, gen: number, ids: number[]
   for (const message of outcome.messages) {
     c.stmt(QUEUE_MESSAGE).run(message.body, message.urgent ? 1 : 0, now);
   }
+  saveAgentState(c, outcome, now);
   return true;
+}
+
+function saveAgentState(c: InboxDb, { session, memory }: CheckedOutcome, now: number): void {
+  if (session === null) c.stmt('DELETE FROM session').run();
+  else if (session !== undefined) c.stmt(SAVE_SESSION).run(session, now);
+  if (memory.set.length === 0 && memory.delete.length === 0) return;
+  for (const key of memory.delete) c.stmt('DELETE FROM memory WHERE key = ?').run(key);
+  for (const { key, json } of memory.set) c.stmt(SET_MEMORY).run(key, json, now);
+  const total = c.stmt(MEMORY_BYTES).pluck().get() as number;
+  // Thrown inside the transaction: the whole finish rolls back, events still running.
+  if (total > MEMORY_LIMITS.totalBytes) throw memoryFull(total);
 }

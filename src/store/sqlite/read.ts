@@ -51,3 +51,13 @@ export function stats(c: InboxDb, now: number): InboxStats {
     lease: readLease(c),
   };
 }
+
+export function getSession(c: InboxDb): unknown {
+  const state = c.stmt('SELECT state FROM session WHERE one = 1').pluck().get() as string | undefined;
+  return state === undefined ? null : (JSON.parse(state) as unknown);
+}
+
+export function getMemory(c: InboxDb): Record<string, unknown> {
+  const rows = c.stmt('SELECT key, value FROM memory ORDER BY key').all() as { key: string; value: string }[];
+  return Object.fromEntries(rows.map((row) => [row.key, JSON.parse(row.value) as unknown]));
+}

@@ -28,7 +28,7 @@ import { finishRun } from './finish.js';
 import type { InboxDb } from './inbox-db.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { emptyStats } from '../rows.js';
-import { getEvent, listEvents, redrive, stats } from './read.js';
+import { getEvent, getMemory, getSession, listEvents, redrive, stats } from './read.js';
 import { listTimers, removeTimer, runScheduler, upsertTimer } from './timers.js';
 
 /** What an inbox needs from its store: a connection, opened (and created) on demand. */
@@ -161,6 +161,16 @@ export class SqliteInbox implements Inbox {
     const c = this.writer();
     c.write((now) => recordSent(c, plan, now));
     return plan.messages.length;
+  }
+
+  async getSession(): Promise<unknown> {
+    const c = this.existing();
+    return c === null ? null : c.read(() => getSession(c));
+  }
+
+  async getMemory(): Promise<Record<string, unknown>> {
+    const c = this.existing();
+    return c === null ? {} : c.read(() => getMemory(c));
   }
 
   async getEvent(source: string, sourceId: string): Promise<EventRow | null> {
