@@ -8,7 +8,16 @@ export type * from './store/contract.js';
 export { MEMORY_LIMITS } from './store/agent-state.js';
 
 // Agents and the runtime that runs them.
-export { defineAgent, type Agent, type AgentContext, type AgentResult } from './agent/agent.js';
+export { defineAgent, TerminalError, type Agent, type AgentContext, type AgentDefinition, type AgentResult, type ScreenVerdict } from './agent/agent.js';
+export { defineTool, type Tool, type ToolCall, type ToolOutcome, type DecisionRecord, type ToolAction } from './agent/tools.js';
+export type { Permission, Permissions } from './agent/permissions.js';
+export type { AgentMemory } from './agent/memory.js';
+export type { AgentSession } from './agent/session.js';
+export { toolAgent, type ToolAgentOptions, type ToolLoopSession } from './agent/tool-loop.js';
+export { ModelError, type Model, type ModelReply, type ToolSpec, type StopReason } from './agent/model.js';
+export type { Turn, UserTurn, AssistantTurn, TextBlock, ToolUseBlock, ToolResultBlock } from './agent/conversation.js';
+export { claudeAgent, claudeModel, type ClaudeAgentOptions, type ClaudeModelOptions } from './agent/claude/index.js';
+export { createProxyFetch, type ProxyFetch } from './proxy/proxy-fetch.js';
 export { WorkerPool, type WorkerPoolOptions } from './runtime/worker-pool.js';
 export { Dispatcher, type DispatcherOptions } from './runtime/dispatcher.js';
 export { RunAbortedError, type AbortReason } from './runtime/run-abort.js';

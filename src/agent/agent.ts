@@ -1,11 +1,18 @@
 /**
  * The agent contract: what a run sees and what it may return. A run ends
- * one of two ways here: messages go out, or nothing does (a run that found
- * no change must not talk). Deferred tool calls build on requestApproval.
+ * one of three ways: messages go out, nothing does (a run that found no
+ * change must not talk), or a tool call waits for a person (tools.ts: the
+ * run's messages are then the urgent question, and the session it saves
+ * says which call the answer resumes; tool-loop.ts does this for a model).
  */
 import { createHash } from 'node:crypto';
 import { VigilError } from '../errors.js';
+import type { ProxyFetch } from '../proxy/proxy-fetch.js';
 import type { ApprovalRequest, ClaimedEvent, InboxStats, OutboxMessage, TimerSpec } from '../store/contract.js';
+import type { AgentMemory } from './memory.js';
+import { validatePermissions, type Permissions } from './permissions.js';
+import type { AgentSession } from './session.js';
+import type { Tool, ToolBox } from './tools.js';
 
 export interface AgentContext {
   readonly inboxId: string;
@@ -31,20 +38,69 @@ export interface AgentContext {
   requestApproval(request: ApprovalRequest): Promise<{ link: string | null }>;
   addTimer(timer: TimerSpec): Promise<void>;
   stats(): Promise<InboxStats>;
+  /** Durable per-inbox memory; this run's changes are saved with its finish. */
+  readonly memory: AgentMemory;
+  /** The agent's state between runs; saved with the run's finish. */
+  readonly session: AgentSession;
+  /** The agent's tools, every call permission-checked. */
+  readonly tools: ToolBox;
+  /** fetch through the credential proxy: `ctx.fetch('github/repos/x/y')`. */
+  readonly fetch: ProxyFetch;
 }
 
 export type AgentResult = { messages: OutboxMessage[] } | { nothing: true };
 
+/** Which of a batch's events a screening step refuses, and why. */
+export interface ScreenVerdict {
+  reject: { eventId: number; reason: string }[];
+}
+
 export interface Agent {
   readonly name: string;
+  readonly tools: readonly Tool[];
+  readonly permissions: Permissions;
+  /**
+   * Optional, before the run sees untrusted text: events it rejects go dead
+   * at once with the reason (visible, and redrivable by an operator); the
+   * run gets the rest.
+   */
+  readonly screen?: ((events: readonly ClaimedEvent[]) => ScreenVerdict | Promise<ScreenVerdict>) | undefined;
   run(ctx: AgentContext): Promise<AgentResult>;
 }
 
-export function defineAgent(agent: { name?: string; run: Agent['run'] }): Agent {
+export interface AgentDefinition {
+  name?: string;
+  tools?: readonly Tool[];
+  permissions?: Permissions;
+  screen?: Agent['screen'];
+  run: Agent['run'];
+}
+
+export function defineAgent(agent: AgentDefinition): Agent {
   if (typeof agent !== 'object' || agent === null || typeof agent.run !== 'function') {
     throw new VigilError('invalid_argument', 'defineAgent needs { run(ctx) }');
   }
-  return { name: agent.name ?? 'agent', run: agent.run.bind(agent) };
+  const tools = agent.tools ?? [];
+  const names = tools.map((tool) => tool.name);
+  if (new Set(names).size !== names.length) throw new VigilError('invalid_options', `two tools share a name: ${names.join(', ')}`);
+  if (agent.screen !== undefined && typeof agent.screen !== 'function') throw new VigilError('invalid_options', 'screen must be a function');
+  return {
+    name: agent.name ?? 'agent',
+    tools,
+    permissions: validatePermissions(agent.permissions, names),
+    screen: agent.screen?.bind(agent),
+    run: agent.run.bind(agent),
+  };
+}
+
+/**
+ * Throw it from a run for a failure no retry can fix: the run's events go
+ * dead at once with the message (R6), instead of being retried until their
+ * attempts run out. The tool loop throws it for a request the model API
+ * refuses as invalid.
+ */
+export class TerminalError extends Error {
+  override readonly name = 'TerminalError';
 }
 
 /** Stable across retries: derived from the inbox, the events' source keys (not their ids) and the name. */

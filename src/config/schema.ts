@@ -78,6 +78,8 @@ export const configSchema = z
     /** Path to a module whose default export is an agent (defineAgent); default: the built-in example agent. */
     agent: z.string().min(1).optional(),
     channels: channelsSchema.default({ console: {} }),
+    /** The credential proxy (`vigil proxy`) the agent's ctx.fetch goes through. */
+    proxy: z.object({ url: z.string().url() }).strict().optional(),
     workers: z
       .object({
         concurrency: z.number().int().positive().default(8),

@@ -4,42 +4,71 @@
  * has fired they refuse: a run that lost its inbox must not schedule or ask
  * anything on behalf of events another worker now owns.
  */
-import { idempotencyKeyFor, type AgentContext } from '../agent/agent.js';
+import { idempotencyKeyFor, type Agent, type AgentContext } from '../agent/agent.js';
+import { StagedMemory } from '../agent/memory.js';
+import { StagedSession } from '../agent/session.js';
+import { createToolBox } from '../agent/tools.js';
+import { VigilError } from '../errors.js';
 import { describeAction, type ApprovalLink } from '../http/approval-links.js';
-import type { ClaimedEvent, Inbox } from '../store/contract.js';
+import type { ProxyFetch } from '../proxy/proxy-fetch.js';
+import type { ApprovalRequest, ClaimedEvent, Inbox, MemoryChanges } from '../store/contract.js';
 
 export interface ContextDeps {
+  agent: Agent;
   inbox: Inbox;
   events: readonly ClaimedEvent[];
   signal: AbortSignal;
   now: number;
   approvalLink?: ((link: ApprovalLink) => string) | undefined;
+  /** ctx.fetch: through the credential proxy, when the service has one configured. */
+  proxyFetch?: ProxyFetch | undefined;
 }
 
-export function createAgentContext({ inbox, events, signal, now, approvalLink }: ContextDeps): AgentContext {
+/** The context, and what its run leaves to be saved with the finish. */
+export interface RunContext {
+  ctx: AgentContext;
+  /** The session to save (undefined: unchanged). */
+  session(): unknown;
+  memory(): MemoryChanges | undefined;
+}
+
+const noProxy: ProxyFetch = () =>
+  Promise.reject(new VigilError('invalid_options', 'ctx.fetch needs the credential proxy: set "proxy": { "url": ... } in the service config'));
+
+export function createAgentContext({ agent, inbox, events, signal, now, approvalLink, proxyFetch }: ContextDeps): RunContext {
   const inboxId = inbox.id;
   const live = (): void => signal.throwIfAborted();
-  return {
+  const memory = new StagedMemory(inbox);
+  const session = new StagedSession(inbox);
+  const fetch = proxyFetch ?? noProxy;
+  const requestApproval = async (request: ApprovalRequest): Promise<{ link: string | null }> => {
+    live();
+    await inbox.requestApproval(request);
+    // The store keeps the first request's deadline; a repeated ask signs a
+    // later expiry into the link, which the store still refuses past the
+    // real one (R8), so the link can never outlive the approval.
+    if (approvalLink === undefined) return { link: null };
+    // The summary is signed into the link so the confirm page can say what is asked.
+    const summary = describeAction(request.action);
+    return { link: approvalLink({ inboxId, approvalId: request.id, expiresAt: now + request.expiresInMs, summary }) };
+  };
+  const tools = createToolBox(agent.tools, agent.permissions, { inboxId, events, now, signal, fetch, memory, requestApproval });
+  const ctx: AgentContext = {
     inboxId,
     events,
     signal,
     now,
     idempotencyKey: (name, event) => idempotencyKeyFor(inboxId, event === undefined ? events : [event], name),
-    async requestApproval(request) {
-      live();
-      await inbox.requestApproval(request);
-      // The store keeps the first request's deadline; a repeated ask signs a
-      // later expiry into the link, which the store still refuses past the
-      // real one (R8), so the link can never outlive the approval.
-      if (approvalLink === undefined) return { link: null };
-      // The summary is signed into the link so the confirm page can say what is asked.
-      const summary = describeAction(request.action);
-      return { link: approvalLink({ inboxId, approvalId: request.id, expiresAt: now + request.expiresInMs, summary }) };
-    },
+    requestApproval,
     async addTimer(timer) {
       live();
       await inbox.addTimer(timer);
     },
     stats: () => inbox.stats(),
+    memory,
+    session,
+    tools,
+    fetch,
   };
+  return { ctx, session: () => session.pending(), memory: () => memory.pending() };
 }

@@ -6,12 +6,13 @@
  * outcome itself; whatever the agent returns later is ignored, and the
  * fence (R3) refuses anything it tries to finish on its own.
  */
-import type { Agent, AgentContext, AgentResult } from '../agent/agent.js';
+import { TerminalError, type Agent, type AgentContext, type AgentResult } from '../agent/agent.js';
 import { abortReason, type AbortReason } from './run-abort.js';
 
 export type AgentOutcome =
   | { kind: 'result'; result: AgentResult }
-  | { kind: 'error'; error: string }
+  /** terminal: thrown as a TerminalError, so the events go dead at once. */
+  | { kind: 'error'; error: string; terminal?: boolean }
   | { kind: 'aborted'; reason: AbortReason };
 
 export async function callAgent(agent: Agent, ctx: AgentContext): Promise<AgentOutcome> {
@@ -34,7 +35,7 @@ export async function callAgent(agent: Agent, ctx: AgentContext): Promise<AgentO
   } catch (error) {
     // An agent that honours the signal usually throws an AbortError: the abort is the outcome.
     if (signal.aborted) return aborted();
-    return { kind: 'error', error: describeError(error) };
+    return { kind: 'error', error: describeError(error), terminal: error instanceof TerminalError };
   } finally {
     if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
   }

@@ -11,11 +11,12 @@
  * guarantee anything the store already does.
  */
 import { performance } from 'node:perf_hooks';
-import type { Agent } from '../agent/agent.js';
+import type { Agent, ScreenVerdict } from '../agent/agent.js';
 import type { Clock } from '../clock.js';
 import type { ApprovalLink } from '../http/approval-links.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
+import type { ProxyFetch } from '../proxy/proxy-fetch.js';
 import { isVigilError } from '../errors.js';
 import type { ClaimedEvent, Inbox, RunOutcome } from '../store/contract.js';
 import { createAgentContext } from './agent-context.js';
@@ -35,6 +36,8 @@ export interface RunInboxDeps {
   heartbeatMs: number | null;
   clock: Clock;
   approvalLink?: ((link: ApprovalLink) => string) | undefined;
+  /** ctx.fetch through the credential proxy, when one is configured. */
+  proxyFetch?: ProxyFetch | undefined;
   /** True once the pool stops claiming: finish the batch in hand, claim no more. */
   draining: () => boolean;
   /** Fired when the pool's grace period is over: abort the agent now. */
@@ -109,15 +112,19 @@ async function runBatch(
   deps: RunInboxDeps,
   inbox: Inbox,
   gen: number,
-  claimed: ClaimedEvent[],
+  batch: ClaimedEvent[],
   controller: AbortController,
   reportLost: () => void,
 ): Promise<RunLabel> {
   const { events, metrics, holder } = deps;
   const inboxId = inbox.id;
-  const eventIds = claimed.map((event) => event.id);
   const startedAt = performance.now();
-  events.emit('run:started', { inboxId, gen, eventIds });
+  events.emit('run:started', { inboxId, gen, eventIds: batch.map((event) => event.id) });
+
+  const claimed = await screen(deps, inbox, gen, batch);
+  if (claimed === null) return 'refused';
+  if (claimed.length === 0) return 'nothing';
+  const eventIds = claimed.map((event) => event.id);
 
   const onShutdown = (): void => controller.abort(new RunAbortedError('shutdown', 'the worker is shutting down'));
   if (deps.shutdown.aborted) onShutdown();
@@ -127,22 +134,37 @@ async function runBatch(
     deps.runTimeoutMs,
   );
   let result: AgentOutcome;
+  const run = createAgentContext({
+    agent: deps.agent,
+    inbox,
+    events: claimed,
+    signal: controller.signal,
+    now: deps.clock(),
+    approvalLink: deps.approvalLink,
+    proxyFetch: deps.proxyFetch,
+  });
   try {
-    const ctx = createAgentContext({ inbox, events: claimed, signal: controller.signal, now: deps.clock(), approvalLink: deps.approvalLink });
-    result = await callAgent(deps.agent, ctx);
+    result = await callAgent(deps.agent, run.ctx);
   } finally {
     clearTimeout(timeout);
     deps.shutdown.removeEventListener('abort', onShutdown);
   }
 
   let { label, outcome } = toOutcome(result, deps.runTimeoutMs);
+  if (label === 'messages' || label === 'nothing') {
+    // What the run keeps goes with its finish: saved together, or not at all.
+    const session = run.session();
+    const memory = run.memory();
+    outcome = { ...outcome, ...(session === undefined ? {} : { session }), ...(memory === undefined ? {} : { memory }) };
+  }
   let finished: boolean;
   try {
     finished = await inbox.finish(holder, gen, eventIds, outcome);
   } catch (error) {
-    // The agent's messages broke a store rule (an empty or oversized body): that is the
-    // agent's error, retried and eventually dead like a throw, never a crashed worker.
-    if (!isVigilError(error, 'invalid_argument') || outcome.error !== undefined) throw error;
+    // The agent's result broke a store rule (an empty or oversized body, memory over its limit):
+    // that is the agent's error, retried and eventually dead like a throw, never a crashed worker.
+    const agentsFault = isVigilError(error, 'invalid_argument') || isVigilError(error, 'invalid_memory') || isVigilError(error, 'memory_full');
+    if (!agentsFault || outcome.error !== undefined) throw error;
     ({ label, outcome } = { label: 'error', outcome: { error: clip(`the agent's result was refused: ${describeError(error)}`) } });
     finished = await inbox.finish(holder, gen, eventIds, outcome);
   }
@@ -151,14 +173,61 @@ async function runBatch(
     reportLost();
   }
 
+  const decisions = [...run.ctx.tools.decisions];
   const durationMs = performance.now() - startedAt;
-  events.emit('run:finished', { inboxId, gen, eventIds, outcome: label, durationMs, ...(outcome.error === undefined ? {} : { error: outcome.error }) });
+  events.emit('run:finished', {
+    inboxId,
+    gen,
+    eventIds,
+    outcome: label,
+    durationMs,
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...(decisions.length === 0 ? {} : { decisions }),
+  });
   metrics?.runs.inc({ outcome: label });
   metrics?.runDuration.observe(durationMs / 1000);
+  for (const decision of decisions) deps.logger?.info({ inboxId, gen, ...decision }, 'tool call %s: %s', decision.tool, decision.decision);
   const log = { inboxId, gen, events: eventIds.length, outcome: label, durationMs: Math.round(durationMs) };
   if (label === 'messages' || label === 'nothing') deps.logger?.info(log, 'run finished');
   else deps.logger?.warn({ ...log, error: outcome.error }, 'run did not complete');
   return label;
+}
+
+/**
+ * The agent's screening step, if it has one: rejected events go dead at once
+ * with their reason (one finish per reason), before the run sees their text.
+ * Returns the events left to run, or null when a finish was refused (the lease is gone).
+ */
+async function screen(deps: RunInboxDeps, inbox: Inbox, gen: number, claimed: ClaimedEvent[]): Promise<ClaimedEvent[] | null> {
+  if (deps.agent.screen === undefined) return claimed;
+  let verdict: ScreenVerdict;
+  try {
+    verdict = checkVerdict(await deps.agent.screen(claimed), claimed);
+  } catch (error) {
+    // A screen that fails is a failed run: retried, and dead in the end, like any other.
+    const outcome = { error: clip(`screening failed: ${describeError(error)}`) };
+    return (await inbox.finish(deps.holder, gen, claimed.map((event) => event.id), outcome)) ? [] : null;
+  }
+  const byReason = new Map<string, number[]>();
+  for (const { eventId, reason } of verdict.reject) byReason.set(reason, [...(byReason.get(reason) ?? []), eventId]);
+  for (const [reason, eventIds] of byReason) {
+    if (!(await inbox.finish(deps.holder, gen, eventIds, { error: clip(`screened out: ${reason}`), dead: true }))) return null;
+    deps.events.emit('run:screened', { inboxId: inbox.id, gen, eventIds, reason });
+    deps.logger?.warn({ inboxId: inbox.id, gen, eventIds, reason }, 'events screened out (dead, redrivable)');
+  }
+  const rejected = new Set(verdict.reject.map((entry) => entry.eventId));
+  return claimed.filter((event) => !rejected.has(event.id));
+}
+
+function checkVerdict(value: unknown, claimed: ClaimedEvent[]): ScreenVerdict {
+  const reject = (value as { reject?: unknown } | null)?.reject;
+  if (!Array.isArray(reject)) throw new Error('screen() must return { reject: [{ eventId, reason }] }');
+  const ids = new Set(claimed.map((event) => event.id));
+  for (const entry of reject as { eventId?: unknown; reason?: unknown }[]) {
+    if (typeof entry?.eventId !== 'number' || !ids.has(entry.eventId)) throw new Error(`screen() rejected an event that is not in the batch: ${JSON.stringify(entry?.eventId)}`);
+    if (typeof entry.reason !== 'string' || entry.reason === '') throw new Error('screen() must give a non-empty reason for each rejected event');
+  }
+  return { reject: reject as ScreenVerdict['reject'] };
 }
 
 function toOutcome(result: AgentOutcome, runTimeoutMs: number): { label: RunLabel; outcome: RunOutcome } {
@@ -168,6 +237,8 @@ function toOutcome(result: AgentOutcome, runTimeoutMs: number): { label: RunLabe
         ? { label: 'messages', outcome: { messages: result.result.messages } }
         : { label: 'nothing', outcome: {} };
     case 'error':
+      // A terminal error (TerminalError): no retry can fix it, so the events go dead now.
+      if (result.terminal === true) return { label: 'dead', outcome: { error: clip(result.error), dead: true } };
       return { label: 'error', outcome: { error: clip(result.error) } };
     case 'aborted':
       if (result.reason === 'timeout') return { label: 'timeout', outcome: { error: `run timed out after ${runTimeoutMs} ms` } };

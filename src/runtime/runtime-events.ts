@@ -2,6 +2,7 @@
  * The typed events of a running service. Logs, metrics and tests subscribe
  * to the same stream; tests await an event instead of sleeping.
  */
+import type { DecisionRecord } from '../agent/tools.js';
 import { EventEmitter, once } from 'node:events';
 
 export interface RuntimeEventMap {
@@ -11,11 +12,15 @@ export interface RuntimeEventMap {
     inboxId: string;
     gen: number;
     eventIds: number[];
-    /** messages / nothing: recorded; error, timeout: retried later; refused: the lease was lost first. */
-    outcome: 'messages' | 'nothing' | 'error' | 'timeout' | 'refused';
+    /** messages / nothing: recorded; error, timeout: retried later; dead: a terminal error; refused: the lease was lost first. */
+    outcome: 'messages' | 'nothing' | 'error' | 'dead' | 'timeout' | 'refused';
     durationMs: number;
     error?: string;
+    /** The permission decision on each tool call of the run. */
+    decisions?: DecisionRecord[];
   };
+  /** Events a screening step refused: dead at once with the reason. */
+  'run:screened': { inboxId: string; gen: number; eventIds: number[]; reason: string };
   'lease:acquired': { inboxId: string; gen: number; takeover: boolean };
   'lease:lost': { inboxId: string; gen: number };
   'scheduler:fired': { inboxId: string; due: number };

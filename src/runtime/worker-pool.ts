@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Agent } from '../agent/agent.js';
 import { systemClock, type Clock } from '../clock.js';
+import type { ProxyFetch } from '../proxy/proxy-fetch.js';
 import type { ApprovalLink } from '../http/approval-links.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -49,6 +50,8 @@ export interface WorkerPoolOptions {
   clock?: Clock;
   /** Builds the one-tap link returned by ctx.requestApproval. */
   approvalLink?: (link: ApprovalLink) => string;
+  /** The agent's ctx.fetch, through the credential proxy. */
+  proxyFetch?: ProxyFetch;
 }
 
 export interface StopOptions {
@@ -94,6 +97,7 @@ export class WorkerPool {
       heartbeatMs,
       clock: options.clock ?? systemClock,
       approvalLink: options.approvalLink,
+      proxyFetch: options.proxyFetch,
       draining: () => this.state !== 'started',
       shutdown: this.shutdown.signal,
     };

@@ -3,7 +3,7 @@
  * default export, made with defineAgent), or the built-in example agent.
  */
 import { join, resolve } from 'node:path';
-import { defineAgent, type Agent } from '../agent/agent.js';
+import { defineAgent, type Agent, type AgentDefinition } from '../agent/agent.js';
 import { createExampleAgent } from '../agent/example-agent.js';
 import { ConfigError } from '../config/config-error.js';
 import { defaultExport, importModule } from '../config/import-module.js';
@@ -29,8 +29,20 @@ export async function loadAgent(path: string | undefined, storeUrl: string): Pro
   if (typeof value !== 'object' || value === null || typeof (value as { run?: unknown }).run !== 'function') {
     throw new ConfigError(`agent: ${path} must default-export an agent: export default defineAgent({ run(ctx) { … } })`);
   }
-  const agent = value as { name?: unknown; run: Agent['run'] };
-  return { agent: defineAgent({ name: typeof agent.name === 'string' ? agent.name : 'agent', run: agent.run.bind(agent) }), refundsFile: null };
+  const agent = value as AgentDefinition & { name?: unknown };
+  try {
+    // Checked again here: a module may export a plain { run } object, or tools and permissions with a typo.
+    const checked = defineAgent({
+      name: typeof agent.name === 'string' ? agent.name : 'agent',
+      ...(agent.tools === undefined ? {} : { tools: agent.tools }),
+      ...(agent.permissions === undefined ? {} : { permissions: agent.permissions }),
+      ...(agent.screen === undefined ? {} : { screen: agent.screen.bind(agent) }),
+      run: agent.run.bind(agent),
+    });
+    return { agent: checked, refundsFile: null };
+  } catch (error) {
+    throw new ConfigError(`agent: ${path}: ${(error as Error).message}`, [], { cause: error });
+  }
 }
 
 /**

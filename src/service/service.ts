@@ -20,6 +20,7 @@ import { RuntimeEvents } from '../runtime/runtime-events.js';
 import { WorkerPool } from '../runtime/worker-pool.js';
 import type { Store } from '../store/contract.js';
 import { openStore } from '../store/open-store.js';
+import { createProxyFetch } from '../proxy/proxy-fetch.js';
 import { loadAgent } from './load-agent.js';
 import { logRuntimeEvents } from './log-events.js';
 
@@ -92,6 +93,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       pollIntervalMs: config.workers.pollIntervalMs,
       ...(config.engine.leaseTtlMs === undefined ? {} : { leaseTtlMs: config.engine.leaseTtlMs }),
       ...(linkSecret === '' ? {} : { approvalLink: (link) => approvalUrl(linkBase, linkSecret, link) }),
+      ...(config.proxy === undefined ? {} : { proxyFetch: createProxyFetch(config.proxy.url) }),
     });
     dispatcher = new Dispatcher({
       store,

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { createFakeClock, openStore, type ClaimedEvent, type Store } from '../../src/index.js';
+import { createFakeClock, defineAgent, openStore, type ClaimedEvent, type Store } from '../../src/index.js';
 import { createAgentContext } from '../../src/runtime/agent-context.js';
 
 let store: Store | undefined;
@@ -25,7 +25,7 @@ it('the key for an event is the same when the crashed batch is retried one event
   await inbox.ingest({ source: 'chat', sourceId: 'm-1', payload: { text: 'hello' } });
   await inbox.ingest({ source: 'approval', sourceId: 'refund-42', payload: { answer: 'yes' } });
   const keyIn = (events: ClaimedEvent[], withEvent: boolean): string => {
-    const ctx = createAgentContext({ inbox, events, signal: new AbortController().signal, now: clock.now() });
+    const { ctx } = createAgentContext({ agent: defineAgent({ run: async () => ({ nothing: true }) }), inbox, events, signal: new AbortController().signal, now: clock.now() });
     const approval = events.find((e) => e.source === 'approval')!;
     return withEvent ? ctx.idempotencyKey('refund', approval) : ctx.idempotencyKey('refund');
   };

@@ -39,8 +39,9 @@ const agent = () => createExampleAgent({ refundsFile: join(dir, 'refunds.jsonl')
 async function run(holder: string, options: { crash?: boolean } = {}): Promise<AgentResult> {
   const gen = (await inbox.acquire(holder))!;
   const events = await inbox.claimBatch(holder, gen);
-  const ctx = createAgentContext({ inbox, events, signal: new AbortController().signal, now: clock.now() });
-  const result = await agent().run(ctx);
+  const example = agent();
+  const { ctx } = createAgentContext({ agent: example, inbox, events, signal: new AbortController().signal, now: clock.now() });
+  const result = await example.run(ctx);
   if (options.crash !== true) {
     await inbox.finish(holder, gen, events.map((e) => e.id), 'messages' in result ? { messages: result.messages } : {});
     await inbox.release(holder, gen);

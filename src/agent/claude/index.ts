@@ -1,1 +1,2 @@
 export { claudeModel, type ClaudeModelOptions } from './claude-model.js';
+export { claudeAgent, type ClaudeAgentOptions } from './claude-agent.js';

@@ -1,0 +1,181 @@
+/**
+ * The tool-use loop, for any Model (the Claude adapter is one): the
+ * conversation lives in the inbox's session, each run adds what arrived,
+ * lets the model answer and call tools, and ends one of three ways:
+ *
+ *  - a message goes out (the model's last text),
+ *  - nothing goes out (nothing new, or the model had nothing to say),
+ *  - or a tool call needs a person: the run asks (an urgent message with
+ *    the one-tap link) and saves the session *in the middle of the call*:
+ *    the assistant turn with its tool calls, the results it already has,
+ *    and which approval answers which call.
+ *
+ * The answer (or its expiry) arrives as the ('approval', id) event and
+ * resumes exactly that call: yes runs the tool, no and expired give the
+ * model a refusal. When one assistant turn asked several approvals, the
+ * model waits until every one is answered, in any order; each resumes once
+ * because its event is stored and done once (R1, R3), and the session is
+ * saved in the same transaction as that event's finish.
+ */
+import { VigilError } from '../errors.js';
+import type { ClaimedEvent, OutboxMessage } from '../store/contract.js';
+import { defineAgent, TerminalError, type Agent, type AgentContext } from './agent.js';
+import { textOf, type TextBlock, type ToolResultBlock, type ToolUseBlock, type Turn } from './conversation.js';
+import { ModelError, type Model } from './model.js';
+import { validatePermissions, type Permissions } from './permissions.js';
+import type { DecisionRecord, Tool, ToolOutcome } from './tools.js';
+
+export interface ToolAgentOptions {
+  name?: string;
+  model: Model;
+  tools?: readonly Tool[];
+  permissions?: Permissions;
+  /** How an event reads to the model. Default: a chat message's text, otherwise source, key and payload as JSON. */
+  render?: (event: ClaimedEvent) => string;
+  /** Turns of conversation kept in the session (older ones are dropped whole). Default 40. */
+  historyTurns?: number;
+  /** Model calls in one run before it is stopped as a loop. Default 8. */
+  maxSteps?: number;
+}
+
+/** What the loop keeps in the inbox's session. */
+export interface ToolLoopSession {
+  kind: 'vigil.tool-loop';
+  history: Turn[];
+  /** The last assistant turn's tool calls still waiting for a person, or null. */
+  waiting: Waiting | null;
+  /** The latest permission decisions, newest last. */
+  decisions: DecisionRecord[];
+}
+
+interface Waiting {
+  /** Results for the turn's tool calls so far. */
+  results: ToolResultBlock[];
+  /** approval id → the tool_use id it answers. */
+  pending: Record<string, string>;
+  /** What else arrived meanwhile: the model hears it with the results. */
+  arrived: TextBlock[];
+}
+
+const KEPT_DECISIONS = 50;
+const MAX_EVENT_CHARS = 8_000;
+
+export function toolAgent(options: ToolAgentOptions): Agent {
+  const tools = options.tools ?? [];
+  const permissions = validatePermissions(options.permissions, tools.map((tool) => tool.name));
+  const historyTurns = options.historyTurns ?? 40;
+  const maxSteps = options.maxSteps ?? 8;
+  if (!Number.isSafeInteger(historyTurns) || historyTurns < 2) throw new VigilError('invalid_options', 'historyTurns must be an integer of at least 2');
+  if (!Number.isSafeInteger(maxSteps) || maxSteps < 1) throw new VigilError('invalid_options', 'maxSteps must be a positive integer');
+  const render = options.render ?? renderEvent;
+
+  return defineAgent({
+    name: options.name ?? options.model.name,
+    tools,
+    permissions,
+    async run(ctx) {
+      const session = toSession(await ctx.session.get());
+      const arrived: TextBlock[] = [];
+      for (const event of ctx.events) {
+        if (ctx.tools.isToolApproval(event)) {
+          const toolUseId = session.waiting?.pending[event.sourceId];
+          // An answer the session does not wait for (already resumed, or asked by an older
+          // session) changes nothing: each approval resumes its call once.
+          if (session.waiting === null || toolUseId === undefined) continue;
+          const outcome = await ctx.tools.runApproved(event);
+          session.waiting.results.push(toolResult(toolUseId, outcome));
+          delete session.waiting.pending[event.sourceId];
+        } else {
+          arrived.push({ type: 'text', text: render(event) });
+        }
+      }
+
+      const result = await converse(ctx, session, arrived, options.model, maxSteps);
+      session.history = bound(session.history, historyTurns);
+      session.decisions = [...session.decisions, ...ctx.tools.decisions].slice(-KEPT_DECISIONS);
+      ctx.session.set(session);
+      return result.length > 0 ? { messages: result } : { nothing: true };
+    },
+  });
+}
+
+async function converse(ctx: AgentContext, session: ToolLoopSession, arrived: TextBlock[], model: Model, maxSteps: number): Promise<OutboxMessage[]> {
+  const { waiting } = session;
+  if (waiting !== null && Object.keys(waiting.pending).length > 0) {
+    // The model cannot go on until every call of its last turn has a result.
+    waiting.arrived.push(...arrived);
+    return [];
+  }
+  const content = waiting === null ? arrived : [...waiting.results, ...waiting.arrived, ...arrived];
+  session.waiting = null;
+  if (content.length === 0) return []; // nothing new: nothing to say
+  session.history.push({ role: 'user', content });
+
+  for (let step = 0; step < maxSteps; step++) {
+    const reply = await callModel(model, session.history, ctx);
+    // An empty turn cannot be sent back as history (the API refuses it): the model is done.
+    if (reply.turn.content.length === 0) return [];
+    session.history.push(reply.turn);
+    const uses = reply.turn.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+    if (uses.length === 0) {
+      const text = textOf(reply.turn);
+      return text === '' ? [] : [text];
+    }
+    const next: Waiting = { results: [], pending: {}, arrived: [] };
+    const asks: OutboxMessage[] = [];
+    for (const use of uses) {
+      const outcome = await ctx.tools.call(use.name, use.input);
+      if (outcome.status === 'deferred') {
+        next.pending[outcome.approvalId] = use.id;
+        asks.push(outcome.message);
+      } else {
+        next.results.push(toolResult(use.id, outcome));
+      }
+    }
+    if (asks.length > 0) {
+      // Saved mid-call: the answers resume it (see toolAgent).
+      session.waiting = next;
+      return asks;
+    }
+    session.history.push({ role: 'user', content: next.results });
+  }
+  throw new Error(`the model was still calling tools after ${maxSteps} steps; stopped as a loop`);
+}
+
+async function callModel(model: Model, history: readonly Turn[], ctx: AgentContext): ReturnType<Model['step']> {
+  try {
+    return await model.step(history, ctx.tools.specs, ctx.signal);
+  } catch (error) {
+    // A request the API will never accept must not be retried until it is dead: dead at once.
+    if (error instanceof ModelError && !error.retryable) throw new TerminalError(error.message, { cause: error });
+    throw error;
+  }
+}
+
+function toolResult(toolUseId: string, outcome: Exclude<ToolOutcome, { status: 'deferred' }>): ToolResultBlock {
+  if (outcome.status === 'ok') return { type: 'tool_result', tool_use_id: toolUseId, content: JSON.stringify(outcome.output ?? null) };
+  return { type: 'tool_result', tool_use_id: toolUseId, content: `Not done: ${outcome.reason}`, is_error: true };
+}
+
+function toSession(stored: unknown): ToolLoopSession {
+  if (typeof stored === 'object' && stored !== null && (stored as { kind?: unknown }).kind === 'vigil.tool-loop') return stored as ToolLoopSession;
+  return { kind: 'vigil.tool-loop', history: [], waiting: null, decisions: [] };
+}
+
+/**
+ * The last `max` turns, starting at a user turn that answers no tool call:
+ * cutting between a call and its result would make the history invalid.
+ */
+export function bound(history: Turn[], max: number): Turn[] {
+  if (history.length <= max) return history;
+  let start = history.length - max;
+  while (start < history.length && !(history[start]!.role === 'user' && history[start]!.content.every((block) => block.type === 'text'))) start++;
+  return history.slice(start);
+}
+
+export function renderEvent(event: ClaimedEvent): string {
+  const payload = event.payload as { text?: unknown } | null;
+  if (event.source === 'chat' && typeof payload?.text === 'string') return payload.text.slice(0, MAX_EVENT_CHARS);
+  const text = `[${event.source} ${event.sourceId}] ${JSON.stringify(event.payload)}`;
+  return text.length > MAX_EVENT_CHARS ? `${text.slice(0, MAX_EVENT_CHARS)}…` : text;
+}

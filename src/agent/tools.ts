@@ -1,0 +1,174 @@
+/**
+ * Tools an agent's model may call, each call through a permission decision
+ * (permissions.ts). A call the policy says to ask about becomes an approval
+ * (R8) and an urgent message with the one-tap link; the run ends there, and
+ * the answer comes back later as the ('approval', id) event, which
+ * `runApproved` turns into the call itself, exactly once.
+ *
+ * Why exactly once holds: the approval id is derived from the asking run's
+ * events and the call, so a retried run asks the same approval (and the
+ * store keeps the first deadline, R8); the approved call's idempotency key
+ * is derived from the approval event, so a resume that is retried after a
+ * crash hands the tool the same key, and the API behind it (like Stripe's)
+ * performs it once.
+ */
+import { idempotencyKeyFor } from './agent.js';
+import type { ToolSpec } from './model.js';
+import { decide, type Permissions } from './permissions.js';
+import type { AgentMemory } from './memory.js';
+import type { ProxyFetch } from '../proxy/proxy-fetch.js';
+import type { ClaimedEvent, OutboxMessage } from '../store/contract.js';
+
+export interface ToolCall {
+  readonly inboxId: string;
+  /** The same on every retry of this call: hand it to the API that has the side effect. */
+  readonly idempotencyKey: string;
+  readonly signal: AbortSignal;
+  readonly fetch: ProxyFetch;
+  readonly memory: AgentMemory;
+}
+
+export interface Tool<I extends Record<string, unknown> = Record<string, unknown>> extends ToolSpec {
+  /**
+   * Performs the call and returns what the model is told (JSON). A throw
+   * fails the run, which is retried (R5) with the same idempotency keys;
+   * return an error value instead for a failure the model should hear about.
+   */
+  run(input: I, call: ToolCall): Promise<unknown>;
+  /** How an approval request reads to the person asked, e.g. "Refund order 42". */
+  summary?(input: I): string;
+}
+
+export function defineTool<I extends Record<string, unknown>>(tool: Tool<I>): Tool {
+  return tool as unknown as Tool;
+}
+
+export type ToolOutcome =
+  | { status: 'ok'; output: unknown }
+  | { status: 'denied'; reason: string }
+  | { status: 'declined'; reason: string }
+  | { status: 'deferred'; approvalId: string; message: OutboxMessage };
+
+/** One permission decision, recorded with the run (runtime event, log, and the tool loop's session). */
+export interface DecisionRecord {
+  tool: string;
+  decision: 'allow' | 'deny' | 'ask' | 'approved' | 'declined' | 'expired';
+  reason?: string;
+  approvalId?: string;
+  at: number;
+}
+
+/** What an approval for a tool call carries; it comes back in the approval event's payload. */
+export interface ToolAction {
+  type: 'tool';
+  tool: string;
+  input: Record<string, unknown>;
+  summary: string;
+}
+
+export interface ToolBox {
+  readonly specs: readonly ToolSpec[];
+  readonly decisions: readonly DecisionRecord[];
+  /** Checks the policy, then runs the tool, refuses, or asks (deferred). */
+  call(name: string, input: Record<string, unknown>): Promise<ToolOutcome>;
+  /** True for an ('approval', id) event this toolbox asked for. */
+  isToolApproval(event: ClaimedEvent): boolean;
+  /** The answer to an earlier ask: yes runs the call (once), no and expired refuse it. */
+  runApproved(event: ClaimedEvent): Promise<Exclude<ToolOutcome, { status: 'deferred' }> & { approvalId: string }>;
+}
+
+export interface ToolBoxDeps {
+  inboxId: string;
+  events: readonly ClaimedEvent[];
+  now: number;
+  signal: AbortSignal;
+  fetch: ProxyFetch;
+  memory: AgentMemory;
+  requestApproval(request: { id: string; expiresInMs: number; action: ToolAction }): Promise<{ link: string | null }>;
+}
+
+const APPROVAL_PREFIX = 'tool-';
+
+export function createToolBox(tools: readonly Tool[], permissions: Permissions, deps: ToolBoxDeps): ToolBox {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const decisions: DecisionRecord[] = [];
+  const record = (entry: Omit<DecisionRecord, 'at'>): void => void decisions.push({ ...entry, at: deps.now });
+  const perform = (tool: Tool, input: Record<string, unknown>, idempotencyKey: string): Promise<unknown> =>
+    tool.run(input, { inboxId: deps.inboxId, idempotencyKey, signal: deps.signal, fetch: deps.fetch, memory: deps.memory });
+
+  return {
+    specs: tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+    decisions,
+
+    async call(name, input) {
+      const tool = byName.get(name);
+      const decision = decide(permissions, name, tool !== undefined);
+      if (decision.kind === 'deny' || tool === undefined) {
+        const reason = decision.kind === 'deny' ? decision.reason : `there is no tool named ${JSON.stringify(name)}`;
+        record({ tool: name, decision: 'deny', reason });
+        return { status: 'denied', reason };
+      }
+      const callKey = `${name}\u0000${stableJson(input)}`;
+      if (decision.kind === 'allow') {
+        record({ tool: name, decision: 'allow' });
+        return { status: 'ok', output: await perform(tool, input, idempotencyKeyFor(deps.inboxId, deps.events, `tool\u0000${callKey}`)) };
+      }
+      // Derived from this run's events and the call: a retried run asks the same approval.
+      const approvalId = APPROVAL_PREFIX + idempotencyKeyFor(deps.inboxId, deps.events, `ask\u0000${callKey}`);
+      const summary = clip(tool.summary?.(input) ?? `${name} ${stableJson(input)}`);
+      const { link } = await deps.requestApproval({ id: approvalId, expiresInMs: decision.expiresInMs, action: { type: 'tool', tool: name, input, summary } });
+      record({ tool: name, decision: 'ask', approvalId });
+      const body = link === null ? `Approve? ${summary} (approval ${approvalId})` : `Approve? ${summary}\n${link}`;
+      // Urgent: a question must not wait out the outbox's pacing.
+      return { status: 'deferred', approvalId, message: { body, urgent: true } };
+    },
+
+    isToolApproval(event) {
+      return event.source === 'approval' && event.sourceId.startsWith(APPROVAL_PREFIX) && toolAction(event) !== null;
+    },
+
+    async runApproved(event) {
+      const approvalId = event.sourceId;
+      const action = toolAction(event);
+      const answer = (event.payload as { answer?: unknown } | null)?.answer;
+      if (action === null) throw new Error(`event ${event.id} is not a tool approval`);
+      if (answer !== 'yes') {
+        const decision = answer === 'no' ? 'declined' : 'expired';
+        const reason = answer === 'no' ? 'the user declined this action' : 'nobody answered the approval request in time; the action was not taken';
+        record({ tool: action.tool, decision, approvalId, reason });
+        return { status: 'declined', reason, approvalId };
+      }
+      const tool = byName.get(action.tool);
+      // The policy is checked again: a tool denied since it was asked about stays undone.
+      const now = decide(permissions, action.tool, tool !== undefined);
+      if (now.kind === 'deny' || tool === undefined) {
+        const reason = now.kind === 'deny' ? now.reason : `there is no tool named ${JSON.stringify(action.tool)}`;
+        record({ tool: action.tool, decision: 'deny', approvalId, reason });
+        return { status: 'denied', reason, approvalId };
+      }
+      record({ tool: action.tool, decision: 'approved', approvalId });
+      // Keyed by the approval event: the same key on every retry of this resume.
+      const output = await perform(tool, action.input, idempotencyKeyFor(deps.inboxId, [event], 'tool'));
+      return { status: 'ok', output, approvalId };
+    },
+  };
+}
+
+function toolAction(event: ClaimedEvent): ToolAction | null {
+  const action = (event.payload as { action?: unknown } | null)?.action as Partial<ToolAction> | undefined;
+  if (action?.type !== 'tool' || typeof action.tool !== 'string' || typeof action.input !== 'object' || action.input === null) return null;
+  return action as ToolAction;
+}
+
+/** JSON with object keys sorted: the same call gives the same text however its input was built. */
+export function stableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
+}
+
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
