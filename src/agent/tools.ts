@@ -23,6 +23,8 @@ export interface ToolCall {
   readonly inboxId: string;
   /** The same on every retry of this call: hand it to the API that has the side effect. */
   readonly idempotencyKey: string;
+  /** The approval a person gave for this call, or null for a call the policy allows. */
+  readonly approvalId: string | null;
   readonly signal: AbortSignal;
   readonly fetch: ProxyFetch;
   readonly memory: AgentMemory;
@@ -93,8 +95,8 @@ export function createToolBox(tools: readonly Tool[], permissions: Permissions, 
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const decisions: DecisionRecord[] = [];
   const record = (entry: Omit<DecisionRecord, 'at'>): void => void decisions.push({ ...entry, at: deps.now });
-  const perform = (tool: Tool, input: Record<string, unknown>, idempotencyKey: string): Promise<unknown> =>
-    tool.run(input, { inboxId: deps.inboxId, idempotencyKey, signal: deps.signal, fetch: deps.fetch, memory: deps.memory });
+  const perform = (tool: Tool, input: Record<string, unknown>, idempotencyKey: string, approvalId: string | null = null): Promise<unknown> =>
+    tool.run(input, { inboxId: deps.inboxId, idempotencyKey, approvalId, signal: deps.signal, fetch: deps.fetch, memory: deps.memory });
 
   return {
     specs: tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
@@ -148,7 +150,7 @@ export function createToolBox(tools: readonly Tool[], permissions: Permissions, 
       }
       record({ tool: action.tool, decision: 'approved', approvalId });
       // Keyed by the approval event: the same key on every retry of this resume.
-      const output = await perform(tool, action.input, idempotencyKeyFor(deps.inboxId, [event], 'tool'));
+      const output = await perform(tool, action.input, idempotencyKeyFor(deps.inboxId, [event], 'tool'), approvalId);
       return { status: 'ok', output, approvalId };
     },
   };

@@ -4,6 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 import { defineAgent, type Agent, type AgentDefinition } from '../agent/agent.js';
+import { createClaudeExampleAgent } from '../agent/claude-example-agent.js';
 import { createExampleAgent } from '../agent/example-agent.js';
 import { ConfigError } from '../config/config-error.js';
 import { defaultExport, importModule } from '../config/import-module.js';
@@ -14,9 +15,17 @@ export interface LoadedAgent {
   refundsFile: string | null;
 }
 
-export async function loadAgent(path: string | undefined, storeUrl: string): Promise<LoadedAgent> {
+export async function loadAgent(path: string | undefined, storeUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedAgent> {
   if (path === undefined) {
     const refundsFile = exampleRefundsFile(storeUrl);
+    // With a key, the same demo with Claude deciding (VIGIL_CLAUDE_MODEL picks the model).
+    const apiKey = env.ANTHROPIC_API_KEY;
+    if (apiKey !== undefined && apiKey !== '') {
+      const model = env.VIGIL_CLAUDE_MODEL;
+      const baseURL = env.ANTHROPIC_BASE_URL;
+      const agent = createClaudeExampleAgent({ refundsFile, apiKey, ...(model ? { model } : {}), ...(baseURL ? { baseURL } : {}) });
+      return { agent, refundsFile };
+    }
     return { agent: createExampleAgent({ refundsFile }), refundsFile };
   }
   let module: Record<string, unknown>;

@@ -1,0 +1,109 @@
+/**
+ * claudeAgent end to end in one process: the real runtime (WorkerPool), a
+ * real SQLite store, the real SDK, and the local fake Messages API. A
+ * multi-turn tool-use conversation across runs (the session carries it),
+ * memory tools, an overload retried by the SDK, a 400 that sends the event
+ * dead at once; and `vigil serve`'s choice of the Claude demo agent.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { claudeAgent, type Store } from '../../../src/index.js';
+import { memoryPermissions, memoryTools } from '../../../src/agent/memory-tools.js';
+import { RuntimeEvents } from '../../../src/runtime/runtime-events.js';
+import { WorkerPool } from '../../../src/runtime/worker-pool.js';
+import { loadAgent } from '../../../src/service/load-agent.js';
+import { defer, nextEvent, tempStore } from '../../runtime/helpers.js';
+import { apiError, messageReply, overloaded, startFakeMessagesServer, type FakeMessagesServer } from './fake-messages-server.js';
+
+let server: FakeMessagesServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function start(store: Store) {
+  server = await startFakeMessagesServer();
+  const agent = claudeAgent({
+    model: 'claude-test',
+    system: 'You are terse.',
+    apiKey: 'sk-test',
+    baseURL: server.url,
+    maxRetries: 2,
+    tools: memoryTools(),
+    permissions: memoryPermissions,
+  });
+  const events = new RuntimeEvents();
+  const pool = new WorkerPool({ store, agent, events, pollIntervalMs: 1e9 });
+  await pool.start();
+  defer(() => pool.stop({ graceMs: 0 }));
+  return { server, events };
+}
+
+type Sent = { messages: { role: string; content: unknown }[] };
+
+describe('claudeAgent on the runtime', () => {
+  it('a tool-use conversation over two runs: memory written in the first is read in the second, the history travels in the session', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const { server, events } = await start(store);
+    server.enqueue(
+      messageReply([{ type: 'tool_use', id: 'toolu_1', name: 'remember', input: { key: 'name', value: 'Ada' } }], 'tool_use'),
+      messageReply([{ type: 'text', text: 'Noted, Ada.' }]),
+      messageReply([{ type: 'tool_use', id: 'toolu_2', name: 'recall', input: { key: 'name' } }], 'tool_use'),
+      messageReply([{ type: 'text', text: 'You are Ada.' }]),
+    );
+    const inbox = store.inbox('alice');
+    let finished = nextEvent(events, 'run:finished');
+    await inbox.ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'my name is Ada' } });
+    expect((await finished).outcome).toBe('messages');
+    expect(await inbox.getMemory()).toEqual({ name: 'Ada' });
+
+    finished = nextEvent(events, 'run:finished');
+    await inbox.ingest({ source: 'chat', sourceId: 'm2', payload: { text: 'who am I?' } });
+    expect((await finished).outcome).toBe('messages');
+
+    expect(server.requests).toHaveLength(4);
+    const last = server.requests[3]!.body as Sent & { system: string; tools: { name: string }[] };
+    expect(last.system).toBe('You are terse.');
+    expect(last.tools.map((t) => t.name)).toEqual(['remember', 'recall', 'forget', 'list_memory']);
+    expect(last.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
+    expect(last.messages[4]).toEqual({ role: 'user', content: [{ type: 'text', text: 'who am I?' }] });
+    expect(last.messages[6]).toEqual({ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_2', content: JSON.stringify({ key: 'name', value: 'Ada' }) }] });
+    const sent: string[] = [];
+    await inbox.dispatch((body) => void sent.push(body));
+    expect(sent).toEqual(['Noted, Ada.\n\nYou are Ada.']);
+  });
+
+  it('an overloaded API is retried by the SDK within the run; a 400 sends the event dead at once with the API message', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0, maxAttempts: 5 });
+    const { server, events } = await start(store);
+    server.enqueue(overloaded(), messageReply([{ type: 'text', text: 'Hello.' }]));
+    let finished = nextEvent(events, 'run:finished');
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'hi' } });
+    expect((await finished).outcome).toBe('messages');
+    expect(server.requests).toHaveLength(2);
+
+    server.enqueue(apiError(400, 'invalid_request_error', 'messages.0.content: too long'));
+    finished = nextEvent(events, 'run:finished');
+    await store.inbox('bob').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'x' } });
+    expect((await finished).outcome).toBe('dead');
+    expect(server.requests).toHaveLength(3);
+    const event = await store.inbox('bob').getEvent('chat', 'm1');
+    expect(event).toMatchObject({ status: 'dead', attempts: 1 });
+    expect(event!.error).toContain('invalid_request_error');
+    expect(event!.error).toContain('messages.0.content: too long');
+  });
+});
+
+describe('the agent vigil serve runs without an agent module', () => {
+  it('is the Claude demo when ANTHROPIC_API_KEY is set, the example agent otherwise', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vigil-load-agent-'));
+    defer(() => rmSync(dir, { recursive: true, force: true }));
+    const withKey = await loadAgent(undefined, `sqlite:${dir}`, { ANTHROPIC_API_KEY: 'sk-test' });
+    expect(withKey.agent.name).toBe('claude-example');
+    expect(withKey.agent.tools.map((t) => t.name)).toEqual(['refund', 'remember', 'recall', 'forget', 'list_memory']);
+    expect(withKey.agent.permissions.refund).toEqual({ ask: { expiresInMs: 3_600_000 } });
+    expect((await loadAgent(undefined, `sqlite:${dir}`, {})).agent.name).toBe('example');
+  });
+});
