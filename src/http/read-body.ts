@@ -18,13 +18,18 @@ import { HttpError } from './http-error.js';
  */
 export async function readRequestBody(c: Context, maxBytes: number): Promise<Buffer> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (incoming !== undefined && typeof incoming.on === 'function') return readIncoming(incoming, maxBytes);
+  if (incoming !== undefined && typeof incoming.on === 'function') return readIncoming(incoming, maxBytes, () => tooLarge(maxBytes));
   return readBody(c.req.raw, maxBytes);
 }
 
-function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buffer> {
+/**
+ * A node:http request body up to `maxBytes`, refused with `tooLarge()` as
+ * soon as it is known to be over: from Content-Length before reading, or
+ * while counting. The service and the credential proxy both read this way.
+ */
+export function readIncoming(incoming: IncomingMessage, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
   const declared = incoming.headers['content-length'];
-  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) return Promise.reject(tooLarge(maxBytes));
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > maxBytes) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -40,7 +45,7 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buff
         // Stop reading (not destroy: the 413 still has to go out on this socket).
         cleanup();
         incoming.pause();
-        reject(tooLarge(maxBytes));
+        reject(tooLarge());
         return;
       }
       chunks.push(chunk);

@@ -12,7 +12,6 @@
  * (413, nothing forwarded). One log line per request, never a header.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -22,7 +21,8 @@ import type { ResolvedProxyConfig } from './config.js';
 import { forward, type FetchLike } from './forward.js';
 import { agentResponseHeaders } from './headers.js';
 import { ProxyError, sendError } from './proxy-error.js';
-import { readLimited } from './read-limited.js';
+import { listen } from '../http/listen.js';
+import { readIncoming } from '../http/read-body.js';
 import { describeError, redactor } from './redact.js';
 import { parseTarget, pathAllowed } from './request-path.js';
 import { Revocations } from './revocations.js';
@@ -87,7 +87,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       if (!pathAllowed(target.decodedPath, upstream.paths)) {
         throw new ProxyError(403, 'path_not_allowed', `${target.path} is not allowed for upstream ${name} (allowed: ${upstream.paths.join(', ')})`);
       }
-      const body = await readLimited(req, current.maxBodyBytes);
+      const body = await readIncoming(req, current.maxBodyBytes, () => tooLarge(current.maxBodyBytes));
       if ((method === 'GET' || method === 'HEAD') && body.length > 0) throw new ProxyError(400, 'body_not_allowed', `a ${method} request cannot carry a body`);
       const response = await forward(upstream, { method, path: target.path, query: target.query, headers: req.headers, body, signal: abort.signal }, fetchImpl);
       line.status = response.status;
@@ -127,20 +127,10 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const server: Server = createServer((req, res) => {
     void handle(req, res);
   });
-  await new Promise<void>((resolve, reject) => {
-    const onError = (error: Error) => reject(error);
-    server.once('error', onError);
-    server.listen(config.port, config.host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  let closing: Promise<void> | undefined;
+  const listening = await listen(server, config.host, config.port);
   return {
-    url: `http://${host}:${port}`,
-    port,
+    url: listening.url,
+    port: listening.port,
     revocations,
     reload(next) {
       // Requests still in flight may carry the old credentials: redact both until the next reload.
@@ -149,19 +139,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       redact = (text) => fresh(previous(text));
       config = next;
     },
-    close({ forceAfterMs = 10_000 } = {}) {
-      closing ??= new Promise<void>((resolve, reject) => {
-        const force = setTimeout(() => server.closeAllConnections(), forceAfterMs);
-        force.unref();
-        server.close((error) => {
-          clearTimeout(force);
-          if (error) reject(error);
-          else resolve();
-        });
-        server.closeIdleConnections();
-      });
-      return closing;
-    },
+    close: (options) => listening.close(options),
   };
 }
 
@@ -179,4 +157,8 @@ function loggedPath(rawUrl: string): string {
 
 function elapsed(started: number): number {
   return Math.round(performance.now() - started);
+}
+
+function tooLarge(maxBytes: number): ProxyError {
+  return new ProxyError(413, 'body_too_large', `the body is larger than the proxy's limit of ${maxBytes} bytes`);
 }
