@@ -93,6 +93,8 @@ export function defineAgent(agent: AgentDefinition): Agent {
   };
 }
 
+const TERMINAL = Symbol.for('vigil.TerminalError');
+
 /**
  * Throw it from a run for a failure no retry can fix: the run's events go
  * dead at once with the message (R6), instead of being retried until their
@@ -101,6 +103,17 @@ export function defineAgent(agent: AgentDefinition): Agent {
  */
 export class TerminalError extends Error {
   override readonly name = 'TerminalError';
+  /** See isTerminalError. */
+  readonly [TERMINAL] = true;
+}
+
+/**
+ * By brand, not instanceof: a `.ts` agent module is loaded with its own copy
+ * of Vigil's modules (tsx), so its TerminalError is another class than the
+ * runtime's, with the same registered symbol.
+ */
+export function isTerminalError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[TERMINAL] === true;
 }
 
 /** Stable across retries: derived from the inbox, the events' source keys (not their ids) and the name. */

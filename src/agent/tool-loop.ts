@@ -20,10 +20,10 @@
 import { VigilError } from '../errors.js';
 import type { ClaimedEvent, OutboxMessage } from '../store/contract.js';
 import { defineAgent, TerminalError, type Agent, type AgentContext } from './agent.js';
-import { textOf, type TextBlock, type ToolResultBlock, type ToolUseBlock, type Turn } from './conversation.js';
+import { textOf, type AssistantTurn, type TextBlock, type ToolResultBlock, type ToolUseBlock, type Turn } from './conversation.js';
 import { ModelError, type Model } from './model.js';
 import { validatePermissions, type Permissions } from './permissions.js';
-import type { DecisionRecord, Tool, ToolOutcome } from './tools.js';
+import { stableJson, type DecisionRecord, type Tool, type ToolOutcome } from './tools.js';
 
 export interface ToolAgentOptions {
   name?: string;
@@ -46,18 +46,26 @@ export interface ToolLoopSession {
   waiting: Waiting | null;
   /** The latest permission decisions, newest last. */
   decisions: DecisionRecord[];
+  /**
+   * Answers that came before their question was saved: the run that asked
+   * failed after asking, and the answer (or the expiry) was claimed before
+   * the retry asked again. The retry's ask, same id, takes its answer from
+   * here; the store would never send it again (R8).
+   */
+  answered?: Record<string, ClaimedEvent>;
 }
 
 interface Waiting {
   /** Results for the turn's tool calls so far. */
   results: ToolResultBlock[];
-  /** approval id → the tool_use id it answers. */
-  pending: Record<string, string>;
+  /** approval id → the tool_use ids it answers (identical calls of one turn share one). */
+  pending: Record<string, string[]>;
   /** What else arrived meanwhile: the model hears it with the results. */
   arrived: TextBlock[];
 }
 
 const KEPT_DECISIONS = 50;
+const KEPT_ANSWERS = 20;
 const MAX_EVENT_CHARS = 8_000;
 
 export function toolAgent(options: ToolAgentOptions): Agent {
@@ -78,12 +86,15 @@ export function toolAgent(options: ToolAgentOptions): Agent {
       const arrived: TextBlock[] = [];
       for (const event of ctx.events) {
         if (ctx.tools.isToolApproval(event)) {
-          const toolUseId = session.waiting?.pending[event.sourceId];
-          // An answer the session does not wait for (already resumed, or asked by an older
-          // session) changes nothing: each approval resumes its call once.
-          if (session.waiting === null || toolUseId === undefined) continue;
+          const toolUseIds = session.waiting?.pending[event.sourceId];
+          if (session.waiting === null || toolUseIds === undefined) {
+            // Not (yet) waited for: kept for a retried ask (see `answered`). An answer to a
+            // call already resumed cannot come: the store sends each approval's event once.
+            session.answered = keepLatest({ ...session.answered, [event.sourceId]: event }, KEPT_ANSWERS);
+            continue;
+          }
           const outcome = await ctx.tools.runApproved(event);
-          session.waiting.results.push(toolResult(toolUseId, outcome));
+          for (const id of toolUseIds) session.waiting.results.push(toolResult(id, outcome));
           delete session.waiting.pending[event.sourceId];
         } else {
           arrived.push({ type: 'text', text: render(event) });
@@ -113,23 +124,33 @@ async function converse(ctx: AgentContext, session: ToolLoopSession, arrived: Te
 
   for (let step = 0; step < maxSteps; step++) {
     const reply = await callModel(model, session.history, ctx);
-    // An empty turn cannot be sent back as history (the API refuses it): the model is done.
-    if (reply.turn.content.length === 0) return [];
-    session.history.push(reply.turn);
-    const uses = reply.turn.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
+    // Blank text blocks (and so an empty turn) cannot be sent back as history: the API
+    // refuses them with a 400, which would fail every later run of this inbox.
+    const turn: AssistantTurn = { role: 'assistant', content: reply.turn.content.filter((block) => block.type !== 'text' || block.text.trim() !== '') };
+    if (turn.content.length === 0) return [];
+    session.history.push(turn);
+    const uses = turn.content.filter((block): block is ToolUseBlock => block.type === 'tool_use');
     if (uses.length === 0) {
-      const text = textOf(reply.turn);
+      const text = textOf(turn);
       return text === '' ? [] : [text];
     }
     const next: Waiting = { results: [], pending: {}, arrived: [] };
     const asks: OutboxMessage[] = [];
-    for (const use of uses) {
-      const outcome = await ctx.tools.call(use.name, use.input);
-      if (outcome.status === 'deferred') {
-        next.pending[outcome.approvalId] = use.id;
+    // Identical calls in one turn are one action: performed (or asked) once, every
+    // tool_use answered with its result. A duplicate refund is worse than a wasted call.
+    for (const [call, ids] of sameCalls(uses)) {
+      const outcome = await ctx.tools.call(call.name, call.input);
+      const early = outcome.status === 'deferred' ? session.answered?.[outcome.approvalId] : undefined;
+      if (early !== undefined) {
+        // Asked again after the answer came: resume from it now instead of waiting forever.
+        delete session.answered![early.sourceId];
+        const resolved = await ctx.tools.runApproved(early);
+        for (const id of ids) next.results.push(toolResult(id, resolved));
+      } else if (outcome.status === 'deferred') {
+        next.pending[outcome.approvalId] = ids;
         asks.push(outcome.message);
       } else {
-        next.results.push(toolResult(use.id, outcome));
+        for (const id of ids) next.results.push(toolResult(id, outcome));
       }
     }
     if (asks.length > 0) {
@@ -147,14 +168,36 @@ async function callModel(model: Model, history: readonly Turn[], ctx: AgentConte
     return await model.step(history, ctx.tools.specs, ctx.signal);
   } catch (error) {
     // A request the API will never accept must not be retried until it is dead: dead at once.
-    if (error instanceof ModelError && !error.retryable) throw new TerminalError(error.message, { cause: error });
+    if (isTerminalModelError(error)) throw new TerminalError((error as Error).message, { cause: error });
     throw error;
   }
+}
+
+/** By shape: a custom Model may throw the ModelError of another copy of Vigil's modules. */
+function isTerminalModelError(error: unknown): boolean {
+  return error instanceof ModelError ? !error.retryable : (error as { name?: unknown; retryable?: unknown } | null)?.name === 'ModelError' && (error as { retryable?: unknown }).retryable === false;
 }
 
 function toolResult(toolUseId: string, outcome: Exclude<ToolOutcome, { status: 'deferred' }>): ToolResultBlock {
   if (outcome.status === 'ok') return { type: 'tool_result', tool_use_id: toolUseId, content: JSON.stringify(outcome.output ?? null) };
   return { type: 'tool_result', tool_use_id: toolUseId, content: `Not done: ${outcome.reason}`, is_error: true };
+}
+
+/** The turn's calls grouped by tool and input, in order of first appearance. */
+function sameCalls(uses: ToolUseBlock[]): Map<ToolUseBlock, string[]> {
+  const byKey = new Map<string, { call: ToolUseBlock; ids: string[] }>();
+  for (const use of uses) {
+    const key = `${use.name}\u0000${stableJson(use.input)}`;
+    const entry = byKey.get(key);
+    if (entry === undefined) byKey.set(key, { call: use, ids: [use.id] });
+    else entry.ids.push(use.id);
+  }
+  return new Map([...byKey.values()].map(({ call, ids }) => [call, ids]));
+}
+
+function keepLatest<T>(entries: Record<string, T>, max: number): Record<string, T> {
+  const kept = Object.entries(entries);
+  return Object.fromEntries(kept.slice(Math.max(0, kept.length - max)));
 }
 
 function toSession(stored: unknown): ToolLoopSession {

@@ -110,6 +110,7 @@ export function createToolBox(tools: readonly Tool[], permissions: Permissions, 
         record({ tool: name, decision: 'deny', reason });
         return { status: 'denied', reason };
       }
+      // The same call gives the same key (and the same approval) on every retry of the run.
       const callKey = `${name}\u0000${stableJson(input)}`;
       if (decision.kind === 'allow') {
         record({ tool: name, decision: 'allow' });

@@ -6,7 +6,7 @@
  * outcome itself; whatever the agent returns later is ignored, and the
  * fence (R3) refuses anything it tries to finish on its own.
  */
-import { TerminalError, type Agent, type AgentContext, type AgentResult } from '../agent/agent.js';
+import { isTerminalError, type Agent, type AgentContext, type AgentResult } from '../agent/agent.js';
 import { abortReason, type AbortReason } from './run-abort.js';
 
 export type AgentOutcome =
@@ -35,7 +35,7 @@ export async function callAgent(agent: Agent, ctx: AgentContext): Promise<AgentO
   } catch (error) {
     // An agent that honours the signal usually throws an AbortError: the abort is the outcome.
     if (signal.aborted) return aborted();
-    return { kind: 'error', error: describeError(error), terminal: error instanceof TerminalError };
+    return { kind: 'error', error: describeError(error), terminal: isTerminalError(error) };
   } finally {
     if (onAbort !== undefined) signal.removeEventListener('abort', onAbort);
   }

@@ -148,7 +148,7 @@ describe('toolAgent on the runtime', () => {
     expect(t.calls).toEqual([]);
     // Urgent: out at once although a paced message would wait an hour.
     expect(await held(store, 'alice')).toEqual([{ body: `Approve? Refund order 42\nhttps://vigil.test/a/${approvalId}`, urgent: true }]);
-    expect(((await inbox.getSession()) as ToolLoopSession).waiting).toMatchObject({ pending: { [approvalId]: 'u1' } });
+    expect(((await inbox.getSession()) as ToolLoopSession).waiting).toMatchObject({ pending: { [approvalId]: ['u1'] } });
 
     finished = nextEvent(events, 'run:finished');
     expect(await inbox.answerApproval(approvalId, 'yes')).toBe('yes');

@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, expect, it } from 'vitest';
 import { openStore } from '../../src/index.js';
 import type { HeldMessage, Store } from '../../src/store/contract.js';
-import { messageReply, startFakeMessagesServer, type FakeMessagesServer, type RecordedRequest } from '../agent/claude/fake-messages-server.js';
+import { apiError, messageReply, startFakeMessagesServer, type FakeMessagesServer, type RecordedRequest } from '../agent/claude/fake-messages-server.js';
 import { startFakePaymentsServer, type FakePaymentsServer } from '../fixtures/fake-payments-server.js';
 import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor, type ServeProcess } from '../fixtures/service-process.js';
 
@@ -406,4 +406,74 @@ it('the question is urgent: it reaches the channel at once while pacing holds a 
   // The normal reply waits out the gap.
   expect(journey.count(/Refunded/)).toBe(0);
   expect((await (await journey.store()).inbox(INBOX).stats()).outbox).toEqual({ held: 1, sent: 2 });
+});
+
+// Found while writing the tests above, fixed in the tool loop, tools and call-agent.
+
+it('two identical calls in one turn are one action: one question, one refund, a result for each tool_use', async () => {
+  const journey = await start();
+  journey.claude.enqueue(
+    messageReply([toolUse('toolu_a', 'refund', { order: '42' }), toolUse('toolu_b', 'refund', { order: '42' })], 'tool_use'),
+    messageReply([text('Done.')], 'end_turn'),
+  );
+  await journey.send('refund order 42', 'chat-1');
+  const question = await journey.waitForMessage('the question', /^Approve\? Refund order 42\n/);
+  await journey.settled(1);
+  expect(await journey.answer(approvalIdIn(question.body), 'yes')).toEqual({ status: 200, body: { outcome: 'yes' } });
+  await journey.waitForMessage('the final reply', /^Done\.$/);
+  expect(journey.claude.requests).toHaveLength(2);
+  // The Messages API refuses a history where a tool_use has no tool_result right after it.
+  expect(toolResults(journey.claude.requests[1]!).map((block) => block.tool_use_id)).toEqual(['toolu_a', 'toolu_b']);
+  expect(journey.payments.refunds).toHaveLength(1);
+});
+
+it('the asking run fails after asking and the approval expires before the retry: the retry resumes from the expiry, nothing waits forever', async () => {
+  // lookup of 'fail-once' throws the first time (a flaky API): the run that asked is retried after 3 s; the ask expires after 1 s.
+  const journey = await start({ env: { ASK_MS: '1000' }, engine: { retryBackoff: { baseMs: 3_000, maxMs: 3_000 } } });
+  const turn = messageReply([toolUse('toolu_r', 'refund', { order: '42' }), toolUse('toolu_l', 'lookup', { order: 'fail-once' })], 'tool_use');
+  journey.claude.enqueue(
+    turn,
+    turn, // the retry's model call asks the same approval, which has expired meanwhile
+    messageReply([text('Order 42 was not refunded: nobody answered.')], 'end_turn'),
+    messageReply([text('Hello again.')], 'end_turn'),
+  );
+  await journey.send('please refund order 42', 'chat-1');
+  await journey.waitForMessage('the answer after the retry', /^Order 42 was not refunded/, 20_000);
+  const results = toolResults(journey.claude.requests[2]!);
+  expect(results.map((block) => block.tool_use_id)).toEqual(['toolu_r', 'toolu_l']);
+  expect(results[0]).toMatchObject({ is_error: true });
+  expect(String(results[0]!.content)).toContain('nobody answered');
+  await journey.send('hello?', 'chat-2');
+  await journey.waitForMessage('the next answer', /^Hello again\.$/);
+  expect(journey.claude.requests).toHaveLength(4);
+  expect(journey.payments.refunds).toEqual([]);
+});
+
+it('after a whitespace-only reply (nothing sent), the next message still gets an answer', async () => {
+  const journey = await start();
+  const replies = [messageReply([text('  \n ')], 'end_turn'), messageReply([text('Hi.')], 'end_turn')];
+  // What the real Messages API answers to a whitespace-only text block in the history.
+  journey.claude.setFallback((request) => {
+    const messages = (request.body as { messages: { content: ContentBlock[] }[] }).messages;
+    const blank = messages.some((m) => m.content.some((b) => b.type === 'text' && String(b.text).trim() === ''));
+    if (blank) return apiError(400, 'invalid_request_error', 'messages: text content blocks must contain non-whitespace text');
+    return replies.shift()!;
+  });
+  await journey.send('anything new?', 'chat-1');
+  await journey.settled(1);
+  expect(journey.delivered()).toEqual([]);
+  await journey.send('hello', 'chat-2');
+  // FAILS: times out; chat-2 goes dead (and so does every later message: the session keeps the blank turn).
+  await journey.waitForMessage('the answer to hello', /^Hi\.$/, 10_000);
+});
+
+it('a 400 from the model (TerminalError) makes the event dead at once, with the reason', async () => {
+  const journey = await start();
+  journey.claude.enqueue(apiError(400, 'invalid_request_error', 'messages: something the API will never accept'));
+  await journey.send('hello', 'chat-1');
+  const inbox = (await journey.store()).inbox(INBOX);
+  const dead = await waitFor('the event dead', async () => (await inbox.events({ status: 'dead', limit: 10 }))[0]);
+  // FAILS: attempts 3, error 'too many attempts' (retried as an ordinary error; the API's reason is lost).
+  expect(dead).toMatchObject({ attempts: 1, error: expect.stringContaining('400 invalid_request_error') });
+  expect(journey.claude.requests).toHaveLength(1);
 });
