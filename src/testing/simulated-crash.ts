@@ -1,0 +1,58 @@
+/**
+ * The error a crash point throws: the worker "died" there. Nothing after the
+ * point happens, so what the store is left with is what a SIGKILL at that
+ * moment would leave: a claimed batch nobody finishes, a run whose result is
+ * never recorded, a message sent but not marked as sent.
+ */
+import type { ClaimedEvent, HeldMessage } from '../store/contract.js';
+
+/** Where a worker can be made to crash (see crashingStore). */
+export type CrashPoint = 'after-claim' | 'before-finish' | 'between-send-and-record';
+
+export const CRASH_POINTS: readonly CrashPoint[] = ['after-claim', 'before-finish', 'between-send-and-record'];
+
+/** What was in hand when the worker crashed. */
+export interface CrashSite {
+  point: CrashPoint;
+  inboxId: string;
+  /** The worker's lease holder; null at between-send-and-record (dispatch has no holder). */
+  holder: string | null;
+  /** after-claim: the batch just claimed; before-finish: the claimed events being finished (as far as this wrapper saw them claimed). */
+  events: readonly ClaimedEvent[];
+  /** before-finish: the ids handed to finish; after-claim: the claimed ids. */
+  eventIds: readonly number[];
+  /** between-send-and-record: the messages that were just sent. */
+  messages: readonly HeldMessage[];
+}
+
+const BRAND = Symbol.for('vigil.SimulatedCrash');
+
+export class SimulatedCrash extends Error {
+  override readonly name = 'SimulatedCrash';
+  readonly [BRAND] = true;
+  readonly point: CrashPoint;
+  readonly inboxId: string;
+  readonly holder: string | null;
+  readonly events: readonly ClaimedEvent[];
+  readonly eventIds: readonly number[];
+  readonly messages: readonly HeldMessage[];
+
+  constructor(site: CrashSite, message?: string) {
+    const who = site.holder === null ? 'the dispatcher' : `worker ${JSON.stringify(site.holder)}`;
+    super(message ?? `simulated crash: ${who} died ${site.point} in inbox ${JSON.stringify(site.inboxId)}`);
+    this.point = site.point;
+    this.inboxId = site.inboxId;
+    this.holder = site.holder;
+    this.events = site.events;
+    this.eventIds = site.eventIds;
+    this.messages = site.messages;
+  }
+}
+
+/**
+ * By brand, not instanceof: a `.ts` agent or test loaded through tsx may
+ * hold its own copy of this module, and so its own SimulatedCrash class.
+ */
+export function isSimulatedCrash(error: unknown): error is SimulatedCrash {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[BRAND] === true;
+}
