@@ -30,10 +30,11 @@ export interface AgentContext {
    */
   idempotencyKey(name: string, event?: ClaimedEvent): string;
   /**
-   * Asks the user. The run should end after asking; the answer (or the
-   * expiry) arrives later as an event ('approval', id). Asking again for the
-   * same id changes nothing. `link` is a signed one-tap approval link when
-   * the service can make one.
+   * Asks the user. The approval is requested with the run's finish, in its
+   * transaction, so it exists only if the run's question is queued too. The
+   * run should end after asking; the answer (or the expiry) arrives later as
+   * an event ('approval', id). Asking again for the same id changes nothing.
+   * `link` is a signed one-tap approval link when the service can make one.
    */
   requestApproval(request: ApprovalRequest): Promise<{ link: string | null }>;
   addTimer(timer: TimerSpec): Promise<void>;

@@ -46,13 +46,6 @@ export interface ToolLoopSession {
   waiting: Waiting | null;
   /** The latest permission decisions, newest last. */
   decisions: DecisionRecord[];
-  /**
-   * Answers that came before their question was saved: the run that asked
-   * failed after asking, and the answer (or the expiry) was claimed before
-   * the retry asked again. The retry's ask, same id, takes its answer from
-   * here; the store would never send it again (R8).
-   */
-  answered?: Record<string, ClaimedEvent>;
 }
 
 interface Waiting {
@@ -65,7 +58,6 @@ interface Waiting {
 }
 
 const KEPT_DECISIONS = 50;
-const KEPT_ANSWERS = 20;
 const MAX_EVENT_CHARS = 8_000;
 
 export function toolAgent(options: ToolAgentOptions): Agent {
@@ -87,12 +79,10 @@ export function toolAgent(options: ToolAgentOptions): Agent {
       for (const event of ctx.events) {
         if (ctx.tools.isToolApproval(event)) {
           const toolUseIds = session.waiting?.pending[event.sourceId];
-          if (session.waiting === null || toolUseIds === undefined) {
-            // Not (yet) waited for: kept for a retried ask (see `answered`). An answer to a
-            // call already resumed cannot come: the store sends each approval's event once.
-            session.answered = keepLatest({ ...session.answered, [event.sourceId]: event }, KEPT_ANSWERS);
-            continue;
-          }
+          // Approvals are asked with the finish that saves the session (RunOutcome.approvals),
+          // and each answer arrives once (R8): an answer the session does not wait for
+          // belongs to no call of this conversation, and changes nothing.
+          if (session.waiting === null || toolUseIds === undefined) continue;
           const outcome = await ctx.tools.runApproved(event);
           for (const id of toolUseIds) session.waiting.results.push(toolResult(id, outcome));
           delete session.waiting.pending[event.sourceId];
@@ -140,13 +130,7 @@ async function converse(ctx: AgentContext, session: ToolLoopSession, arrived: Te
     // tool_use answered with its result. A duplicate refund is worse than a wasted call.
     for (const [call, ids] of sameCalls(uses)) {
       const outcome = await ctx.tools.call(call.name, call.input);
-      const early = outcome.status === 'deferred' ? session.answered?.[outcome.approvalId] : undefined;
-      if (early !== undefined) {
-        // Asked again after the answer came: resume from it now instead of waiting forever.
-        delete session.answered![early.sourceId];
-        const resolved = await ctx.tools.runApproved(early);
-        for (const id of ids) next.results.push(toolResult(id, resolved));
-      } else if (outcome.status === 'deferred') {
+      if (outcome.status === 'deferred') {
         next.pending[outcome.approvalId] = ids;
         asks.push(outcome.message);
       } else {
@@ -193,11 +177,6 @@ function sameCalls(uses: ToolUseBlock[]): Map<ToolUseBlock, string[]> {
     else entry.ids.push(use.id);
   }
   return new Map([...byKey.values()].map(({ call, ids }) => [call, ids]));
-}
-
-function keepLatest<T>(entries: Record<string, T>, max: number): Record<string, T> {
-  const kept = Object.entries(entries);
-  return Object.fromEntries(kept.slice(Math.max(0, kept.length - max)));
 }
 
 function toSession(stored: unknown): ToolLoopSession {

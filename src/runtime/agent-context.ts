@@ -9,6 +9,7 @@ import { StagedMemory } from '../agent/memory.js';
 import { StagedSession } from '../agent/session.js';
 import { createToolBox } from '../agent/tools.js';
 import { VigilError } from '../errors.js';
+import { validateApprovalRequest } from '../store/validate.js';
 import { describeAction, type ApprovalLink } from '../http/approval-links.js';
 import type { ProxyFetch } from '../proxy/proxy-fetch.js';
 import type { ApprovalRequest, ClaimedEvent, Inbox, MemoryChanges } from '../store/contract.js';
@@ -29,6 +30,8 @@ export interface RunContext {
   ctx: AgentContext;
   /** The session to save (undefined: unchanged). */
   session(): unknown;
+  /** The approvals the run asked for, to request with its finish. */
+  approvals(): ApprovalRequest[];
   memory(): MemoryChanges | undefined;
 }
 
@@ -41,9 +44,13 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
   const memory = new StagedMemory(inbox);
   const session = new StagedSession(inbox);
   const fetch = proxyFetch ?? noProxy;
+  const approvals = new Map<string, ApprovalRequest>();
   const requestApproval = async (request: ApprovalRequest): Promise<{ link: string | null }> => {
     live();
-    await inbox.requestApproval(request);
+    // Asked with the run's finish, in its transaction (RunOutcome.approvals): a run that
+    // fails or loses its lease asks nothing, so no approval exists whose question was never sent.
+    const checked = validateApprovalRequest(request, Number.MAX_SAFE_INTEGER);
+    if (!approvals.has(checked.id)) approvals.set(checked.id, request);
     // The store keeps the first request's deadline; a repeated ask signs a
     // later expiry into the link, which the store still refuses past the
     // real one (R8), so the link can never outlive the approval.
@@ -70,5 +77,5 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
     tools,
     fetch,
   };
-  return { ctx, session: () => session.pending(), memory: () => memory.pending() };
+  return { ctx, session: () => session.pending(), memory: () => memory.pending(), approvals: () => [...approvals.values()] };
 }

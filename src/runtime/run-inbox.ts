@@ -155,7 +155,13 @@ async function runBatch(
     // What the run keeps goes with its finish: saved together, or not at all.
     const session = run.session();
     const memory = run.memory();
-    outcome = { ...outcome, ...(session === undefined ? {} : { session }), ...(memory === undefined ? {} : { memory }) };
+    const approvals = run.approvals();
+    outcome = {
+      ...outcome,
+      ...(session === undefined ? {} : { session }),
+      ...(memory === undefined ? {} : { memory }),
+      ...(approvals.length === 0 ? {} : { approvals }),
+    };
   }
   let finished: boolean;
   try {

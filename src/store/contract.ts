@@ -51,6 +51,13 @@ export interface RunOutcome {
   session?: unknown;
   /** Memory changes, saved in this finish's transaction. Only with a successful outcome. */
   memory?: MemoryChanges;
+  /**
+   * Approvals asked with this outcome (R8 as for requestApproval: an id that
+   * exists keeps its deadline), in this finish's transaction: the question a
+   * run sends and the approval it asks about exist together, or neither
+   * does. Only with a successful outcome.
+   */
+  approvals?: ApprovalRequest[];
 }
 
 /** Keys to set (to a JSON value) and keys to delete. */

@@ -179,6 +179,7 @@ export interface CheckedOutcome {
   dead: boolean;
   session: CheckedSession;
   memory: CheckedMemory;
+  approvals: CheckedApproval[];
 }
 
 /**
@@ -187,19 +188,20 @@ export interface CheckedOutcome {
  * is not what the next attempt should start from.
  */
 export function validateOutcome(outcome: unknown, maxBytes: number): CheckedOutcome {
-  if (outcome === undefined) return { messages: [], error: null, dead: false, session: undefined, memory: NO_MEMORY_CHANGES };
+  if (outcome === undefined) return { messages: [], error: null, dead: false, session: undefined, memory: NO_MEMORY_CHANGES, approvals: [] };
   if (typeof outcome !== 'object' || outcome === null) {
     throw new VigilError('invalid_argument', 'outcome must be an object { messages?, error?, dead?, session?, memory? }');
   }
-  const { messages = [], error, dead = false, session, memory } = outcome as RunOutcome;
+  const { messages = [], error, dead = false, session, memory, approvals = [] } = outcome as RunOutcome;
   if (error !== undefined && (typeof error !== 'string' || error.length === 0)) {
     throw new VigilError('invalid_argument', 'outcome.error must be a non-empty string');
   }
   if (typeof dead !== 'boolean') throw new VigilError('invalid_argument', 'outcome.dead must be a boolean');
   if (dead && error === undefined) throw new VigilError('invalid_argument', 'outcome.dead needs an outcome.error: the reason the events are dead');
-  if (error !== undefined && (session !== undefined || memory !== undefined)) {
-    throw new VigilError('invalid_argument', 'outcome.session and outcome.memory are saved only with a successful outcome, not with an error');
+  if (error !== undefined && (session !== undefined || memory !== undefined || (outcome as RunOutcome).approvals !== undefined)) {
+    throw new VigilError('invalid_argument', 'outcome.session, outcome.memory and outcome.approvals are saved only with a successful outcome, not with an error');
   }
+  if (!Array.isArray(approvals)) throw new VigilError('invalid_argument', 'outcome.approvals must be an array of { id, expiresInMs, action }');
   if (!Array.isArray(messages)) throw new VigilError('invalid_argument', 'outcome.messages must be an array');
   const checked = messages.map((message, i) => checkMessage(message, i, maxBytes));
   return {
@@ -208,6 +210,7 @@ export function validateOutcome(outcome: unknown, maxBytes: number): CheckedOutc
     dead,
     session: validateSession(session, maxBytes),
     memory: validateMemoryChanges(memory),
+    approvals: approvals.map((request) => validateApprovalRequest(request, maxBytes)),
   };
 }
 

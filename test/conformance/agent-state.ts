@@ -121,6 +121,39 @@ export function agentState(target: StoreTarget): void {
     });
   });
 
+  describe(`R8 approvals asked with finish (${target.name})`, () => {
+    const open = useStore(target);
+
+    it('an approval in the outcome exists once the finish commits, with its deadline from then; asking again keeps it', async () => {
+      const { store, clock } = await open();
+      const inbox = store.inbox('alice');
+      await ingestAll(inbox, 'a');
+      const { gen, ids } = await claimAll(inbox, 'W');
+      const request = { id: 'refund-42', expiresInMs: 60_000, action: { refund: 42 } };
+      expect(await inbox.finish('W', gen, ids, { messages: [{ body: 'Approve refund 42?', urgent: true }], approvals: [request] })).toBe(true);
+      expect((await inbox.stats()).approvalsPending).toBe(1);
+      clock.advance(30_000);
+      expect(await inbox.finish('W', gen, [], { approvals: [{ ...request, expiresInMs: 3_600_000 }] })).toBe(true);
+      clock.advance(30_000); // the first deadline
+      expect(await inbox.answerApproval('refund-42', 'yes')).toBe('expired');
+    });
+
+    it('a refused finish asks nothing, and approvals with an error are refused', async () => {
+      const { store, clock } = await open({ leaseTtlMs: 1_000 });
+      const inbox = store.inbox('alice');
+      await ingestAll(inbox, 'a');
+      const { gen, ids } = await claimAll(inbox, 'W');
+      const request = { id: 'ask-1', expiresInMs: 60_000, action: 'do it' };
+      await expectVigilError(inbox.finish('W', gen, ids, { error: 'boom', approvals: [request] }), 'invalid_argument');
+      await expectVigilError(inbox.finish('W', gen, ids, { approvals: [{ id: '', expiresInMs: 1, action: 1 }] }), 'invalid_argument');
+      clock.advance(1_001);
+      await lease(inbox, 'B');
+      expect(await inbox.finish('W', gen, ids, { approvals: [request] })).toBe(false);
+      expect((await inbox.stats()).approvalsPending).toBe(0);
+      expect(await inbox.answerApproval('ask-1', 'yes')).toBe('unknown');
+    });
+  });
+
   describe(`R6 dead at once: finish with { error, dead: true } (${target.name})`, () => {
     const open = useStore(target);
 

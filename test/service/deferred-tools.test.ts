@@ -427,22 +427,25 @@ it('two identical calls in one turn are one action: one question, one refund, a 
   expect(journey.payments.refunds).toHaveLength(1);
 });
 
-it('the asking run fails after asking and the approval expires before the retry: the retry resumes from the expiry, nothing waits forever', async () => {
-  // lookup of 'fail-once' throws the first time (a flaky API): the run that asked is retried after 3 s; the ask expires after 1 s.
+it('the asking run fails after asking: nothing is asked until a run that asks succeeds; its question expires and resumes as a refusal', async () => {
+  // lookup of 'fail-once' throws the first time (a flaky API): the run that asked fails and is retried after 3 s.
   const journey = await start({ env: { ASK_MS: '1000' }, engine: { retryBackoff: { baseMs: 3_000, maxMs: 3_000 } } });
   const turn = messageReply([toolUse('toolu_r', 'refund', { order: '42' }), toolUse('toolu_l', 'lookup', { order: 'fail-once' })], 'tool_use');
   journey.claude.enqueue(
     turn,
-    turn, // the retry's model call asks the same approval, which has expired meanwhile
+    turn, // the retry's model call: the lookup works now, the refund is asked
     messageReply([text('Order 42 was not refunded: nobody answered.')], 'end_turn'),
     messageReply([text('Hello again.')], 'end_turn'),
   );
   await journey.send('please refund order 42', 'chat-1');
-  await journey.waitForMessage('the answer after the retry', /^Order 42 was not refunded/, 20_000);
+  // The failed run's ask was never stored (approvals go with the finish): only the retry's question goes out.
+  await journey.waitForMessage('the question (from the retry)', /^Approve\? Refund order 42\n/, 20_000);
+  await journey.waitForMessage('the answer after the expiry', /^Order 42 was not refunded/, 20_000);
+  expect(journey.count(/^Approve\?/)).toBe(1);
   const results = toolResults(journey.claude.requests[2]!);
-  expect(results.map((block) => block.tool_use_id)).toEqual(['toolu_r', 'toolu_l']);
-  expect(results[0]).toMatchObject({ is_error: true });
-  expect(String(results[0]!.content)).toContain('nobody answered');
+  expect(results.map((block) => block.tool_use_id)).toEqual(['toolu_l', 'toolu_r']);
+  expect(results[1]).toMatchObject({ is_error: true });
+  expect(String(results[1]!.content)).toContain('nobody answered');
   await journey.send('hello?', 'chat-2');
   await journey.waitForMessage('the next answer', /^Hello again\.$/);
   expect(journey.claude.requests).toHaveLength(4);

@@ -40,10 +40,12 @@ async function run(holder: string, options: { crash?: boolean } = {}): Promise<A
   const gen = (await inbox.acquire(holder))!;
   const events = await inbox.claimBatch(holder, gen);
   const example = agent();
-  const { ctx } = createAgentContext({ agent: example, inbox, events, signal: new AbortController().signal, now: clock.now() });
-  const result = await example.run(ctx);
+  const context = createAgentContext({ agent: example, inbox, events, signal: new AbortController().signal, now: clock.now() });
+  const result = await example.run(context.ctx);
   if (options.crash !== true) {
-    await inbox.finish(holder, gen, events.map((e) => e.id), 'messages' in result ? { messages: result.messages } : {});
+    // As the runtime does: the approvals the run asked for go with its finish.
+    const approvals = context.approvals();
+    await inbox.finish(holder, gen, events.map((e) => e.id), { ...('messages' in result ? { messages: result.messages } : {}), ...(approvals.length > 0 ? { approvals } : {}) });
     await inbox.release(holder, gen);
   }
   return result;

@@ -12,7 +12,7 @@ import { workParams, type CallTarget, type Statement } from './call.js';
 
 const FINISH: Statement = {
   name: 'vigil_finish',
-  text: 'SELECT vigil_finish($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) AS finished',
+  text: 'SELECT vigil_finish($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) AS finished',
 };
 
 export async function finishRun(
@@ -42,6 +42,9 @@ export async function finishRun(
     [...outcome.memory.delete, ...outcome.memory.set.map((entry) => entry.key)],
     [...outcome.memory.delete.map(() => null), ...outcome.memory.set.map((entry) => entry.json)],
     MEMORY_LIMITS.totalBytes,
+    outcome.approvals.map((a) => a.id),
+    outcome.approvals.map((a) => a.actionJson),
+    outcome.approvals.map((a) => a.expiresInMs),
     db.appNow(),
     ...workParams(db.options),
   ]);

@@ -4,6 +4,7 @@
  */
 import { MEMORY_LIMITS, memoryFull } from '../agent-state.js';
 import type { CheckedOutcome } from '../validate.js';
+import { requestApproval } from './approvals.js';
 import type { InboxDb } from './inbox-db.js';
 import { holdsLease } from './lease.js';
 
@@ -60,6 +61,7 @@ export function finishRun(c: InboxDb, holder: string, gen: number, ids: number[]
   for (const message of outcome.messages) {
     c.stmt(QUEUE_MESSAGE).run(message.body, message.urgent ? 1 : 0, now);
   }
+  for (const request of outcome.approvals) requestApproval(c, request, now);
   saveAgentState(c, outcome, now);
   return true;
 }

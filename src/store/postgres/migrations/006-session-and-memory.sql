@@ -16,7 +16,7 @@ CREATE TABLE memory (
 
 -- vigil_finish gains what a run keeps and "dead at once" (R6, for failures
 -- no retry can fix). Same steps as before (004), then, on success only:
--- the session (p_session_set: write p_session, NULL clears it) and memory
+-- the approvals the run asks (R8), the session (p_session_set: write p_session, NULL clears it) and memory
 -- (p_memory_values NULL at a key: delete it), whose total size per inbox
 -- is checked after the change: over p_memory_limit, SQLSTATE VG001 rolls
 -- the whole finish back (postgres/errors.ts makes it memory_full).
@@ -26,6 +26,7 @@ CREATE FUNCTION vigil_finish(p_inbox text, p_holder text, p_gen bigint, p_ids bi
                              p_error text, p_dead boolean, p_bodies text[], p_urgent boolean[],
                              p_session_set boolean, p_session text,
                              p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
+                             p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[],
                              p_now bigint, p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
 RETURNS boolean
 LANGUAGE plpgsql SET enable_seqscan = off AS $$
@@ -63,6 +64,12 @@ BEGIN
     SELECT p_inbox, m.body, m.urgent, v_now
     FROM unnest(p_bodies, p_urgent) WITH ORDINALITY AS m(body, urgent, n)
     ORDER BY m.n;
+
+    -- R8 as in requestApproval: an id that exists keeps its deadline.
+    INSERT INTO approvals (inbox_id, id, action, requested_at, expires_at)
+    SELECT p_inbox, a.id, a.action, v_now, v_now + a.expires_in
+    FROM unnest(p_approval_ids, p_approval_actions, p_approval_expires_in) AS a(id, action, expires_in)
+    ON CONFLICT (inbox_id, id) DO NOTHING;
 
     IF p_session_set AND p_session IS NULL THEN
       DELETE FROM sessions WHERE inbox_id = p_inbox;
