@@ -61,7 +61,9 @@ export function parseConfig(raw: unknown, origin = 'config'): ServiceConfig {
 function describeIssue(issue: z.core.$ZodIssue): string {
   const path = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((key) => (path === '' ? key : `${path}.${key}`));
+    // A key that is not a plain name (empty, spaces, dots) is quoted, so it is never blank in the message.
+    const named = (key: string): string => (/^[A-Za-z0-9_$-]+$/.test(key) ? key : JSON.stringify(key));
+    const keys = issue.keys.map((key) => (path === '' ? named(key) : `${path}.${named(key)}`));
     return `${keys.join(', ')}: unknown key${keys.length > 1 ? 's' : ''}`;
   }
   const message = issue.code === 'invalid_type' && issue.message.endsWith('received undefined') ? 'required' : issue.message;

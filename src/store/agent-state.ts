@@ -6,7 +6,7 @@
  */
 import { VigilError } from '../errors.js';
 import type { MemoryChanges } from './contract.js';
-import { toJson } from './validate.js';
+import { checkWellFormed, toJson } from './validate.js';
 
 export const MEMORY_LIMITS = {
   /** Characters in a key. */
@@ -36,6 +36,7 @@ export function validateMemoryKey(key: unknown): string {
   if (typeof key !== 'string' || key.length === 0 || key.length > MEMORY_LIMITS.keyLength) {
     throw new VigilError('invalid_memory', `a memory key must be a non-empty string of at most ${MEMORY_LIMITS.keyLength} characters`);
   }
+  checkWellFormed('invalid_memory', 'a memory key', key);
   return key;
 }
 

@@ -8,8 +8,14 @@ import type { MissedPolicy } from './contract.js';
 
 /** `missed: 'each'` fires at most this many occurrences per timer per pass. */
 export const MAX_EACH_PER_PASS = 1000;
-/** Counting skipped cron occurrences stops here; a coalesced event reports at most this many. */
-const MAX_CRON_COUNT = 100_000;
+/**
+ * Counting skipped cron occurrences stops here, as firing them does for
+ * 'each': a coalesced event reports at most this many. Each step is one
+ * croner nextRun, ~0.3-0.5 ms with a time zone, inside the scheduler's write
+ * transaction; 100,000 of them held an inbox (and the event loop) for ~30 s
+ * after a long outage (found by the fuzz properties).
+ */
+export const MAX_CRON_COUNT = MAX_EACH_PER_PASS;
 
 export interface Schedule {
   due: number;

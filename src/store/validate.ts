@@ -141,6 +141,21 @@ function checkKey(code: VigilErrorCode, name: string, value: unknown): asserts v
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_KEY_LENGTH) {
     throw new VigilError(code, `${name} must be a non-empty string of at most ${MAX_KEY_LENGTH} characters, got ${describe(value)}`);
   }
+  checkWellFormed(code, name, value);
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * A string with a lone surrogate (half of a UTF-16 pair) has no UTF-8 form:
+ * both databases would store U+FFFD in its place, so a key would come back
+ * as another key and a message as other text. Refused instead of altered.
+ * (Inside payloads JSON escapes them, so they round-trip there.)
+ */
+export function checkWellFormed(code: VigilErrorCode, name: string, value: string): void {
+  if (LONE_SURROGATE.test(value)) {
+    throw new VigilError(code, `${name} contains a lone UTF-16 surrogate (at index ${value.search(LONE_SURROGATE)}), which cannot be stored as text`);
+  }
 }
 
 export function validateHolder(holder: unknown): string {
@@ -223,6 +238,7 @@ function checkMessage(message: OutboxMessage, index: number, maxBytes: number): 
     throw new VigilError('invalid_argument', `outcome.messages[${index}] is larger than ${maxBytes} bytes`);
   }
   if (typeof urgent !== 'boolean') throw new VigilError('invalid_argument', `outcome.messages[${index}].urgent must be a boolean`);
+  checkWellFormed('invalid_argument', `outcome.messages[${index}]`, body);
   return { body, urgent };
 }
 
@@ -360,6 +376,7 @@ export function validateTimerId(id: unknown): string {
   if (typeof id !== 'string' || id.length === 0 || id.length > MAX_TIMER_ID_LENGTH) {
     throw new VigilError('invalid_timer', `timer id must be a non-empty string of at most ${MAX_TIMER_ID_LENGTH} characters, got ${describe(id)}`);
   }
+  checkWellFormed('invalid_timer', 'timer id', id);
   return id;
 }
 

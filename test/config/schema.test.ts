@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { parseConfig } from '../../src/config/load-config.js';
 import { configSchema } from '../../src/config/schema.js';
 
 it.each(['approval', 'timer', 'chat'])('a webhook source may not be named %s: Vigil stores its own events there', (name) => {
@@ -9,4 +10,18 @@ it.each(['approval', 'timer', 'chat'])('a webhook source may not be named %s: Vi
 
 it('an ordinary source name is accepted', () => {
   expect(configSchema.safeParse({ sources: { github: { type: 'github', secret: 's' } } }).success).toBe(true);
+});
+
+it('an unknown key that is not a plain name is quoted in the error, never blank', () => {
+  const message = (value: unknown): string => {
+    try {
+      parseConfig(value, 'test.json');
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('accepted');
+  };
+  expect(message({ '': 1 })).toContain('"": unknown key');
+  expect(message({ 'two words': 1, colour: 'red' })).toMatch(/"two words", colour: unknown keys/);
+  expect(message({ workers: { 'a.b': 1 } })).toContain('workers."a.b": unknown key');
 });

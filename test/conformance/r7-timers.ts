@@ -387,7 +387,7 @@ export function r7Timers(target: StoreTarget): void {
         const events = await fired(inbox);
         expect(events).toHaveLength(1);
         expect(events[0]).toMatchObject({ scheduledFor: now - 400, lateBy: 400 });
-        expect(events[0]!.skipped).toBeGreaterThanOrEqual(100_000);
+        expect(events[0]!.skipped).toBe(1_000); // counted up to the cap (MAX_CRON_COUNT), like 'each' fires up to it
         expect((await inbox.timers())[0]!.due).toBe(now - 400 + 1_000);
         expect(await inbox.runScheduler()).toBe(0);
         expect(await fired(inbox)).toHaveLength(1);
