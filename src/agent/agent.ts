@@ -12,6 +12,7 @@ import type { ApprovalRequest, ClaimedEvent, InboxStats, OutboxMessage, TimerSpe
 import type { AgentMemory } from './memory.js';
 import { validatePermissions, type Permissions } from './permissions.js';
 import type { AgentSession } from './session.js';
+import { compileToolSchema } from './tool-input.js';
 import type { Tool, ToolBox } from './tools.js';
 
 export interface AgentContext {
@@ -84,6 +85,7 @@ export function defineAgent(agent: AgentDefinition): Agent {
   const tools = agent.tools ?? [];
   const names = tools.map((tool) => tool.name);
   if (new Set(names).size !== names.length) throw new VigilError('invalid_options', `two tools share a name: ${names.join(', ')}`);
+  for (const tool of tools) compileToolSchema(tool);
   if (agent.screen !== undefined && typeof agent.screen !== 'function') throw new VigilError('invalid_options', 'screen must be a function');
   return {
     name: agent.name ?? 'agent',

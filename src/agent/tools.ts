@@ -15,6 +15,7 @@
 import { idempotencyKeyFor } from './agent.js';
 import type { ToolSpec } from './model.js';
 import { decide, type Permissions } from './permissions.js';
+import { inputProblems } from './tool-input.js';
 import type { AgentMemory } from './memory.js';
 import type { ProxyFetch } from '../proxy/proxy-fetch.js';
 import type { ClaimedEvent, OutboxMessage } from '../store/contract.js';
@@ -48,13 +49,15 @@ export function defineTool<I extends Record<string, unknown>>(tool: Tool<I>): To
 export type ToolOutcome =
   | { status: 'ok'; output: unknown }
   | { status: 'denied'; reason: string }
+  /** The input does not fit the tool's schema: nothing was run or asked. */
+  | { status: 'invalid'; reason: string }
   | { status: 'declined'; reason: string }
   | { status: 'deferred'; approvalId: string; message: OutboxMessage };
 
 /** One permission decision, recorded with the run (runtime event, log, and the tool loop's session). */
 export interface DecisionRecord {
   tool: string;
-  decision: 'allow' | 'deny' | 'ask' | 'approved' | 'declined' | 'expired';
+  decision: 'allow' | 'deny' | 'invalid' | 'ask' | 'approved' | 'declined' | 'expired';
   reason?: string;
   approvalId?: string;
   at: number;
@@ -111,6 +114,12 @@ export function createToolBox(tools: readonly Tool[], permissions: Permissions, 
         return { status: 'denied', reason };
       }
       // The same call gives the same key (and the same approval) on every retry of the run.
+      const problems = inputProblems(tool, input);
+      if (problems !== null) {
+        const reason = `the input does not fit ${name}'s schema: ${problems}`;
+        record({ tool: name, decision: 'invalid', reason });
+        return { status: 'invalid', reason };
+      }
       const callKey = `${name}\u0000${stableJson(input)}`;
       if (decision.kind === 'allow') {
         record({ tool: name, decision: 'allow' });

@@ -133,6 +133,26 @@ describe('toolAgent on the runtime', () => {
     expect(await held(store, 'alice')).toEqual([{ body: 'I cannot do that.', urgent: false }]);
   });
 
+  it('input that does not fit the schema is refused to the model: the tool does not run and nobody is asked', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const t = tools();
+    const model = new ScriptedModel([use(['u1', 'lookup', { order: 42 }], ['u2', 'refund', {}]), say('Let me fix that.')]);
+    const { events } = await startPool(store, toolAgent({ model, tools: t.list, permissions: { lookup: 'allow', refund: { ask: { expiresInMs: 60_000 } } } }));
+    const finished = nextEvent(events, 'run:finished');
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'refund it' } });
+    expect((await finished).decisions).toMatchObject([
+      { tool: 'lookup', decision: 'invalid' },
+      { tool: 'refund', decision: 'invalid' },
+    ]);
+    expect(t.calls).toEqual([]);
+    expect(lastUserTurn(model.seen[1]!)).toEqual([
+      { type: 'tool_result', tool_use_id: 'u1', content: "Not done: the input does not fit lookup's schema: input/order must be string", is_error: true },
+      { type: 'tool_result', tool_use_id: 'u2', content: "Not done: the input does not fit refund's schema: input must have required property 'order'", is_error: true },
+    ]);
+    expect((await store.inbox('alice').stats()).approvalsPending).toBe(0);
+    expect(await held(store, 'alice')).toEqual([{ body: 'Let me fix that.', urgent: false }]);
+  });
+
   it('ask: the run ends with an urgent question; yes resumes that call once; a second tap changes nothing', async () => {
     const { store } = await tempStore({ outboxGapMs: 3_600_000 });
     const t = tools();
@@ -313,6 +333,8 @@ describe('the runtime around any agent', () => {
     expect(() => defineAgent({ tools: list, permissions: { refnd: 'allow' }, run: async () => ({ nothing: true }) })).toThrow(/refnd/);
     expect(() => defineAgent({ tools: list, permissions: { refund: { ask: { expiresInMs: 0 } } }, run: async () => ({ nothing: true }) })).toThrow(/expiresInMs/);
     expect(() => defineAgent({ tools: [...list, list[0]!], run: async () => ({ nothing: true }) })).toThrow(/share a name/);
+    const broken = defineTool({ name: 'broken', description: 'x', inputSchema: { type: 'object', properties: { n: { type: 'nonsense' } } }, run: async () => 1 });
+    expect(() => defineAgent({ tools: [broken], run: async () => ({ nothing: true }) })).toThrow(/broken: inputSchema is not a valid JSON Schema/);
   });
 });
 
