@@ -13,7 +13,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Agent, ScreenVerdict } from '../agent/agent.js';
 import type { Clock } from '../clock.js';
-import type { ApprovalLink } from '../http/approval-links.js';
+import type { ApprovalLink } from '../agent/approval-summary.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { ProxyFetch } from '../proxy/proxy-fetch.js';
