@@ -475,11 +475,12 @@ export function r7Timers(target: StoreTarget): void {
         expect((await fired(inbox)).map((e) => localTime(e.scheduledFor, tz))).toEqual(expected);
       });
 
-      it('a cron pattern with no match after now is invalid_timer and stores nothing', async () => {
+      it('a cron pattern with no match after now is invalid_timer and stores nothing, not even an empty inbox', async () => {
         const { store } = await open();
         const inbox = store.inbox('alice');
         await expectVigilError(inbox.addTimer({ id: 'never', cron: '0 0 30 2 *' }), 'invalid_timer');
         expect(await inbox.timers()).toEqual([]);
+        expect(await store.inboxes()).toEqual([]);
       });
     });
 

@@ -29,7 +29,8 @@ import type { InboxDb } from './inbox-db.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { emptyStats } from '../rows.js';
 import { getEvent, getMemory, getSession, listEvents, redrive, stats } from './read.js';
-import { listTimers, removeTimer, runScheduler, upsertTimer } from './timers.js';
+import { listTimers, neverMatches, removeTimer, runScheduler, upsertTimer } from './timers.js';
+import { nextCronTime } from '../schedule.js';
 
 /** What an inbox needs from its store: a connection, opened (and created) on demand. */
 export interface InboxFiles {
@@ -101,6 +102,9 @@ export class SqliteInbox implements Inbox {
 
   async addTimer(timer: TimerSpec): Promise<void> {
     const checked = v.validateTimer(timer, this.files.maxPayloadBytes);
+    // Refused before the file is created: a refused timer must not leave an empty inbox behind.
+    // (upsertTimer checks again in the transaction, at the transaction's now.)
+    if (checked.due === null && nextCronTime(checked.cron!, checked.tz, this.files.now()) === null) throw neverMatches(checked.id);
     const c = this.writer();
     c.write((now) => upsertTimer(c, checked, now));
     this.files.notify(this.id);

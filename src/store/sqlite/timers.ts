@@ -27,11 +27,15 @@ const EXPIRED_APPROVALS = `
 SELECT id, action, expires_at FROM approvals WHERE answer IS NULL AND expires_at <= ? ORDER BY expires_at, id`;
 
 /** Creates or replaces a timer by id; a replaced timer is live again (done = 0). */
+export function neverMatches(id: string): VigilError {
+  return new VigilError('invalid_timer', `timer ${JSON.stringify(id)}: cron pattern never matches after now`);
+}
+
 export function upsertTimer(c: InboxDb, timer: CheckedTimer, now: number): void {
   let due = timer.due;
   if (due === null) {
     due = nextCronTime(timer.cron as string, timer.tz, now);
-    if (due === null) throw new VigilError('invalid_timer', `timer ${JSON.stringify(timer.id)}: cron pattern never matches after now`);
+    if (due === null) throw neverMatches(timer.id);
   }
   c.stmt(UPSERT_TIMER).run({
     id: timer.id,
