@@ -2,14 +2,19 @@
  * The eight failure scenarios from the article Vigil's design comes from,
  * run through the public API with the article's clock values (its seconds
  * are milliseconds here). A "crash" is a worker that claims and never calls
- * finish(). Prints the same lines as the article's reference script.
+ * finish(); scenario 5's poison event is the testing kit's 'after-claim'
+ * crash point (vigil/testing), the way users write their own scenarios.
+ * Prints the same lines as the article's reference script.
  *
- * One implementation for both `npm run scenarios` (examples/) and
- * `vigil demo` (src/cli/): the CLI ships in dist/, which cannot reach
- * examples/, so the scenarios live here and the example re-exports them.
+ * One implementation for `npm run scenarios` and the testing kit's example
+ * (examples/) and `vigil demo` (src/cli/): the CLI ships in dist/, which
+ * cannot reach examples/, so the scenarios live here.
  */
-import { createFakeClock } from '../clock.js';
+import { defineAgent } from '../agent/agent.js';
+import { createFakeClock, type FakeClock } from '../clock.js';
 import type { Inbox, Store } from '../store/contract.js';
+import { crashingStore } from '../testing/crashing-store.js';
+import { runOnce } from '../testing/run-once.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -18,19 +23,19 @@ const DAY = 24 * HOUR;
 const LEASE_TTL = 120 * SECOND;
 const T = 1_000_000 * SECOND;
 
-/** Opens a fresh store for the scenarios; the caller closes it. */
-export type StoreFactory = (clock: () => number) => Promise<Store>;
+/** Opens a fresh store on the scenarios' clock (`now`; `clock` to hand a testing kit); runScenarios closes it. */
+export type StoreFactory = (now: () => number, clock: FakeClock) => Promise<Store>;
 
 /** Runs all eight scenarios against a fresh inbox and returns the printed lines. */
 export async function runScenarios(makeStore: StoreFactory, inboxId = 'agent'): Promise<string[]> {
   const clock = createFakeClock(T);
-  const store = await makeStore(clock.now);
+  const store = await makeStore(clock.now, clock);
   const lines: string[] = [];
   const print = (...parts: unknown[]): void => {
     lines.push(parts.map(String).join(' '));
   };
   try {
-    await scenarios(store.inbox(inboxId), clock, print);
+    await scenarios(store, store.inbox(inboxId), clock, print);
   } finally {
     await store.close();
   }
@@ -45,7 +50,7 @@ const py = (value: unknown): string => {
   return String(value);
 };
 
-async function scenarios(inbox: Inbox, clock: ReturnType<typeof createFakeClock>, print: (...parts: unknown[]) => void): Promise<void> {
+async function scenarios(store: Store, inbox: Inbox, clock: FakeClock, print: (...parts: unknown[]) => void): Promise<void> {
   const at = (ms: number): void => clock.set(ms);
 
   /** One run: take the lease, claim, finish. */
@@ -101,18 +106,19 @@ async function scenarios(inbox: Inbox, clock: ReturnType<typeof createFakeClock>
   print('5. a poison event arrives together with a healthy one');
   await inbox.ingest({ source: 'chat', sourceId: 'poison', payload: { text: 'x' } });
   await inbox.ingest({ source: 'chat', sourceId: 'healthy', payload: { text: 'ok' } });
+  // The poison kills whichever worker claims it: a crash point, not a thrown error.
+  const poisoned = crashingStore(store, {
+    at: 'after-claim',
+    times: Infinity,
+    when: (site) => site.events.some((e) => e.sourceId === 'poison'),
+  });
+  const quiet = defineAgent({ name: 'quiet', run: async () => ({ nothing: true }) });
   let now = t3 + LEASE_TTL + SECOND;
   for (let n = 0; n < 5; n++) {
     at(now);
-    const gen = (await inbox.acquire(`W${n}`))!;
-    const got = await inbox.claimBatch(`W${n}`, gen);
-    const ids = got.map((e) => e.sourceId);
-    if (ids.includes('poison')) {
-      print(`   W${n} claimed ${py(ids)} and crashed`); // no finish()
-    } else {
-      await inbox.finish(`W${n}`, gen, got.map((e) => e.id));
-      print(`   W${n} claimed ${py(ids)} and finished`);
-    }
+    const turn = await runOnce({ store: poisoned, inbox: inbox.id, agent: quiet, holder: `W${n}`, clock });
+    const ids = turn.claimed.flat().map((e) => e.sourceId);
+    print(`   W${n} claimed ${py(ids)} and ${turn.outcome === 'crashed' ? 'crashed' : 'finished'}`);
     now += LEASE_TTL + SECOND;
   }
   print('   poison:', await status('poison'), ' healthy:', await status('healthy'));
