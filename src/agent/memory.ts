@@ -20,39 +20,48 @@ export interface AgentMemory {
 }
 
 export class StagedMemory implements AgentMemory {
-  private stored: Map<string, string> | null = null;
-  /** key → JSON to set, or null to delete. */
+  /** Stored values with this run's changes applied, as JSON; loaded on first use. */
+  private view: Promise<Map<string, string>> | null = null;
+  private bytes = 0;
+  /** key → JSON to set, or null to delete: what the finish saves. */
   private readonly changes = new Map<string, string | null>();
 
   constructor(private readonly inbox: Inbox) {}
 
   async get(key: string): Promise<unknown> {
     validateMemoryKey(key);
-    const json = (await this.view()).get(key);
+    const json = (await this.load()).get(key);
     return json === undefined ? undefined : (JSON.parse(json) as unknown);
   }
 
   async set(key: string, value: unknown): Promise<void> {
     validateMemoryKey(key);
     const json = validateMemoryValue(key, value);
-    const view = await this.view();
+    const view = await this.load();
     const before = view.get(key);
-    const total = sizeOf(view) - (before === undefined ? 0 : entryBytes(key, before)) + entryBytes(key, json);
+    const total = this.bytes - (before === undefined ? 0 : entryBytes(key, before)) + entryBytes(key, json);
     if (total > MEMORY_LIMITS.totalBytes) {
       throw new VigilError('memory_full', `setting ${JSON.stringify(key)} would make this inbox's memory ${total} bytes; the limit is ${MEMORY_LIMITS.totalBytes}: delete keys first`);
     }
+    view.set(key, json);
+    this.bytes = total;
     this.changes.set(key, json);
   }
 
   async delete(key: string): Promise<boolean> {
     validateMemoryKey(key);
-    const existed = (await this.view()).has(key);
+    const view = await this.load();
+    const before = view.get(key);
+    if (before !== undefined) {
+      view.delete(key);
+      this.bytes -= entryBytes(key, before);
+    }
     this.changes.set(key, null);
-    return existed;
+    return before !== undefined;
   }
 
   async list(): Promise<Record<string, unknown>> {
-    const view = await this.view();
+    const view = await this.load();
     return Object.fromEntries([...view].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([key, json]) => [key, JSON.parse(json) as unknown]));
   }
 
@@ -68,26 +77,18 @@ export class StagedMemory implements AgentMemory {
     return { set, delete: deleted };
   }
 
-  private async view(): Promise<Map<string, string>> {
-    if (this.stored === null) {
-      const entries = Object.entries(await this.inbox.getMemory());
-      this.stored = new Map(entries.map(([key, value]) => [key, JSON.stringify(value)]));
-    }
-    const view = new Map(this.stored);
-    for (const [key, json] of this.changes) {
-      if (json === null) view.delete(key);
-      else view.set(key, json);
-    }
-    return view;
+  /** Read once per run: each get or set after that costs its own key, not the whole memory. */
+  private load(): Promise<Map<string, string>> {
+    // One read however many calls start before it returns.
+    this.view ??= this.inbox.getMemory().then((stored) => {
+      const entries = Object.entries(stored).map(([key, value]): [string, string] => [key, JSON.stringify(value)]);
+      this.bytes = entries.reduce((sum, [key, json]) => sum + entryBytes(key, json), 0);
+      return new Map(entries);
+    });
+    return this.view;
   }
 }
 
 function entryBytes(key: string, json: string): number {
   return Buffer.byteLength(key, 'utf8') + Buffer.byteLength(json, 'utf8');
-}
-
-function sizeOf(view: Map<string, string>): number {
-  let total = 0;
-  for (const [key, json] of view) total += entryBytes(key, json);
-  return total;
 }
