@@ -6,9 +6,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
-import type { z } from 'zod';
 import { configSchema, type ServiceConfig, type ServiceConfigInput } from './schema.js';
 import { ConfigError } from './config-error.js';
+import { describeIssue } from './describe-issue.js';
 import { defaultExport, importModule } from './import-module.js';
 
 export { ConfigError };
@@ -58,17 +58,6 @@ export function parseConfig(raw: unknown, origin = 'config'): ServiceConfig {
   throw new ConfigError(`${origin} is not a valid Vigil config:`, result.error.issues.map(describeIssue));
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const path = issue.path.map(String).join('.');
-  if (issue.code === 'unrecognized_keys') {
-    // A key that is not a plain name (empty, spaces, dots) is quoted, so it is never blank in the message.
-    const named = (key: string): string => (/^[A-Za-z0-9_$-]+$/.test(key) ? key : JSON.stringify(key));
-    const keys = issue.keys.map((key) => (path === '' ? named(key) : `${path}.${named(key)}`));
-    return `${keys.join(', ')}: unknown key${keys.length > 1 ? 's' : ''}`;
-  }
-  const message = issue.code === 'invalid_type' && issue.message.endsWith('received undefined') ? 'required' : issue.message;
-  return `${path === '' ? '(config)' : path}: ${message}`;
-}
 
 async function readConfigFile(path: string): Promise<unknown> {
   const ext = extname(path);

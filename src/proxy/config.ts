@@ -10,6 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { describeIssue } from '../config/describe-issue.js';
 import { ConfigError } from '../config/config-error.js';
 import { resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
 
@@ -165,21 +166,4 @@ export async function loadProxyConfig(file: string, env: NodeJS.ProcessEnv = pro
     throw new ConfigError(`proxy config ${path} is not valid JSON${where === undefined ? '' : ` (${where})`}`, [], { cause: error });
   }
   return resolveProxyConfig(parseProxyConfig(raw, path), env);
-}
-
-/**
- * `upstreams.github.methods.1: Invalid option…`, the same wording as the
- * service config's errors (src/config/load-config.ts keeps its formatter
- * private, so this is its twin plus bad record keys).
- */
-function describeIssue(issue: z.core.$ZodIssue): string {
-  const path = issue.path.map(String).join('.');
-  if (issue.code === 'unrecognized_keys') {
-    const keys = issue.keys.map((key) => (path === '' ? key : `${path}.${key}`));
-    return `${keys.join(', ')}: unknown key${keys.length > 1 ? 's' : ''}`;
-  }
-  // A bad upstream name: zod reports "Invalid key in record" and keeps the reason one level down.
-  if (issue.code === 'invalid_key') return `${path}: ${issue.issues.map((inner) => inner.message).join('; ')}`;
-  const message = issue.code === 'invalid_type' && issue.message.endsWith('received undefined') ? 'required' : issue.message;
-  return `${path === '' ? '(config)' : path}: ${message}`;
 }
