@@ -20,7 +20,7 @@
  * returns), so the batch stays reserved until leaseTtlMs passes.
  */
 import { VigilError } from '../errors.js';
-import type { ClaimedEvent, DispatchOptions, HeldMessage, Inbox, NextWake, RunOutcome, SendFn, Store } from '../store/contract.js';
+import type { ClaimedEvent, DispatchOptions, HeldMessage, Inbox, InboxList, InboxListQuery, NextWake, RunOutcome, SendFn, Store } from '../store/contract.js';
 import { InboxProxy } from './inbox-proxy.js';
 import { CRASH_POINTS, SimulatedCrash, type CrashPoint, type CrashSite } from './simulated-crash.js';
 
@@ -87,6 +87,9 @@ class CrashingStoreImpl implements CrashingStore {
   }
   readyInboxes(options?: { limit?: number }): Promise<string[]> {
     return this.inner.readyInboxes(options);
+  }
+  listInboxes(query?: InboxListQuery): Promise<InboxList> {
+    return this.inner.listInboxes(query);
   }
   dispatchableInboxes(options?: { limit?: number }): Promise<string[]> {
     return this.inner.dispatchableInboxes(options);

@@ -3,9 +3,11 @@
  * wrappers override a few methods of (crash points, recording a turn).
  */
 import type {
+  ActivityBucket,
   ApprovalAnswer,
   ApprovalOutcome,
   ApprovalRequest,
+  ApprovalRow,
   ClaimedEvent,
   DispatchOptions,
   EventQuery,
@@ -13,6 +15,8 @@ import type {
   Inbox,
   InboxStats,
   NewEvent,
+  OperatorAction,
+  OutboxView,
   RunOutcome,
   SendFn,
   TimerRow,
@@ -82,5 +86,23 @@ export class InboxProxy implements Inbox {
   }
   stats(): Promise<InboxStats> {
     return this.inner.stats();
+  }
+  approvals(query?: { limit?: number }): Promise<ApprovalRow[]> {
+    return this.inner.approvals(query);
+  }
+  outbox(query?: { limit?: number }): Promise<OutboxView> {
+    return this.inner.outbox(query);
+  }
+  activity(query: { since: number; bucketMs: number }): Promise<ActivityBucket[]> {
+    return this.inner.activity(query);
+  }
+  expediteOutbox(): Promise<number> {
+    return this.inner.expediteOutbox();
+  }
+  recordAction(action: Omit<OperatorAction, 'at'>): Promise<void> {
+    return this.inner.recordAction(action);
+  }
+  actions(query?: { limit?: number }): Promise<OperatorAction[]> {
+    return this.inner.actions(query);
   }
 }

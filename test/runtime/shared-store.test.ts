@@ -21,6 +21,7 @@ function counted(store: Store): { store: Store; calls: () => number } {
       calls += 1;
       return store.readyInboxes(options);
     },
+    listInboxes: (query) => store.listInboxes(query),
     dispatchableInboxes: (options) => store.dispatchableInboxes(options),
     nextWake: () => store.nextWake(),
     subscribe: (listener) => store.subscribe(listener),

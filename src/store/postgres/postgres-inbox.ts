@@ -191,6 +191,26 @@ export class PostgresInbox implements Inbox {
     const [row] = await this.db.query<StatsRow>(STATS, [this.id, this.db.appNow()]);
     return toStats(row);
   }
+
+  // Dashboard reads: being implemented (stubs until then).
+  async approvals(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
+  async outbox(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
+  async activity(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
+  async expediteOutbox(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
+  async recordAction(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
+  async actions(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
 }
 
 /**
@@ -203,4 +223,5 @@ function withoutNul(event: CheckedEvent): CheckedEvent {
     throw new VigilError('invalid_event', 'source and sourceId cannot contain the NUL character (\\u0000) in a PostgreSQL store');
   }
   return event;
+
 }

@@ -130,6 +130,10 @@ export class PostgresStore implements Store, InboxBackend {
     return rows.map((row) => row.inbox_id);
   }
 
+  async listInboxes(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
+
   async readyInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
     return this.pick(READY_INBOXES, limit);
   }

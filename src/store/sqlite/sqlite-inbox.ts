@@ -200,4 +200,24 @@ export class SqliteInbox implements Inbox {
     const now = this.files.now();
     return c.read(() => stats(c, now));
   }
+
+  // Dashboard reads: being implemented (stubs until then).
+  async approvals(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
+  async outbox(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
+  async activity(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
+  async expediteOutbox(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
+  async recordAction(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
+  async actions(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
 }

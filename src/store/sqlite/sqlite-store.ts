@@ -75,6 +75,10 @@ export class SqliteStore implements Store, InboxFiles {
       .sort();
   }
 
+  async listInboxes(): Promise<never> {
+    throw new Error('not implemented yet');
+  }
+
   async readyInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
     this.assertOpen();
     return this.index.ready(this.now(), validateLimit(limit));
