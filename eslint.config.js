@@ -20,4 +20,12 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
     },
   },
+  {
+    // The dashboard's browser script: a classic script, with the browser's globals.
+    files: ['src/dashboard/assets/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', DOMParser: 'readonly', setInterval: 'readonly' },
+    },
+  },
 );

@@ -12,6 +12,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RuntimeEvents } from '../runtime/runtime-events.js';
 import type { Store } from '../store/contract.js';
+import { dashboardRoutes } from '../dashboard/dashboard-routes.js';
 import { errorBody, fromStoreError, HttpError } from './http-error.js';
 import type { HttpContext } from './http-context.js';
 import { apiRoutes } from './routes/api.js';
@@ -55,6 +56,8 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/hooks', hookRoutes(ctx));
   app.route('/inboxes', apiRoutes(ctx));
   app.route('/a', approvalPageRoutes(ctx));
+  // Last: the dashboard owns `/` and the pages below it that no route above claimed.
+  app.route('/', dashboardRoutes(ctx));
 
   app.notFound((c) => c.json(errorBody(new HttpError(404, 'not_found', `no route for ${c.req.method} ${c.req.path}`)), 404));
 

@@ -123,9 +123,15 @@ export class Dispatcher {
     // this process wakes us directly, so a reply goes out now rather than at
     // the next poll (each `vigil serve` runs a pool and a dispatcher, so the
     // process that ran the agent is the one that hears it).
-    this.stopListening = this.events.on('run:finished', (run) => {
+    const stopRuns = this.events.on('run:finished', (run) => {
       if (run.outcome === 'messages') this.loop.wake();
     });
+    // An operator's "send now" makes held messages due at once.
+    const stopExpedited = this.events.on('outbox:expedited', ({ inboxId }) => this.wake(inboxId));
+    this.stopListening = () => {
+      stopRuns();
+      stopExpedited();
+    };
     this.loop.start();
   }
 

@@ -24,6 +24,8 @@ export interface RuntimeEventMap {
   'lease:acquired': { inboxId: string; gen: number; takeover: boolean };
   'lease:lost': { inboxId: string; gen: number };
   'scheduler:fired': { inboxId: string; due: number };
+  /** An operator asked for the held messages to go now (the dashboard's "send now"). */
+  'outbox:expedited': { inboxId: string; count: number };
   'outbox:sent': { inboxId: string; count: number; channels: string[] };
   'channel:failed': { inboxId: string; channel: string; error: string; retryInMs: number };
   'approval:answered': { inboxId: string; approvalId: string; outcome: string };

@@ -1,0 +1,281 @@
+/**
+ * The operator's dashboard, served at `/` by `vigil serve`: an overview of
+ * every inbox, a page per inbox, and the few actions that fix a bad night
+ * (redrive a dead event, answer an approval, release a stuck lease, send
+ * held messages now). Same token as the API, typed into a login form once.
+ * Every action is confirmed, checked against a CSRF token, and recorded in
+ * the inbox (`recordAction`) and the log. Pages are HTML, errors included.
+ */
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
+import { html } from '../http/html.js';
+import { fromStoreError, HttpError } from '../http/http-error.js';
+import { answerApproval, type HttpContext } from '../http/http-context.js';
+import { readRequestBody } from '../http/read-body.js';
+import type { EventStatus, Inbox } from '../store/contract.js';
+import { dashboardAsset } from './assets.js';
+import { EVENT_STATUSES, inboxPage, type EventFilter } from './inbox-page.js';
+import { DASHBOARD_HEADERS, page } from './layout.js';
+import { COOKIE_NAME, LoginKeys, SESSION_TTL_MS, type DashboardSession } from './login-cookie.js';
+import { noticeFor, type NoticeCode } from './notices.js';
+import { overviewPage } from './overview-page.js';
+
+/** A form with a few short fields needs no more. */
+const MAX_FORM_BYTES = 8192;
+const PAGE_SIZE = 50;
+const EVENTS_PER_PAGE = 50;
+/** Work due longer than this with no worker on it makes an inbox "stuck". */
+export const STUCK_AFTER_MS = 60_000;
+const ACTIVITY_BUCKET_MS = 3_600_000;
+const ACTIVITY_BUCKETS = 24;
+
+/** What the sign-in check leaves for the handlers: the session and, on a POST, its checked form. */
+type Vars = { Variables: { session: DashboardSession; form: URLSearchParams } };
+
+export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
+  const app = new Hono<Vars>();
+  const keys = ctx.token === undefined ? null : new LoginKeys(ctx.token);
+
+  app.onError((error, c) => {
+    const refusal = error instanceof HttpError ? error : fromStoreError(error);
+    if (refusal === null) {
+      ctx.logger.error({ err: error, method: c.req.method, path: c.req.path }, 'dashboard request failed');
+      return c.html(errorPage('Something went wrong', 'The page could not be built. The error is in the service log.'), 500, DASHBOARD_HEADERS);
+    }
+    return c.html(errorPage(titleFor(refusal.status), refusal.message), refusal.status, { ...DASHBOARD_HEADERS, ...refusal.headers });
+  });
+
+  app.get('/assets/:name', (c) => {
+    const asset = dashboardAsset(c.req.param('name'));
+    if (asset === null) throw new HttpError(404, 'not_found', 'No such file.');
+    return c.body(asset.body, 200, { 'Content-Type': asset.type, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
+  });
+
+  app.get('/login', (c) => {
+    if (keys === null) throw dashboardOff();
+    return c.html(loginPage(safeNext(c.req.query('next')), null), 200, DASHBOARD_HEADERS);
+  });
+
+  app.post('/login', async (c) => {
+    if (keys === null) throw dashboardOff();
+    const form = await readForm(c);
+    const next = safeNext(form.get('next') ?? undefined);
+    if (!keys.tokenMatches(form.get('token') ?? '')) {
+      ctx.logger.warn({ ip: remoteAddress(c) }, 'dashboard sign-in refused: wrong token');
+      return c.html(loginPage(next, 'That token is not right.'), 401, DASHBOARD_HEADERS);
+    }
+    const { session, cookie } = keys.newSession(ctx.now());
+    setCookie(c, COOKIE_NAME, cookie, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      maxAge: Math.floor(SESSION_TTL_MS / 1000),
+      secure: new URL(c.req.url).protocol === 'https:',
+    });
+    ctx.logger.info({ session: session.id, ip: remoteAddress(c) }, 'dashboard sign-in');
+    return c.redirect(next, 303);
+  });
+
+  // Every page below needs a signed-in session. Per route, not `use('*')`:
+  // paths the dashboard does not own keep the app's JSON 404.
+  const signedIn: MiddlewareHandler<Vars> = async (c, next) => {
+    if (keys === null) throw dashboardOff();
+    const session = keys.readSession(getCookie(c, COOKIE_NAME), ctx.now());
+    if (session === null) {
+      if (c.req.method === 'GET') return c.redirect(`/login?next=${encodeURIComponent(c.req.path + (new URL(c.req.url).search))}`, 303);
+      throw new HttpError(401, 'unauthorized', 'Sign in again: your session has ended.');
+    }
+    c.set('session', session);
+    if (c.req.method === 'POST') {
+      const form = await readForm(c);
+      if (!keys.csrfMatches(session, form.get('csrf'))) throw new HttpError(403, 'bad_csrf', 'This form is stale or came from another site; reload the page and try again.');
+      c.set('form', form);
+    }
+    await next();
+  };
+
+  const formOf = (c: Context<Vars>): URLSearchParams => c.get('form');
+  const csrfOf = (c: Context<Vars>): string => (keys as LoginKeys).csrfToken(c.get('session'));
+
+  app.post('/logout', signedIn, (c) => {
+    deleteCookie(c, COOKIE_NAME, { path: '/' });
+    return c.redirect('/login', 303);
+  });
+
+  app.get('/', signedIn, async (c) => {
+    const search = c.req.query('q') ?? '';
+    if (search.length > 128) throw new HttpError(400, 'invalid_search', 'Search for at most 128 characters.');
+    const after = c.req.query('after') ?? null;
+    if (after !== null) ctx.store.inbox(after); // an id, or a clear 400
+    const attention = c.req.query('attention') === '1';
+    const list = await ctx.store.listInboxes({ search, attention, after: after ?? undefined, limit: PAGE_SIZE, stuckAfterMs: STUCK_AFTER_MS });
+    return c.html(overviewPage(list, { search, attention, after, stuckAfterMs: STUCK_AFTER_MS }, { csrf: csrfOf(c) }), 200, DASHBOARD_HEADERS);
+  });
+
+  app.get('/inbox/:id', signedIn, async (c) => {
+    const inbox = ctx.store.inbox(c.req.param('id'));
+    const filter = eventFilter(c);
+    const [{ now }, stats] = await Promise.all([ctx.store.nextWake(), inbox.stats()]);
+    const [events, timers, approvals, outbox, session, memory, activity, actions, summary] = await Promise.all([
+      inbox.events({ status: filter.status ?? undefined, source: filter.source === '' ? undefined : filter.source, newestFirst: true, afterId: filter.before ?? undefined, limit: EVENTS_PER_PAGE + 1 }),
+      inbox.timers(),
+      inbox.approvals({ limit: 50 }),
+      inbox.outbox({ limit: 50 }),
+      inbox.getSession(),
+      inbox.getMemory(),
+      inbox.activity({ since: Math.floor(now / ACTIVITY_BUCKET_MS) * ACTIVITY_BUCKET_MS - (ACTIVITY_BUCKETS - 1) * ACTIVITY_BUCKET_MS, bucketMs: ACTIVITY_BUCKET_MS }),
+      inbox.actions({ limit: 20 }),
+      ctx.store.listInboxes({ search: inbox.id, limit: 1 }).catch(() => null),
+    ]);
+    if (isEmpty(stats) && timers.length === 0 && approvals.length === 0 && actions.length === 0) {
+      throw new HttpError(404, 'unknown_inbox', `There is no inbox "${inbox.id}": nothing has been stored under that id.`);
+    }
+    const readySince = summary?.inboxes.find((row) => row.id === inbox.id)?.readySince ?? null;
+    const more = events.length > EVENTS_PER_PAGE ? (events[EVENTS_PER_PAGE - 1]?.id ?? null) : null;
+    const notice = noticeFor(c.req.query('notice') as NoticeCode | undefined, c.req.query('ref') ?? '');
+    return c.html(
+      inboxPage(
+        {
+          id: inbox.id,
+          now,
+          stats,
+          readySince,
+          events: events.slice(0, EVENTS_PER_PAGE),
+          moreBefore: more,
+          filter,
+          timers,
+          approvals,
+          outbox,
+          session,
+          memory,
+          activity,
+          activityBucketMs: ACTIVITY_BUCKET_MS,
+          actions,
+          stuckAfterMs: STUCK_AFTER_MS,
+        },
+        { csrf: csrfOf(c), notice },
+      ),
+      200,
+      DASHBOARD_HEADERS,
+    );
+  });
+
+  /** Runs an action, records it, and sends the browser back to the inbox with what happened. */
+  async function act(c: Context<Vars>, inbox: Inbox, action: string, target: string, run: () => Promise<{ result: string; notice: NoticeCode }>): Promise<Response> {
+    const { result, notice } = await run();
+    const actor = `dashboard:${c.get('session').id}`;
+    await inbox.recordAction({ actor, action, target, result });
+    ctx.logger.info({ inboxId: inbox.id, actor, action, target, result }, 'operator action: %s %s → %s', action, target, result);
+    return c.redirect(`/inbox/${encodeURIComponent(inbox.id)}?notice=${notice}&ref=${encodeURIComponent(target)}`, 303);
+  }
+
+  app.post('/inbox/:id/redrive', signedIn, async (c) => {
+    const inbox = ctx.store.inbox(c.req.param('id'));
+    const eventId = positiveInt(formOf(c).get('event'), 'event');
+    return act(c, inbox, 'redrive', `event ${eventId}`, async () => {
+      const done = await inbox.redrive(eventId);
+      return done ? { result: 'pending again', notice: 'redriven' } : { result: 'not dead (nothing changed)', notice: 'not-redriven' };
+    });
+  });
+
+  app.post('/inbox/:id/answer', signedIn, async (c) => {
+    const inbox = ctx.store.inbox(c.req.param('id'));
+    const form = formOf(c);
+    const approvalId = form.get('approval') ?? '';
+    const answer = form.get('answer');
+    if (approvalId === '') throw new HttpError(400, 'invalid_approval', 'Which approval? The form has no approval id.');
+    if (answer !== 'yes' && answer !== 'no') throw new HttpError(400, 'invalid_answer', 'The answer must be yes or no.');
+    return act(c, inbox, `answer ${answer}`, approvalId, async () => {
+      const outcome = await answerApproval(ctx, inbox.id, approvalId, answer);
+      if (outcome === answer) return { result: outcome, notice: answer === 'yes' ? 'approved' : 'refused' };
+      if (outcome === 'expired') return { result: 'expired (too late)', notice: 'approval-expired' };
+      return { result: `already answered ${outcome}`, notice: outcome === 'yes' ? 'already-yes' : 'already-no' };
+    });
+  });
+
+  app.post('/inbox/:id/release', signedIn, async (c) => {
+    const inbox = ctx.store.inbox(c.req.param('id'));
+    const form = formOf(c);
+    const holder = form.get('holder') ?? '';
+    const gen = positiveInt(form.get('gen'), 'gen');
+    return act(c, inbox, 'release lease', `${holder} gen ${gen}`, async () => {
+      const released = await inbox.release(holder, gen);
+      return released ? { result: 'released', notice: 'released' } : { result: 'not held by that holder any more', notice: 'not-released' };
+    });
+  });
+
+  app.post('/inbox/:id/send-now', signedIn, async (c) => {
+    const inbox = ctx.store.inbox(c.req.param('id'));
+    return act(c, inbox, 'send held now', 'outbox', async () => {
+      const count = await inbox.expediteOutbox();
+      if (count > 0) ctx.events.emit('outbox:expedited', { inboxId: inbox.id, count });
+      return { result: `${count} ${count === 1 ? 'message' : 'messages'} to send now`, notice: count > 0 ? 'sending' : 'nothing-held' };
+    });
+  });
+
+  return app;
+}
+
+function eventFilter(c: Context): EventFilter {
+  const status = c.req.query('status') ?? '';
+  if (status !== '' && !EVENT_STATUSES.includes(status as EventStatus)) {
+    throw new HttpError(400, 'invalid_status', `Status must be one of ${EVENT_STATUSES.join(', ')}.`);
+  }
+  const source = c.req.query('source') ?? '';
+  if (source.length > 200) throw new HttpError(400, 'invalid_source', 'A source is at most 200 characters.');
+  const before = c.req.query('before');
+  return { status: status === '' ? null : (status as EventStatus), source, before: before === undefined || before === '' ? null : positiveInt(before, 'before') };
+}
+
+function positiveInt(value: string | null | undefined, name: string): number {
+  if (value === null || value === undefined || !/^[1-9]\d{0,15}$/.test(value)) throw new HttpError(400, 'invalid_argument', `"${name}" must be a positive whole number.`);
+  return Number(value);
+}
+
+function isEmpty(stats: { events: Record<string, number>; outbox: { held: number; sent: number }; lease: unknown }): boolean {
+  return Object.values(stats.events).every((n) => n === 0) && stats.outbox.held === 0 && stats.outbox.sent === 0 && stats.lease === null;
+}
+
+async function readForm(c: Context): Promise<URLSearchParams> {
+  const type = c.req.header('content-type') ?? '';
+  if (!type.startsWith('application/x-www-form-urlencoded')) throw new HttpError(400, 'invalid_form', 'Send the form as application/x-www-form-urlencoded.');
+  return new URLSearchParams((await readRequestBody(c, MAX_FORM_BYTES)).toString('utf8'));
+}
+
+/** Only a path on this server: never `//evil.example` or a full URL. */
+function safeNext(next: string | undefined): string {
+  return next !== undefined && /^\/(?![/\\])/.test(next) ? next : '/';
+}
+
+function remoteAddress(c: Context): string | undefined {
+  return (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
+}
+
+function dashboardOff(): HttpError {
+  return new HttpError(403, 'dashboard_disabled', 'The dashboard is off: set "token" in the config to turn it on.');
+}
+
+function titleFor(status: number): string {
+  if (status === 404) return 'Not found';
+  if (status === 401) return 'Signed out';
+  if (status === 403) return 'Not allowed';
+  if (status === 503) return 'The store is unavailable';
+  return 'That did not work';
+}
+
+function errorPage(title: string, message: string): string {
+  return page({ title }, html`<p class="notice error">${message}</p><p><a href="/">Back to the inboxes</a></p>`);
+}
+
+function loginPage(next: string, error: string | null): string {
+  return page(
+    { title: 'Sign in', notice: error === null ? null : { kind: 'error', text: error } },
+    html`<form method="post" action="/login" class="login">
+<input type="hidden" name="next" value="${next}">
+<label for="token">API token</label>
+<input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
+<button type="submit" class="primary">Sign in</button>
+</form>
+<p class="muted">The token is the service's <code>token</code> setting.</p>`,
+  );
+}
