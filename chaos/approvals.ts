@@ -1,0 +1,48 @@
+/**
+ * Plays the people answering approvals: once an ask's approval exists,
+ * answer it as planned (yes or no), then answer again the other way, which
+ * must change nothing (R8: one answer stands). Approvals planned to expire
+ * are never answered: the scheduler's expiry must arrive instead.
+ */
+import type { ApprovalOutcome, Store } from '../src/store/contract.js';
+import { approvalId } from './chaos-agent.js';
+import type { PlannedEvent } from './plan.js';
+
+export interface AskRecord {
+  inbox: string;
+  id: string;
+  plan: 'yes' | 'no' | 'expire';
+  /** What answerApproval said stands, once it stopped saying 'unknown'. */
+  standing: ApprovalOutcome | null;
+  /** What the second, opposite answer returned. */
+  second: ApprovalOutcome | null;
+}
+
+export class ApprovalClerk {
+  readonly asks: AskRecord[];
+
+  constructor(
+    private readonly store: Store,
+    plan: readonly PlannedEvent[],
+  ) {
+    this.asks = plan
+      .filter((e) => e.kind === 'ask')
+      .map((e) => ({ inbox: e.inbox, id: approvalId(e.sourceId), plan: e.approval!, standing: null, second: null }));
+  }
+
+  /** Answers every approval that exists now and was not answered yet. */
+  async tick(): Promise<void> {
+    for (const ask of this.asks) {
+      if (ask.plan === 'expire' || ask.standing !== null) continue;
+      const inbox = this.store.inbox(ask.inbox);
+      const outcome = await inbox.answerApproval(ask.id, ask.plan);
+      if (outcome === 'unknown') continue; // not asked yet: its run has not finished
+      ask.standing = outcome;
+      ask.second = await inbox.answerApproval(ask.id, ask.plan === 'yes' ? 'no' : 'yes');
+    }
+  }
+
+  get unanswered(): number {
+    return this.asks.filter((a) => a.plan !== 'expire' && a.standing === null).length;
+  }
+}
