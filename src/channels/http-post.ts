@@ -16,13 +16,22 @@ export interface PostOptions {
 const SNIPPET_CHARS = 200;
 
 export async function postJson({ url, label, body, headers = {}, signal, timeoutMs, fetch: doFetch = fetch }: PostOptions): Promise<void> {
-  const response = await doFetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body,
-    signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
-    redirect: 'error',
-  });
+  const deadline = AbortSignal.timeout(timeoutMs);
+  let response: Response;
+  try {
+    response = await doFetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+      signal: AbortSignal.any([signal, deadline]),
+      redirect: 'error',
+    });
+  } catch (error) {
+    // The timeout's own message ("The operation was aborted due to timeout") names
+    // neither the receiver nor the deadline; an operator reading the log needs both.
+    if (deadline.aborted && !signal.aborted) throw new Error(`${label} did not answer within ${timeoutMs} ms`, { cause: error });
+    throw error;
+  }
   // Read the body either way: an unread body keeps the connection busy.
   const text = await response.text().catch(() => '');
   if (!response.ok) {
