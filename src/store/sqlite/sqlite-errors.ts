@@ -4,6 +4,7 @@
  * files: the store is unavailable until an operator fixes the disk; nothing
  * was written (the transaction rolled back).
  */
+import { accessSync, constants } from 'node:fs';
 import { VigilError } from '../../errors.js';
 
 const UNAVAILABLE: Record<string, string> = {
@@ -30,4 +31,20 @@ export function translateSqliteError(error: unknown, file: string): unknown {
     return new VigilError('store_unavailable', `${reason} (${code} on ${file}); nothing was written`, { cause: error });
   }
   return error;
+}
+
+/**
+ * SQLite opens a file it may not write (a read-only mount, no write
+ * permission) read-only, without saying so. Kept in the store's cache,
+ * that connection refused every write even after the file system was
+ * writable again, until the process restarted. Called right after an
+ * open: the caller closes the connection and the next call opens afresh.
+ */
+export function assertWritable(file: string): void {
+  try {
+    accessSync(file, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'EACCES';
+    throw new VigilError('store_unavailable', `the data directory or file is read-only (${code} on ${file}); nothing was written`, { cause: error });
+  }
 }

@@ -15,6 +15,7 @@ import { IngestGroups } from './group-commit.js';
 import { insertEvent } from './ingest.js';
 import { InboxDb } from './inbox-db.js';
 import { ReadyIndex } from './ready-index.js';
+import { assertWritable } from './sqlite-errors.js';
 import { SqliteInbox, type InboxFiles } from './sqlite-inbox.js';
 
 const FILE_SUFFIX = '.db';
@@ -62,6 +63,12 @@ export class SqliteStore implements Store, InboxFiles {
     const file = join(this.dir, inboxId + FILE_SUFFIX);
     if (!create && !existsSync(file)) return null;
     const db = new InboxDb(inboxId, file, this.options, this.index, () => this.now());
+    try {
+      assertWritable(file);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
     this.open.set(inboxId, db);
     return db;
   }
