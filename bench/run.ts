@@ -12,6 +12,8 @@
  *   --only service      only the service family (bench/service.ts: signed webhooks over HTTP against a bare
  *                       node:http server, the worker pool's idle-to-work tick); it runs whole, so it still
  *                       writes its own "## Service" section (not with --quick)
+ *   --only dashboard    only the dashboard family (bench/dashboard.ts: the overview and an inbox page with 10,000
+ *                       inboxes and 100,000 events, on both stores); writes its own "## Dashboard" section
  *   --only postgres     only the PostgreSQL family (bench/postgres-vs-graphile.ts: Vigil's PostgreSQL store against
  *                       graphile-worker on one server, a throwaway one unless DATABASE_URL is set); it runs whole and
  *                       writes its own "## PostgreSQL vs graphile-worker" section (not with --quick or --pg-setting)
@@ -26,6 +28,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { DASHBOARD_FAMILY, runDashboardFamily } from './dashboard.js';
 import { describeMachine } from './machine.js';
 import { DEFAULT_REFERENCE_DIR, PythonReferenceSide, referenceUnavailable, type PythonInfo } from './python-reference.js';
 import { renderConsole, renderSection, writeSection, type RunInfo } from './report.js';
@@ -55,7 +58,12 @@ async function main(): Promise<number> {
   const plan = values.quick ? QUICK_PLAN : FULL_PLAN;
   const synchronous = values.synchronous;
   if (synchronous !== 'full' && synchronous !== 'normal') throw new Error('--synchronous is full or normal');
-  const only = new Set((values.only ?? FAMILIES.join(',')).split(',').map((f) => f.trim()).filter((f) => f !== SERVICE_FAMILY && f !== POSTGRES_FAMILY) as Family[]);
+  const only = new Set(
+    (values.only ?? FAMILIES.join(','))
+      .split(',')
+      .map((f) => f.trim())
+      .filter((f) => f !== SERVICE_FAMILY && f !== POSTGRES_FAMILY && f !== DASHBOARD_FAMILY) as Family[],
+  );
   for (const family of only) if (!FAMILIES.includes(family)) throw new Error(`--only: unknown family ${family}; known: ${FAMILIES.join(', ')}`);
   const diagnostic = values.quick || values.only !== undefined || synchronous !== 'full';
   const started = startTimer();
@@ -63,21 +71,29 @@ async function main(): Promise<number> {
     process.stderr.write(`[bench ${elapsedSeconds(started).toFixed(0).padStart(3)} s] ${line}\n`);
   };
 
+  const asked = (family: string): boolean => values.only?.split(',').some((f) => f.trim() === family) ?? synchronous === 'full';
+
+  // The dashboard family (bench/dashboard.ts) seeds both stores and writes its own section.
+  let dashboardFailed = false;
+  if (asked(DASHBOARD_FAMILY)) {
+    dashboardFailed = !(await runDashboardFamily({ quick: values.quick, out: values.quick ? null : resolve(values.out), log }));
+    if (only.size === 0 && !asked(SERVICE_FAMILY) && !asked(POSTGRES_FAMILY)) return values.strict && dashboardFailed ? 1 : 0;
+  }
+
   // The PostgreSQL family (bench/postgres-vs-graphile.ts) starts its own server and writes its own section.
   let postgresFailed = false;
-  const asked = (family: string): boolean => values.only?.split(',').some((f) => f.trim() === family) ?? synchronous === 'full';
   if (asked(POSTGRES_FAMILY)) {
     const pgSettings = Object.fromEntries(values['pg-setting'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
     const pgDiagnostic = values.quick || Object.keys(pgSettings).length > 0;
     postgresFailed = !(await runPostgresVsGraphile({ quick: values.quick, out: pgDiagnostic ? null : resolve(values.out), serverSettings: pgSettings, log }));
-    if (only.size === 0 && !asked(SERVICE_FAMILY)) return values.strict && postgresFailed ? 1 : 0;
+    if (only.size === 0 && !asked(SERVICE_FAMILY)) return values.strict && (postgresFailed || dashboardFailed) ? 1 : 0;
   }
 
   // The service family (bench/service.ts) measures in its own processes and writes its own "## Service" section.
   let serviceFailed = false;
   if (values.only === undefined ? synchronous === 'full' : values.only.split(',').some((f) => f.trim() === SERVICE_FAMILY)) {
     serviceFailed = !(await runServiceFamily({ quick: values.quick, out: resolve(values.out), write: !values.quick, log }));
-    if (only.size === 0) return values.strict && (serviceFailed || postgresFailed) ? 1 : 0;
+    if (only.size === 0) return values.strict && (serviceFailed || postgresFailed || dashboardFailed) ? 1 : 0;
   }
 
   const scratch = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
@@ -135,7 +151,7 @@ async function main(): Promise<number> {
       writeSection(resolve(values.out), renderSection(run));
       log(`wrote ${resolve(values.out)}`);
     }
-    return values.strict && (serviceFailed || postgresFailed || run.targets.some((t) => t.pass === false)) ? 1 : 0;
+    return values.strict && (serviceFailed || postgresFailed || dashboardFailed || run.targets.some((t) => t.pass === false)) ? 1 : 0;
   } finally {
     python?.kill();
     rmSync(scratch, { recursive: true, force: true });

@@ -29,6 +29,6 @@ export function activityChart(buckets: readonly ActivityBucket[], bucketMs: numb
   });
   return html`<figure class="chart">
 <svg viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-label="${summary}" preserveAspectRatio="none">${bars}</svg>
-<figcaption>${summary} <span class="key received">received</span> <span class="key finished">finished</span> (peak ${max} per hour)</figcaption>
+<figcaption>${summary} <span class="legend received">received</span> <span class="legend finished">finished</span> (peak ${max} per hour)</figcaption>
 </figure>`;
 }

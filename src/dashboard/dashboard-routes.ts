@@ -23,7 +23,7 @@ import { overviewPage } from './overview-page.js';
 /** A form with a few short fields needs no more. */
 const MAX_FORM_BYTES = 8192;
 const PAGE_SIZE = 50;
-const EVENTS_PER_PAGE = 50;
+const EVENTS_PER_PAGE = 25;
 /** Work due longer than this with no worker on it makes an inbox "stuck". */
 export const STUCK_AFTER_MS = 60_000;
 const ACTIVITY_BUCKET_MS = 3_600_000;
@@ -120,7 +120,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
       inbox.events({ status: filter.status ?? undefined, source: filter.source === '' ? undefined : filter.source, newestFirst: true, afterId: filter.before ?? undefined, limit: EVENTS_PER_PAGE + 1 }),
       inbox.timers(),
       inbox.approvals({ limit: 50 }),
-      inbox.outbox({ limit: 50 }),
+      inbox.outbox({ limit: 20 }),
       inbox.getSession(),
       inbox.getMemory(),
       inbox.activity({ since: Math.floor(now / ACTIVITY_BUCKET_MS) * ACTIVITY_BUCKET_MS - (ACTIVITY_BUCKETS - 1) * ACTIVITY_BUCKET_MS, bucketMs: ACTIVITY_BUCKET_MS }),

@@ -54,6 +54,13 @@ function base(id: string): string {
   return `/inbox/${encodeURIComponent(id)}`;
 }
 
+/** A dead event says why it died (`too many attempts`) and what the last run reported. */
+function errorCell(event: EventRow): Html {
+  if (event.error === null) return html`${event.lastError === null ? '' : html`<span class="muted">last: ${event.lastError}</span>`}`;
+  if (event.lastError === null || event.lastError === event.error) return html`${event.error}`;
+  return html`${event.error}<br><span class="muted">last: ${event.lastError}</span>`;
+}
+
 function eventsSection(data: InboxPageData, csrf: string): Html {
   const { filter } = data;
   const rows = data.events.map(
@@ -64,7 +71,7 @@ function eventsSection(data: InboxPageData, csrf: string): Html {
 <td><span class="badge ${event.status}">${event.status}</span></td>
 <td class="num">${event.attempts}</td>
 <td>${when(event.receivedAt, data.now)}</td>
-<td>${event.error ?? event.lastError ?? ''}</td>
+<td>${errorCell(event)}</td>
 <td><details><summary>Payload</summary><pre class="payload">${prettyJson(event.payload)}</pre></details>
 ${event.status === 'dead'
       ? confirmAction({

@@ -28,9 +28,9 @@ export function healthBadge(health: InboxHealth): Html {
 }
 
 export function leaseCell(lease: InboxSummary['lease'], now: number): Html {
-  if (lease === null) return html`<span class="muted">none</span>`;
-  const live = lease.until >= now;
-  return html`<span class="holder">${lease.holder}</span> · gen ${lease.gen} · ${live ? html`expires ${when(lease.until, now)}` : html`<span class="muted">lapsed ${when(lease.until, now)}</span>`}`;
+  if (lease === null) return html`<span class="muted">never held</span>`;
+  if (lease.until < now) return html`<span class="muted">free (last: <span class="holder">${lease.holder}</span>, gen ${lease.gen})</span>`;
+  return html`<span class="holder">${lease.holder}</span> · gen ${lease.gen} · expires ${when(lease.until, now)}`;
 }
 
 function row(inbox: InboxSummary, now: number, stuckAfterMs: number): Html {

@@ -122,7 +122,7 @@ describe('the dashboard in Chromium', () => {
   });
 
   it('a late tap on a page left open says "expired" and approves nothing', async () => {
-    await send('erin', 'r-2', 'refund 40 1500');
+    await send('erin', 'r-2', 'refund 40 5000');
     const [approval] = await waitFor('the approval to be asked', async () => {
       const rows = await store.inbox('erin').approvals();
       return rows.length === 1 ? rows : undefined;
