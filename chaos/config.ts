@@ -71,9 +71,10 @@ export const PRESETS: Record<Preset, Omit<ChaosConfig, 'store'>> = {
     workers: 3,
     concurrency: 4,
     kills: 10,
-    windowMs: 15_000,
-    drainMs: 45_000,
-    poison: 2,
+    windowMs: 20_000,
+    drainMs: 60_000,
+    // One: each poison crash costs a worker restart (~2 s of CPU), and the machine has two cores.
+    poison: 1,
     throwing: 4,
     flaky: 8,
     slow: 2,

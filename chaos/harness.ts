@@ -86,13 +86,15 @@ export async function runChaos(config: ChaosConfig): Promise<ChaosReport> {
     const windowStart = performance.now();
     let fed = 0;
     let lastAnswer = 0;
+    // Armed points go round the list (from a random start), so even a short run reaches each kind.
+    let nextPoint = Math.floor(random() * CHAOS_POINTS.length);
     for (let elapsed = 0; elapsed < config.windowMs; elapsed = performance.now() - windowStart) {
       const due = Math.min(plan.length, Math.ceil((plan.length * elapsed) / feedUntil));
       if (due > fed) await feeder.feed(plan.slice(fed, (fed = due)));
       // Kills due so far, counting armed points not fired yet; a point lost with its worker (poison) is armed again.
       const scheduled = killAt.filter((at) => at <= elapsed).length;
       while (fleet.counts.kills + fleet.armedOutstanding < scheduled) {
-        const delivered = random() < RANDOM_MOMENT_SHARE ? fleet.killRandom() : fleet.arm(CHAOS_POINTS[Math.floor(random() * CHAOS_POINTS.length)]!);
+        const delivered = random() < RANDOM_MOMENT_SHARE ? fleet.killRandom() : fleet.arm(CHAOS_POINTS[nextPoint++ % CHAOS_POINTS.length]!);
         if (!delivered) break; // no worker ready: try again next tick
       }
       if (elapsed - lastAnswer >= 500) {
@@ -109,16 +111,25 @@ export async function runChaos(config: ChaosConfig): Promise<ChaosReport> {
     await feeder.feed(plan.slice(fed));
     await feeder.flush();
     await stopIntervals(store, timers);
+    let lastReport = 0;
     const quiet = async (): Promise<boolean> => {
       await clerk.tick();
-      if (clerk.unanswered > 0) return false;
+      const left = { pending: 0, running: 0, held: 0, approvals: 0, timers: 0, unanswered: clerk.unanswered };
       for (let n = 0; n < config.inboxes; n++) {
         const inbox = store.inbox(inboxName(n));
         const s = await inbox.stats();
-        if (s.events.pending + s.events.running + s.outbox.held + s.approvalsPending > 0) return false;
-        if ((await inbox.timers()).some((t) => !t.done)) return false;
+        left.pending += s.events.pending;
+        left.running += s.events.running;
+        left.held += s.outbox.held;
+        left.approvals += s.approvalsPending;
+        left.timers += (await inbox.timers()).filter((t) => !t.done).length;
       }
-      return true;
+      const waiting = Object.entries(left).filter(([, v]) => v > 0);
+      if (performance.now() - lastReport > 5_000 && waiting.length > 0) {
+        lastReport = performance.now();
+        log(`draining: ${waiting.map(([k, v]) => `${k} ${v}`).join(', ')}; ${fleet.readyCount} workers ready`);
+      }
+      return waiting.length === 0;
     };
     let calm = 0;
     while (calm < 2 && performance.now() - drainStart < config.drainMs) {

@@ -8,7 +8,9 @@
  * from when the last successful acquire (the grant or a renewal) was
  * *sent*: the store's own expiry can only be later. A killed worker never
  * releases: its lease is held until that TTL. Times are one monotonic
- * clock for every process on the machine.
+ * clock for every process on the machine. An acquire slower than the TTL
+ * (a loaded machine) returns a lease that had already lapsed: held for no
+ * moment at all.
  */
 import type { JournalRecord } from './journal.js';
 
@@ -58,6 +60,9 @@ export function checkLeases(records: readonly JournalRecord[], leaseTtlMs: numbe
   const byInbox = new Map<string, { name: string; from: number; until: number }[]>();
   for (const lease of leases.values()) {
     const until = Math.min(lease.releasedAt, lease.lastAsked + leaseTtlMs);
+    // An acquire that took longer than the TTL to answer returned a lease already lapsed:
+    // the worker never held it for a moment (whatever it does with it is fenced).
+    if (until <= lease.from) continue;
     const list = byInbox.get(lease.inbox) ?? [];
     list.push({ name: `${lease.holder} gen ${lease.gen}`, from: lease.from, until });
     byInbox.set(lease.inbox, list);
