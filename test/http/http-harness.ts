@@ -4,7 +4,7 @@
  * Logs are captured so a test can see what an operator would.
  */
 import { Writable } from 'node:stream';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { configSchema, type ServiceConfigInput } from '../../src/config/schema.js';
 import { createApp, type AppDeps } from '../../src/http/app.js';
 import { createLogger } from '../../src/observability/logger.js';
@@ -37,6 +37,7 @@ export const SOURCES: ServiceConfigInput['sources'] = {
 export interface TestApp {
   app: ReturnType<typeof createApp>;
   store: Store;
+  /** The SQLite store's directory ('' on another store). */
   dir: string;
   clock: FakeClock;
   metrics: Metrics;
@@ -45,12 +46,28 @@ export interface TestApp {
   logs(): Array<Record<string, unknown>>;
 }
 
-export function useHttpApps() {
+/** Another store for the same app tests (e.g. PostgreSQL): a fresh one per call, closed by `close`. */
+export type StoreOpener = () => Promise<{ store: Store; clock: FakeClock; close(): Promise<void> }>;
+
+/** Apps on a fresh SQLite store each (the default), or on what `open` gives. */
+export function useHttpApps(open?: StoreOpener) {
   const temp = useTempStores();
+  const opened: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((close) => close()));
+  });
+  const openStore = async (): Promise<{ store: Store; clock: FakeClock; dir: string }> => {
+    if (open === undefined) {
+      const dir = temp.dir();
+      return { ...(await temp.open(dir)), dir };
+    }
+    const { store, clock, close } = await open();
+    opened.push(close);
+    return { store, clock, dir: '' };
+  };
   return {
     async make(config: Partial<ServiceConfigInput> = {}, deps: Partial<AppDeps> = {}): Promise<TestApp> {
-      const dir = temp.dir();
-      const { store, clock } = await temp.open(dir);
+      const { store, clock, dir } = await openStore();
       const lines: string[] = [];
       const destination = new Writable({
         write(chunk: Buffer, _encoding, done) {
