@@ -16,6 +16,8 @@ export interface AskRecord {
   standing: ApprovalOutcome | null;
   /** What the second, opposite answer returned. */
   second: ApprovalOutcome | null;
+  /** The ask event was fed: its approval may exist. */
+  fed: boolean;
 }
 
 export class ApprovalClerk {
@@ -27,13 +29,24 @@ export class ApprovalClerk {
   ) {
     this.asks = plan
       .filter((e) => e.kind === 'ask')
-      .map((e) => ({ inbox: e.inbox, id: approvalId(e.sourceId), plan: e.approval!, standing: null, second: null }));
+      .map((e) => ({ inbox: e.inbox, id: approvalId(e.sourceId), plan: e.approval!, standing: null, second: null, fed: false }));
+    this.byEvent = new Map(plan.filter((e) => e.kind === 'ask').map((e, i) => [`${e.inbox}/${e.sourceId}`, this.asks[i]!]));
+  }
+
+  private readonly byEvent: Map<string, AskRecord>;
+
+  /** These events were ingested: their approvals are worth asking about from now on. */
+  fed(events: readonly PlannedEvent[]): void {
+    for (const e of events) {
+      const ask = this.byEvent.get(`${e.inbox}/${e.sourceId}`);
+      if (ask !== undefined) ask.fed = true;
+    }
   }
 
   /** Answers every approval that exists now and was not answered yet. */
   async tick(): Promise<void> {
     for (const ask of this.asks) {
-      if (ask.plan === 'expire' || ask.standing !== null) continue;
+      if (ask.plan === 'expire' || ask.standing !== null || !ask.fed) continue;
       const inbox = this.store.inbox(ask.inbox);
       const outcome = await inbox.answerApproval(ask.id, ask.plan);
       if (outcome === 'unknown') continue; // not asked yet: its run has not finished

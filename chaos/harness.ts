@@ -90,7 +90,11 @@ export async function runChaos(config: ChaosConfig): Promise<ChaosReport> {
     let nextPoint = Math.floor(random() * CHAOS_POINTS.length);
     for (let elapsed = 0; elapsed < config.windowMs; elapsed = performance.now() - windowStart) {
       const due = Math.min(plan.length, Math.ceil((plan.length * elapsed) / feedUntil));
-      if (due > fed) await feeder.feed(plan.slice(fed, (fed = due)));
+      if (due > fed) {
+        const slice = plan.slice(fed, (fed = due));
+        await feeder.feed(slice);
+        clerk.fed(slice);
+      }
       // Kills due so far, counting armed points not fired yet; a point lost with its worker (poison) is armed again.
       const scheduled = killAt.filter((at) => at <= elapsed).length;
       while (fleet.counts.kills + fleet.armedOutstanding < scheduled) {
@@ -109,6 +113,7 @@ export async function runChaos(config: ChaosConfig): Promise<ChaosReport> {
     fleet.disarm();
     const drainStart = performance.now();
     await feeder.feed(plan.slice(fed));
+    clerk.fed(plan.slice(fed));
     await feeder.flush();
     await stopIntervals(store, timers);
     let lastReport = 0;
