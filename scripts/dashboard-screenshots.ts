@@ -112,6 +112,7 @@ try {
   await page.locator('#events-table details').first().click();
   await page.screenshot({ path: join(values.out, 'dashboard-inbox.png') });
   await page.goto(`${server.url}/inbox/dana`);
+  await page.locator('#approvals summary', { hasText: 'Answer' }).click();
   await page.screenshot({ path: join(values.out, 'dashboard-approval.png') });
   const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
   await phone.context().addCookies(await page.context().cookies());

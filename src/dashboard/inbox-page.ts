@@ -162,13 +162,18 @@ function approvalState(approval: ApprovalRow, now: number): 'pending' | 'yes' | 
 function approvalsSection(data: InboxPageData, csrf: string): Html {
   const rows = data.approvals.map((approval) => {
     const state = approvalState(approval, data.now);
+    // Behind a confirmation like every action: the answer is final (R8 keeps the first one).
     const answerForm =
       state === 'pending'
-        ? html`<form method="post" action="${base(data.id)}/answer" class="answer">
+        ? html`<details class="confirm">
+<summary>Answer</summary>
+<form method="post" action="${base(data.id)}/answer" class="answer">
+<p>Answer ${approval.id}? The first answer stands.</p>
 <input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="approval" value="${approval.id}">
 <button type="submit" name="answer" value="yes" class="primary">Approve</button>
 <button type="submit" name="answer" value="no" class="danger">Refuse</button>
-</form>`
+</form>
+</details>`
         : '';
     return html`<tr class="${state}">
 <td class="key">${approval.id}</td>

@@ -112,6 +112,7 @@ describe('the dashboard in Chromium', () => {
     await page.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 1));
     const approvals = page.locator('#approvals');
     expect(await approvals.textContent()).toContain('refund-r-1');
+    await approvals.locator('summary', { hasText: 'Answer' }).click();
     await approvals.getByRole('button', { name: 'Approve' }).click();
     await expect.poll(() => page.locator('#notice').textContent()).toContain('Approved refund-r-1');
 
@@ -129,6 +130,7 @@ describe('the dashboard in Chromium', () => {
     });
     // A tab left open on a phone: no script, so nothing refreshes the stale buttons.
     const page = await signedIn('/inbox/erin', { javaScriptEnabled: false });
+    await page.locator('#approvals').locator('summary', { hasText: 'Answer' }).click();
     const approve = page.locator('#approvals').getByRole('button', { name: 'Approve' });
     expect(await approve.count()).toBe(1);
     await waitFor('the approval to expire', () => Date.now() > approval!.expiresAt + 50);
@@ -157,5 +159,27 @@ describe('the dashboard in Chromium', () => {
     const invalid = await page.goto(`${url}/inbox/${encodeURIComponent('no/slashes')}`);
     expect(invalid?.status()).toBe(400);
     expect(await page.locator('.notice.error').textContent()).toContain('inbox id');
+  });
+
+  it('works from the keyboard, and every field has a label and every button a name', async () => {
+    await send('gina', 'flaky-2', 'flaky-but-not-quite');
+    await waitFor('the event to be handled', async () => (await store.inbox('gina').getEvent('chat', 'flaky-2'))?.status === 'done');
+    const page = await signedIn('/');
+    const unnamed = await page.evaluate(() => {
+      const doc = (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<{ id: string; labels?: ArrayLike<unknown> | null; textContent: string | null; getAttribute(n: string): string | null }> } }).document;
+      const fields = Array.from(doc.querySelectorAll('input:not([type=hidden]), select, textarea')).filter((f) => (f.labels?.length ?? 0) === 0 && f.getAttribute('aria-label') === null);
+      const buttons = Array.from(doc.querySelectorAll('button')).filter((b) => (b.textContent ?? '').trim() === '' && b.getAttribute('aria-label') === null);
+      return { fields: fields.map((f) => f.id), buttons: buttons.length };
+    });
+    expect(unnamed).toEqual({ fields: [], buttons: 0 });
+    // Search by keyboard alone: focus the field, type, press Enter.
+    await page.getByLabel('Search inboxes').focus();
+    await page.keyboard.type('gin');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/q=gin/);
+    expect(await page.getByRole('link', { name: 'gina' }).count()).toBe(1);
+    // Skip link first in the tab order.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { textContent: string } | null } }).document.activeElement?.textContent)).toBe('Skip to content');
   });
 });
