@@ -268,7 +268,7 @@ export function inboxPage(data: InboxPageData, options: Omit<PageOptions, 'title
   );
   const body = html`
 <div data-live id="inbox-head">
-<p>${healthBadge(health)} <span class="counts">${events.pending} pending · ${events.running} running · ${events.done} done · <span class="${events.dead > 0 ? 'alert' : ''}">${events.dead} dead</span> · ${data.stats.outbox.held} held · ${data.stats.approvalsPending} approvals waiting</span></p>
+<p>${healthBadge(health)} <span class="counts">${events.pending} pending · ${events.running} running · ${events.done} done · <span class="${events.dead > 0 ? 'alert' : ''}">${events.dead} dead</span> · ${data.stats.outbox.held} held · ${data.stats.approvalsPending} ${data.stats.approvalsPending === 1 ? 'approval' : 'approvals'} waiting</span></p>
 ${activityChart(data.activity, data.activityBucketMs)}
 </div>
 ${approvalsSection(data, options.csrf)}
