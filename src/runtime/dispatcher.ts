@@ -241,11 +241,20 @@ export class Dispatcher {
 
   /** One channel, bounded: a channel that ignores its signal is stopped waiting for all the same. */
   private async sendOne(channel: Channel, message: OutgoingMessage): Promise<void> {
-    const signal = AbortSignal.any([this.stopSignal.signal, AbortSignal.timeout(this.sendTimeoutMs)]);
+    const deadline = AbortSignal.timeout(this.sendTimeoutMs);
+    const signal = AbortSignal.any([this.stopSignal.signal, deadline]);
     signal.throwIfAborted();
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<never>((_, reject) => {
-      onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error(`${channel.name}: send aborted`));
+      // The deadline's own reason ("The operation was aborted due to timeout") names neither the channel nor the time.
+      onAbort = () =>
+        reject(
+          deadline.aborted && !this.stopSignal.signal.aborted
+            ? new Error(`send timeout: the ${channel.name} channel did not finish within ${this.sendTimeoutMs} ms`)
+            : signal.reason instanceof Error
+              ? signal.reason
+              : new Error(`${channel.name}: send aborted`),
+        );
       signal.addEventListener('abort', onAbort, { once: true });
     });
     const sending = channel.send(message, signal);

@@ -10,8 +10,12 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import type { Channel, OutgoingMessage } from '../../src/channels/channel.js';
 import { openStore } from '../../src/index.js';
+import { Dispatcher } from '../../src/runtime/dispatcher.js';
+import { RuntimeEvents, type RuntimeEventMap } from '../../src/runtime/runtime-events.js';
 import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
+import { defer, gate, queueMessages, tempStore } from '../runtime/helpers.js';
 
 const TOKEN = 'hang-token';
 const CHANNEL_TIMEOUT_MS = 1_500;
@@ -131,4 +135,49 @@ it('a receiver that never answers: the send times out with a clear error, other 
   } finally {
     await receiver.close();
   }
+});
+
+it('a channel that hangs and ignores its abort signal: the dispatcher gives up at sendTimeoutMs naming the channel, other inboxes are delivered meanwhile, and the held batch goes out once it answers', async () => {
+  const { store } = await tempStore({ leaseTtlMs: 4_000, outboxGapMs: 0 });
+  await queueMessages(store.inbox('stuck'), 'e1', ['for stuck']);
+  const stuckAnswers = gate();
+  const delivered: OutgoingMessage[] = [];
+  let stuckCalls = 0;
+  const stubborn: Channel = {
+    name: 'stubborn',
+    // Never looks at its signal: only the dispatcher's own deadline can end the wait.
+    async send(message) {
+      if (message.inboxId === 'stuck') {
+        stuckCalls += 1;
+        if (stuckCalls === 1) await new Promise(() => undefined);
+        else await stuckAnswers.promise;
+      }
+      delivered.push(message);
+    },
+  };
+  const events = new RuntimeEvents();
+  const failures: RuntimeEventMap['channel:failed'][] = [];
+  events.on('channel:failed', (failure) => void failures.push(failure));
+  const dispatcher = new Dispatcher({ store, channels: [stubborn], events, pollIntervalMs: 100, leaseTtlMs: 4_000, sendTimeoutMs: 300, retry: { baseMs: 50, maxMs: 200 } });
+  await dispatcher.start();
+  defer(() => dispatcher.stop({ graceMs: 0 }));
+
+  await waitFor('the first send to stuck', () => stuckCalls === 1);
+  await queueMessages(store.inbox('alice'), 'e1', ['for alice']);
+  dispatcher.wake();
+  await waitFor('alice delivered while stuck hangs', () => delivered.some((m) => m.inboxId === 'alice'));
+  expect(failures).toEqual([]);
+
+  await waitFor('the send timeout for stuck', () => failures.length > 0);
+  expect(failures[0]).toMatchObject({ inboxId: 'stuck', channel: 'stubborn' });
+  expect(failures[0]!.error).toBe('send timeout: the stubborn channel did not finish within 300 ms');
+
+  await waitFor('a retry for stuck', () => stuckCalls >= 2);
+  stuckAnswers.open();
+  await waitFor('stuck delivered', async () => (await store.inbox('stuck').stats()).outbox.held === 0);
+  expect(delivered.map((m) => [m.inboxId, m.body])).toEqual([
+    ['alice', 'for alice'],
+    ['stuck', 'for stuck'],
+  ]);
+  expect((await store.inbox('stuck').stats()).outbox).toEqual({ held: 0, sent: 1 });
 });
