@@ -13,6 +13,7 @@ import { fromStoreError, HttpError } from '../http/http-error.js';
 import { answerApproval, type HttpContext } from '../http/http-context.js';
 import { readRequestBody } from '../http/read-body.js';
 import type { EventStatus, Inbox } from '../store/contract.js';
+import { answerResult, redriveResult } from '../runtime/operator-actions.js';
 import { dashboardAsset } from './assets.js';
 import { EVENT_STATUSES, inboxPage, type EventFilter } from './inbox-page.js';
 import { DASHBOARD_HEADERS, page } from './layout.js';
@@ -174,7 +175,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     const eventId = positiveInt(formOf(c).get('event'), 'event');
     return act(c, inbox, 'redrive', `event ${eventId}`, async () => {
       const done = await inbox.redrive(eventId);
-      return done ? { result: 'pending again', notice: 'redriven' } : { result: 'not dead (nothing changed)', notice: 'not-redriven' };
+      return { result: redriveResult(done), notice: done ? 'redriven' : 'not-redriven' };
     });
   });
 
@@ -187,9 +188,10 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     if (answer !== 'yes' && answer !== 'no') throw new HttpError(400, 'invalid_answer', 'The answer must be yes or no.');
     return act(c, inbox, `answer ${answer}`, approvalId, async () => {
       const outcome = await answerApproval(ctx, inbox.id, approvalId, answer);
-      if (outcome === answer) return { result: outcome, notice: answer === 'yes' ? 'approved' : 'refused' };
-      if (outcome === 'expired') return { result: 'expired (too late)', notice: 'approval-expired' };
-      return { result: `already answered ${outcome}`, notice: outcome === 'yes' ? 'already-yes' : 'already-no' };
+      const result = answerResult(answer, outcome);
+      if (outcome === answer) return { result, notice: answer === 'yes' ? 'approved' : 'refused' };
+      if (outcome === 'expired') return { result, notice: 'approval-expired' };
+      return { result, notice: outcome === 'yes' ? 'already-yes' : 'already-no' };
     });
   });
 

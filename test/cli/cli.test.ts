@@ -141,6 +141,13 @@ describe('inbox commands', () => {
     result = await harness.cli(['redrive', 'alice', String(id), ...flag]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('is not dead');
+    // Recorded in the inbox, as the dashboard's actions are: the one that changed something.
+    const reopened = await openStore(`sqlite:${dir}`);
+    const actions = await reopened.inbox('alice').actions();
+    await reopened.close();
+    expect(actions).toHaveLength(1);
+    expect(actions[0]).toMatchObject({ action: 'redrive', target: `event ${id}`, result: 'pending again' });
+    expect(actions[0]!.actor).toMatch(/^cli/);
   });
 
   it('approve prints the outcome that stands; exit 1 when it is not the answer given', async () => {
@@ -155,6 +162,16 @@ describe('inbox commands', () => {
     expect([result.code, result.stdout]).toEqual([1, 'yes\n']);
     result = await harness.cli(['approve', 'alice', 'never-asked', 'yes', ...flag]);
     expect([result.code, result.stdout]).toEqual([1, 'unknown\n']);
+    result = await harness.cli(['approve', 'bob', 'never-asked', 'yes', ...flag]);
+    expect([result.code, result.stdout]).toEqual([1, 'unknown\n']);
+    const reopened = await openStore(`sqlite:${dir}`);
+    const actions = await reopened.inbox('alice').actions();
+    expect(await reopened.inboxes()).toEqual(['alice']); // nothing recorded (or created) for bob
+    await reopened.close();
+    expect(actions.map((a) => [a.action, a.target, a.result])).toEqual([
+      ['answer no', 'refund-9', 'already answered yes'],
+      ['answer yes', 'refund-9', 'yes'],
+    ]);
   });
 });
 

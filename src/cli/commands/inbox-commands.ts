@@ -1,10 +1,12 @@
 /**
  * Commands on one inbox's events: ingest, status, events, redrive, approve.
  * They talk to the store directly (no server needed), so they work while
- * `vigil serve` is down, which is when an operator needs them most.
+ * `vigil serve` is down, which is when an operator needs them most. Redrive
+ * and approve are recorded in the inbox as the dashboard's actions are.
  */
 import { Command, Option } from 'commander';
 import type { ApprovalAnswer, EventRow, EventStatus, InboxStats } from '../../store/contract.js';
+import { answerResult, cliActor, redriveResult } from '../../runtime/operator-actions.js';
 import { CommandFailed, UsageError } from '../exit-codes.js';
 import { withStore, withStoreFlags, type StoreFlags } from '../open-cli-store.js';
 import { parseJson, parsePositiveInt } from '../parse.js';
@@ -92,7 +94,9 @@ export function redriveCommand(): Command {
       .argument('<eventId>', 'the event id (from `vigil events <inbox> --status dead`)', parsePositiveInt),
   ).action(async (inboxId: string, eventId: number, flags: StoreFlags) => {
     await withStore(flags, async (store) => {
-      if (!(await store.inbox(inboxId).redrive(eventId))) throw new CommandFailed(`event ${eventId} in ${inboxId} is not dead (or does not exist); nothing changed`);
+      const inbox = store.inbox(inboxId);
+      if (!(await inbox.redrive(eventId))) throw new CommandFailed(`event ${eventId} in ${inboxId} is not dead (or does not exist); nothing changed`);
+      await inbox.recordAction({ actor: cliActor(), action: 'redrive', target: `event ${eventId}`, result: redriveResult(true) });
       print(`event ${eventId} in ${inboxId} is pending again`);
     });
   });
@@ -108,7 +112,10 @@ export function approveCommand(): Command {
   ).action(async (inboxId: string, id: string, answer: string, flags: StoreFlags) => {
     if (answer !== 'yes' && answer !== 'no') throw new UsageError(`answer must be yes or no, got ${JSON.stringify(answer)}`);
     await withStore(flags, async (store) => {
-      const outcome = await store.inbox(inboxId).answerApproval(id, answer as ApprovalAnswer);
+      const inbox = store.inbox(inboxId);
+      const outcome = await inbox.answerApproval(id, answer as ApprovalAnswer);
+      // Not for an approval never asked: recording it would create the inbox.
+      if (outcome !== 'unknown') await inbox.recordAction({ actor: cliActor(), action: `answer ${answer}`, target: id, result: answerResult(answer as ApprovalAnswer, outcome) });
       print(outcome);
       if (outcome !== answer) throw new CommandFailed(`approval ${id} in ${inboxId}: ${outcome} stands, not ${answer}`);
     });
