@@ -4,7 +4,20 @@
  * returns. One mapping, so the two stores cannot drift apart in what they
  * hand a caller.
  */
-import type { ClaimedEvent, EventRow, EventStatus, InboxStats, MissedPolicy, TimerRow } from './contract.js';
+import type {
+  ActivityBucket,
+  ApprovalRow,
+  ClaimedEvent,
+  EventRow,
+  EventStatus,
+  InboxStats,
+  InboxSummary,
+  LeaseInfo,
+  MissedPolicy,
+  OperatorAction,
+  OutboxRow,
+  TimerRow,
+} from './contract.js';
 
 export const EVENT_COLUMNS = 'id, source, source_id, payload, status, attempts, error, last_error, received_at';
 
@@ -92,4 +105,103 @@ export function emptyStats(): InboxStats {
     approvalsPending: 0,
     lease: null,
   };
+}
+
+/** Counts and times of one inbox on the overview, as both stores select them. */
+export interface SummaryRecord {
+  pending: number;
+  running: number;
+  done: number;
+  dead: number;
+  next_timer_at: number | null;
+  outbox_held: number;
+  approvals_pending: number;
+}
+
+export function toSummary(id: string, row: SummaryRecord, lease: LeaseInfo | null, readySince: number | null): InboxSummary {
+  return {
+    id,
+    events: { pending: row.pending, running: row.running, done: row.done, dead: row.dead },
+    lease,
+    nextTimerAt: row.next_timer_at,
+    outboxHeld: row.outbox_held,
+    approvalsPending: row.approvals_pending,
+    readySince,
+  };
+}
+
+/** A summary of an inbox listed but never written (or whose file is gone). */
+export function emptySummary(id: string): InboxSummary {
+  return { id, events: { pending: 0, running: 0, done: 0, dead: 0 }, lease: null, nextTimerAt: null, outboxHeld: 0, approvalsPending: 0, readySince: null };
+}
+
+export interface ApprovalRecord {
+  id: string;
+  action: string;
+  requested_at: number;
+  expires_at: number;
+  answer: ApprovalRow['answer'];
+  answered_at: number | null;
+}
+
+export function toApprovalRow(row: ApprovalRecord): ApprovalRow {
+  return {
+    id: row.id,
+    action: JSON.parse(row.action) as unknown,
+    requestedAt: row.requested_at,
+    expiresAt: row.expires_at,
+    answer: row.answer,
+    answeredAt: row.answered_at,
+  };
+}
+
+export interface OutboxRecord {
+  id: number;
+  body: string;
+  /** 0/1 on SQLite, a boolean on PostgreSQL. */
+  urgent: number | boolean;
+  created_at: number;
+  sent_at: number | null;
+}
+
+export function toOutboxRow(row: OutboxRecord): OutboxRow {
+  return { id: row.id, body: row.body, urgent: row.urgent === true || row.urgent === 1, createdAt: row.created_at, sentAt: row.sent_at };
+}
+
+/** One bucket's counts, by number (0 = the bucket starting at `since`). */
+export interface ActivityRecord {
+  bucket: number;
+  received: number;
+  finished: number;
+  runs: number;
+}
+
+/** Every bucket from `since`, empty ones included, oldest first. */
+export function toActivity(rows: ActivityRecord[], query: { since: number; bucketMs: number }, count: number): ActivityBucket[] {
+  const buckets: ActivityBucket[] = Array.from({ length: count }, (_, i) => ({
+    start: query.since + i * query.bucketMs,
+    received: 0,
+    finished: 0,
+    runs: 0,
+  }));
+  for (const row of rows) {
+    const bucket = buckets[Number(row.bucket)];
+    if (bucket === undefined) continue;
+    bucket.received = Number(row.received);
+    bucket.finished = Number(row.finished);
+    bucket.runs = Number(row.runs);
+  }
+  return buckets;
+}
+
+export interface ActionRecord {
+  at: number;
+  actor: string;
+  action: string;
+  target: string;
+  result: string;
+}
+
+export function toOperatorAction(row: ActionRecord): OperatorAction {
+  return { at: row.at, actor: row.actor, action: row.action, target: row.target, result: row.result };
 }

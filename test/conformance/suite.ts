@@ -16,6 +16,7 @@ import { r13Clocks } from './r13-clocks.js';
 import { readyInboxes } from './ready-inboxes.js';
 import { agentState } from './agent-state.js';
 import { statsAndLifecycle } from './stats.js';
+import { dashboardReads } from './dashboard-reads.js';
 
 export function runStoreConformance(target: StoreTarget): void {
   r1Dedupe(target);
@@ -34,4 +35,5 @@ export function runStoreConformance(target: StoreTarget): void {
   readyInboxes(target);
   statsAndLifecycle(target);
   agentState(target);
+  dashboardReads(target);
 }

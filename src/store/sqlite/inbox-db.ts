@@ -84,7 +84,7 @@ export class InboxDb {
   write<T>(fn: (now: number) => T, options: WriteOptions = {}): T {
     const { durability = 'durable', addsEventsOnly = false, force = false } = options;
     let seq = 0;
-    let wake: Wake = { wakeAt: null, sendAt: null };
+    let wake: Wake = { wakeAt: null, sendAt: null, dead: 0 };
     let needsLower = true;
     let unchanged = false;
     let before: ReturnType<ReadyIndex['current']>;
@@ -108,12 +108,13 @@ export class InboxDb {
               return value;
             }
             wake = computeWake(this, now);
-            if (settled && before!.wakeAt === wake.wakeAt && before!.sendAt === wake.sendAt) {
+            if (settled && before!.wakeAt === wake.wakeAt && before!.sendAt === wake.sendAt && before!.dead === wake.dead) {
               unchanged = true;
               return value;
             }
             seq = this.stmt(NEXT_SEQ).pluck().get() as number;
-            needsLower = !settled || earlier(wake.wakeAt, before!.wakeAt) || earlier(wake.sendAt, before!.sendAt);
+            needsLower =
+              !settled || earlier(wake.wakeAt, before!.wakeAt) || earlier(wake.sendAt, before!.sendAt) || wake.dead > (before!.dead ?? 0);
             if (needsLower) this.index.lower(this.inboxId, wake, seq);
             return value;
           }) as T,

@@ -1,5 +1,6 @@
 /** Reads for people and tools: events, stats. R6's dead letters are listed here. */
-import type { EventRow, EventStatus, InboxStats } from '../contract.js';
+import type { EventRow, InboxStats } from '../contract.js';
+import type { CheckedEventQuery } from '../validate.js';
 import { EVENT_COLUMNS, toEventRow, type EventRecord } from '../rows.js';
 import type { InboxDb } from './inbox-db.js';
 import { readLease } from './lease.js';
@@ -9,13 +10,45 @@ export function getEvent(c: InboxDb, source: string, sourceId: string): EventRow
   return row === undefined ? null : toEventRow(row as EventRecord);
 }
 
-/** Oldest first; with a status, walks that status's index only. */
-export function listEvents(c: InboxDb, status: EventStatus | null, limit: number): EventRow[] {
-  const rows =
-    status === null
-      ? c.stmt(`SELECT ${EVENT_COLUMNS} FROM events ORDER BY id LIMIT ?`).all(limit)
-      : c.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE status = ? ORDER BY id LIMIT ?`).all(status, limit);
-  return (rows as EventRecord[]).map(toEventRow);
+/** Below this many matches a filter's own index is read and sorted; above it the table is walked in id order. */
+const SORT_AT_MOST = 2_000;
+
+/**
+ * Oldest first (or newest first), from `afterId` on; with a status or a
+ * source, only those. A filter's index is in (status, attempts, id) or
+ * (source, source_id) order, not id order: reading all of a common status's
+ * rows to sort them would cost the inbox's history (100,000 done events,
+ * ~100 ms). So each filter's matches are counted first, up to SORT_AT_MOST,
+ * through its index: a rare match is read through its index and sorted, a
+ * common one is found by walking the table in id order, where the page
+ * fills after about limit * (events / matches) rows. (`+column` keeps
+ * SQLite off that column's index.) One statement per shape, prepared once
+ * per file.
+ */
+export function listEvents(c: InboxDb, query: CheckedEventQuery): EventRow[] {
+  const { status, source, afterId, newestFirst, limit } = query;
+  const params: Record<string, unknown> = { limit };
+  if (status !== null) params.status = status;
+  if (source !== null) params.source = source;
+  if (afterId !== null) params.afterId = afterId;
+  const byStatus = status === null ? Infinity : matches(c, 'status = @status', params);
+  const bySource = source === null ? Infinity : matches(c, 'source = @source', params);
+  const indexed = Math.min(byStatus, bySource) > SORT_AT_MOST ? null : byStatus <= bySource ? 'status' : 'source';
+  const where: string[] = [];
+  if (status !== null) where.push(`${indexed === 'status' ? '' : '+'}status = @status`);
+  if (source !== null) where.push(`${indexed === 'source' ? '' : '+'}source = @source`);
+  if (afterId !== null) where.push(newestFirst ? 'id < @afterId' : 'id > @afterId');
+  const sql =
+    `SELECT ${EVENT_COLUMNS} FROM events` +
+    (where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`) +
+    ` ORDER BY id${newestFirst ? ' DESC' : ''} LIMIT @limit`;
+  return (c.stmt(sql).all(params) as EventRecord[]).map(toEventRow);
+}
+
+/** How many events match one filter, counted through its index up to SORT_AT_MOST + 1. */
+function matches(c: InboxDb, condition: string, params: Record<string, unknown>): number {
+  const named = condition.includes('@status') ? { status: params.status } : { source: params.source };
+  return c.stmt(`SELECT count(*) FROM (SELECT 1 FROM events WHERE ${condition} LIMIT ${SORT_AT_MOST + 1})`).pluck().get(named) as number;
 }
 
 /** R6: a dead event becomes pending again with attempts 0; its last error stays for the record. */

@@ -25,11 +25,30 @@ export const READY_INDEX_FILE = '_vigil-ready.db';
 export interface Wake {
   wakeAt: number | null;
   sendAt: number | null;
+  /** How many dead events the inbox holds (for the dashboard's "needs attention"). */
+  dead: number;
 }
 
-export interface IndexedWake extends Wake {
+export interface IndexedWake extends Omit<Wake, 'dead'> {
   seq: number;
   exact: boolean;
+  /** Null in a row written before the column existed: not known until the inbox's next write. */
+  dead: number | null;
+}
+
+/** A page of the overview, read from the index alone. */
+export interface ListedInbox {
+  id: string;
+  wakeAt: number | null;
+}
+
+export interface InboxPageQuery {
+  search: string | null;
+  after: string | null;
+  limit: number;
+  attention: boolean;
+  /** Work due at or before this is stuck. */
+  stuckBefore: number;
 }
 
 const SCHEMA = `
@@ -38,15 +57,23 @@ CREATE TABLE IF NOT EXISTS wake (
   wake_at  INTEGER,             -- claimable events, due timers or approvals from then on
   send_at  INTEGER,             -- the outbox may send from then on
   seq      INTEGER NOT NULL,    -- the inbox's write_seq that wrote this row
-  exact    INTEGER NOT NULL     -- 1 once that transaction committed and settled it
+  exact    INTEGER NOT NULL,    -- 1 once that transaction committed and settled it
+  dead     INTEGER              -- dead events; NULL (unknown) only in rows older than the column
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS wake_by_time ON wake (wake_at) WHERE wake_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS send_by_time ON wake (send_at) WHERE send_at IS NOT NULL;
 `;
 
-// NULL means "never": lowering keeps whichever time is known and earlier.
+// After the upgrade below: an index file from before the dead column gets it here.
+const DEAD_INDEXES = `
+CREATE INDEX IF NOT EXISTS wake_with_dead ON wake (inbox_id) WHERE dead > 0;
+CREATE INDEX IF NOT EXISTS wake_dead_unknown ON wake (inbox_id) WHERE dead IS NULL;
+`;
+
+// NULL means "never": lowering keeps whichever time is known and earlier,
+// and the larger dead count (the hint may over-warn, never hide a dead event).
 const LOWER = `
-INSERT INTO wake (inbox_id, wake_at, send_at, seq, exact) VALUES (@id, @wakeAt, @sendAt, @seq, 0)
+INSERT INTO wake (inbox_id, wake_at, send_at, seq, exact, dead) VALUES (@id, @wakeAt, @sendAt, @seq, 0, @dead)
 ON CONFLICT (inbox_id) DO UPDATE SET
   wake_at = CASE WHEN wake.wake_at IS NULL THEN excluded.wake_at
                  WHEN excluded.wake_at IS NULL THEN wake.wake_at
@@ -55,14 +82,20 @@ ON CONFLICT (inbox_id) DO UPDATE SET
                  WHEN excluded.send_at IS NULL THEN wake.send_at
                  ELSE min(wake.send_at, excluded.send_at) END,
   seq = max(wake.seq, excluded.seq),
-  exact = 0`;
+  exact = 0,
+  dead = max(coalesce(wake.dead, 0), excluded.dead)`;
 
 // A settle from an older transaction than the last lowering is stale: refuse it.
 const SETTLE = `
-INSERT INTO wake (inbox_id, wake_at, send_at, seq, exact) VALUES (@id, @wakeAt, @sendAt, @seq, 1)
+INSERT INTO wake (inbox_id, wake_at, send_at, seq, exact, dead) VALUES (@id, @wakeAt, @sendAt, @seq, 1, @dead)
 ON CONFLICT (inbox_id) DO UPDATE SET
-  wake_at = excluded.wake_at, send_at = excluded.send_at, seq = excluded.seq, exact = 1
+  wake_at = excluded.wake_at, send_at = excluded.send_at, seq = excluded.seq, exact = 1, dead = excluded.dead
 WHERE wake.seq <= excluded.seq`;
+
+// The overview's filters (listInboxes): by id, a substring, and "needs a person".
+const PAGE_FILTER = `
+(@search IS NULL OR instr(inbox_id, @search) > 0)
+AND (@attention = 0 OR dead > 0 OR wake_at <= @stuckBefore)`;
 
 export class ReadyIndex {
   private readonly db: Db;
@@ -72,6 +105,11 @@ export class ReadyIndex {
   private readonly readyStmt: Statement;
   private readonly sendableStmt: Statement;
   private readonly earliestStmt: Statement;
+  private readonly pageStmt: Statement;
+  private readonly totalStmt: Statement;
+  private readonly attentionStmt: Statement;
+  private readonly unknownDeadStmt: Statement;
+  private readonly fillDeadStmt: Statement;
 
   constructor(dir: string, busyTimeoutMs: number) {
     const file = join(dir, READY_INDEX_FILE);
@@ -85,12 +123,16 @@ export class ReadyIndex {
       // A hint survives a process crash at NORMAL; after a power loss run
       // store.rebuildReadyIndex().
       this.db.pragma('synchronous = NORMAL');
-      this.db.transaction(() => this.db.exec(SCHEMA)).immediate();
+      this.db.transaction(() => {
+        this.db.exec(SCHEMA);
+        upgrade(this.db);
+        this.db.exec(DEAD_INDEXES);
+      }).immediate();
     } catch (error) {
       this.db.close();
       throw translateSqliteError(error, file);
     }
-    this.get = this.db.prepare('SELECT wake_at AS wakeAt, send_at AS sendAt, seq, exact FROM wake WHERE inbox_id = ?');
+    this.get = this.db.prepare('SELECT wake_at AS wakeAt, send_at AS sendAt, seq, exact, dead FROM wake WHERE inbox_id = ?');
     this.lowerStmt = this.db.prepare(LOWER);
     this.settleStmt = this.db.prepare(SETTLE);
     this.readyStmt = this.db
@@ -104,10 +146,19 @@ export class ReadyIndex {
     this.sendableStmt = this.db
       .prepare('SELECT inbox_id FROM wake WHERE send_at <= ? ORDER BY send_at LIMIT ?')
       .pluck();
+    // A range of the primary key (ids in order), filtered: the cost follows the page.
+    this.pageStmt = this.db.prepare(
+      `SELECT inbox_id AS id, wake_at AS wakeAt FROM wake WHERE inbox_id > @after AND ${PAGE_FILTER} ORDER BY inbox_id LIMIT @limit`,
+    );
+    this.totalStmt = this.db.prepare(`SELECT count(*) FROM wake WHERE ${PAGE_FILTER}`).pluck();
+    this.attentionStmt = this.db.prepare('SELECT count(*) FROM wake WHERE dead > 0 OR wake_at <= ?').pluck();
+    this.unknownDeadStmt = this.db.prepare('SELECT inbox_id FROM wake WHERE dead IS NULL').pluck();
+    // Only while still unknown: a settle that landed meanwhile knows better.
+    this.fillDeadStmt = this.db.prepare('UPDATE wake SET dead = ? WHERE inbox_id = ? AND dead IS NULL');
   }
 
   current(inboxId: string): IndexedWake | undefined {
-    const row = this.get.get(inboxId) as (Wake & { seq: number; exact: number }) | undefined;
+    const row = this.get.get(inboxId) as (Omit<IndexedWake, 'exact'> & { exact: number }) | undefined;
     return row && { ...row, exact: row.exact === 1 };
   }
 
@@ -129,13 +180,50 @@ export class ReadyIndex {
   }
 
   /** The earliest wake_at and send_at over all inboxes (two index probes). */
-  earliest(): Wake {
-    return this.earliestStmt.get() as Wake;
+  earliest(): Omit<Wake, 'dead'> {
+    return this.earliestStmt.get() as Omit<Wake, 'dead'>;
+  }
+
+  /**
+   * A page of inbox ids in order, with how many match over all pages and how
+   * many of every inbox need attention (dead events, or work due at or
+   * before `stuckBefore`). One read transaction, so the three agree.
+   */
+  page(query: InboxPageQuery): { inboxes: ListedInbox[]; total: number; needAttention: number } {
+    const params = {
+      search: query.search,
+      attention: query.attention ? 1 : 0,
+      stuckBefore: query.stuckBefore,
+    };
+    return this.db.transaction(() => ({
+      inboxes: this.pageStmt.all({ ...params, after: query.after ?? '', limit: query.limit }) as ListedInbox[],
+      total: this.totalStmt.get(params) as number,
+      needAttention: this.attentionStmt.get(query.stuckBefore) as number,
+    }))();
+  }
+
+  /** Inboxes whose row predates the dead column (NULL until their next write or `fillDead`). */
+  unknownDead(): string[] {
+    return this.unknownDeadStmt.all() as string[];
+  }
+
+  fillDead(inboxId: string, dead: number): void {
+    this.fillDeadStmt.run(dead, inboxId);
   }
 
   close(): void {
     this.db.close();
   }
+}
+
+/**
+ * An index file from before the dead column: the column is added with NULL
+ * (unknown) in every row. Each inbox's next write fills its row, and
+ * `SqliteStore.listInboxes` counts the rest from their files once.
+ */
+function upgrade(db: Db): void {
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('wake') as string[];
+  if (!columns.includes('dead')) db.exec('ALTER TABLE wake ADD COLUMN dead INTEGER');
 }
 
 /** `a` is a strictly earlier time than `b`, where null means never. */

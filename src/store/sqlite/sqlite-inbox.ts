@@ -4,9 +4,11 @@
  * inbox that was never written return empty results without creating a file.
  */
 import type {
+  ActivityBucket,
   ApprovalAnswer,
   ApprovalOutcome,
   ApprovalRequest,
+  ApprovalRow,
   ClaimedEvent,
   DispatchOptions,
   EventQuery,
@@ -14,6 +16,8 @@ import type {
   Inbox,
   InboxStats,
   NewEvent,
+  OperatorAction,
+  OutboxView,
   RunOutcome,
   SendFn,
   TimerRow,
@@ -27,7 +31,9 @@ import { releaseBatch, recordSent, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
 import type { InboxDb } from './inbox-db.js';
 import { acquireLease, releaseLease } from './lease.js';
-import { emptyStats } from '../rows.js';
+import { emptyStats, toActivity } from '../rows.js';
+import { activity, listApprovals, outboxView } from './dashboard.js';
+import { expediteOutbox, listActions, recordAction } from './operator.js';
 import { getEvent, getMemory, getSession, listEvents, redrive, stats } from './read.js';
 import { listTimers, neverMatches, removeTimer, runScheduler, upsertTimer } from './timers.js';
 import { nextCronTime } from '../schedule.js';
@@ -183,9 +189,9 @@ export class SqliteInbox implements Inbox {
   }
 
   async events(query?: EventQuery): Promise<EventRow[]> {
-    const { status, limit } = v.validateEventQuery(query);
+    const checked = v.validateEventQuery(query);
     const c = this.existing();
-    return c === null ? [] : c.read(() => listEvents(c, status, limit));
+    return c === null ? [] : c.read(() => listEvents(c, checked));
   }
 
   async redrive(eventId: number): Promise<boolean> {
@@ -201,23 +207,43 @@ export class SqliteInbox implements Inbox {
     return c.read(() => stats(c, now));
   }
 
-  // Dashboard reads: being implemented (stubs until then).
-  async approvals(): Promise<never> {
-    throw new Error('not implemented yet');
+  async approvals(query?: { limit?: number }): Promise<ApprovalRow[]> {
+    const limit = v.validatePageQuery(query);
+    const c = this.existing();
+    return c === null ? [] : c.read(() => listApprovals(c, limit));
   }
-  async outbox(): Promise<never> {
-    throw new Error('not implemented yet');
+
+  async outbox(query?: { limit?: number }): Promise<OutboxView> {
+    const limit = v.validatePageQuery(query);
+    const c = this.existing();
+    if (c === null) return { held: [], sent: [], nextSendAt: null };
+    const now = this.files.now();
+    return c.read(() => outboxView(c, now, limit));
   }
-  async activity(): Promise<never> {
-    throw new Error('not implemented yet');
+
+  async activity(query: { since: number; bucketMs: number }): Promise<ActivityBucket[]> {
+    const checked = v.validateActivityQuery(query);
+    const now = this.files.now();
+    const buckets = v.bucketCount(checked, now);
+    const c = this.existing();
+    if (c === null) return toActivity([], checked, buckets);
+    return c.read(() => activity(c, checked, now, buckets));
   }
-  async expediteOutbox(): Promise<never> {
-    throw new Error('not implemented yet');
+
+  async expediteOutbox(): Promise<number> {
+    const c = this.existing();
+    return c === null ? 0 : c.write(() => expediteOutbox(c));
   }
-  async recordAction(): Promise<never> {
-    throw new Error('not implemented yet');
+
+  async recordAction(action: Omit<OperatorAction, 'at'>): Promise<void> {
+    const checked = v.validateOperatorAction(action);
+    const c = this.writer();
+    c.write((now) => recordAction(c, checked, now));
   }
-  async actions(): Promise<never> {
-    throw new Error('not implemented yet');
+
+  async actions(query?: { limit?: number }): Promise<OperatorAction[]> {
+    const limit = v.validatePageQuery(query);
+    const c = this.existing();
+    return c === null ? [] : c.read(() => listActions(c, limit));
   }
 }

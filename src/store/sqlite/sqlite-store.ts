@@ -8,9 +8,11 @@ import { join, resolve } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { readClock } from '../../clock.js';
 import { VigilError } from '../../errors.js';
-import type { Inbox, NextWake, Store, StoreOptions } from '../contract.js';
+import type { Inbox, InboxList, InboxListQuery, InboxSummary, NextWake, Store, StoreOptions } from '../contract.js';
+import { emptySummary } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
-import { INBOX_ID_PATTERN, validateInboxId, validateLimit, type CheckedEvent } from '../validate.js';
+import { INBOX_ID_PATTERN, validateInboxId, validateInboxListQuery, validateLimit, type CheckedEvent } from '../validate.js';
+import { countDead, inboxSummary } from './dashboard.js';
 import { IngestGroups } from './group-commit.js';
 import { insertEvent } from './ingest.js';
 import { InboxDb } from './inbox-db.js';
@@ -82,8 +84,42 @@ export class SqliteStore implements Store, InboxFiles {
       .sort();
   }
 
-  async listInboxes(): Promise<never> {
-    throw new Error('not implemented yet');
+  /**
+   * The ids, the counts over all pages and "needs attention" come from the
+   * ready index alone (its wake_at and dead columns); only the page's inbox
+   * files are opened, for their summaries.
+   */
+  async listInboxes(query?: InboxListQuery): Promise<InboxList> {
+    this.assertOpen();
+    const { search, after, limit, attention, stuckAfterMs } = validateInboxListQuery(query);
+    const now = this.now();
+    this.countUnknownDead();
+    const page = this.index.page({ search, after, limit: limit + 1, attention, stuckBefore: now - stuckAfterMs });
+    const listed = page.inboxes.slice(0, limit);
+    const inboxes = listed.map(({ id, wakeAt }): InboxSummary => {
+      const readySince = wakeAt !== null && wakeAt <= now ? wakeAt : null;
+      const c = INBOX_ID_PATTERN.test(id) ? this.connection(id, false) : null;
+      return c === null ? emptySummary(id) : c.read(() => inboxSummary(c, now, readySince));
+    });
+    return {
+      inboxes,
+      next: page.inboxes.length > limit ? listed[listed.length - 1]!.id : null,
+      total: page.total,
+      needAttention: page.needAttention,
+      now,
+    };
+  }
+
+  /**
+   * Index rows written before the dead column existed say NULL until their
+   * inbox's next write; count those inboxes' dead events from their files,
+   * once (after an upgrade), so attention over all inboxes is right at once.
+   */
+  private countUnknownDead(): void {
+    for (const id of this.index.unknownDead()) {
+      const c = INBOX_ID_PATTERN.test(id) ? this.connection(id, false) : null;
+      this.index.fillDead(id, c === null ? 0 : c.read(() => countDead(c)));
+    }
   }
 
   async readyInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {

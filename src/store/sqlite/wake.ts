@@ -1,7 +1,8 @@
 /**
  * When an inbox next needs a worker or a dispatcher, derived from its rows
  * inside the same transaction that changed them. This is what the ready
- * index stores (see ready-index.ts).
+ * index stores (see ready-index.ts), with the inbox's dead events counted
+ * for the dashboard (one more walk of the status index, over dead rows only).
  */
 import type { InboxDb } from './inbox-db.js';
 import type { Wake } from './ready-index.js';
@@ -21,7 +22,8 @@ SELECT
   (SELECT min(created_at) FROM outbox WHERE sent_at IS NULL AND reserved_by IS NULL AND urgent = 1) AS urgent,
   (SELECT min(created_at) FROM outbox WHERE sent_at IS NULL AND reserved_by IS NULL AND urgent = 0) AS paced,
   (SELECT min(reserved_until) + 1 FROM outbox WHERE sent_at IS NULL AND reserved_by IS NOT NULL) AS inflight,
-  (SELECT last_paced_at FROM outbox_pacing) AS last_paced`;
+  (SELECT last_paced_at FROM outbox_pacing) AS last_paced,
+  (SELECT count(*) FROM events WHERE status = 'dead') AS dead`;
 
 interface WakeRow {
   fresh: number | null;
@@ -34,6 +36,7 @@ interface WakeRow {
   paced: number | null;
   inflight: number | null;
   last_paced: number | null;
+  dead: number;
 }
 
 export function computeWake(c: InboxDb, now: number): Wake {
@@ -56,7 +59,7 @@ export function computeWake(c: InboxDb, now: number): Wake {
     const pacedAt = row.paced === null ? null : Math.max(row.paced, row.last_paced === null ? row.paced : row.last_paced + outboxGapMs);
     sendAt = min(row.urgent, pacedAt);
   }
-  return { wakeAt, sendAt };
+  return { wakeAt, sendAt, dead: row.dead };
 }
 
 function min(...values: (number | null)[]): number | null {

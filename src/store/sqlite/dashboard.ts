@@ -1,0 +1,73 @@
+/**
+ * The dashboard's reads of one inbox: its summary on the overview, its
+ * approvals, its outbox and its activity over time. Each reads indexes on
+ * what it lists, so its cost follows the page, not the inbox's history.
+ */
+import type { ActivityBucket, ApprovalRow, InboxSummary, OutboxView } from '../contract.js';
+import { toActivity, toApprovalRow, toOutboxRow, toSummary, type ActivityRecord, type ApprovalRecord, type OutboxRecord, type SummaryRecord } from '../rows.js';
+import type { CheckedActivityQuery } from '../validate.js';
+import type { InboxDb } from './inbox-db.js';
+import { readLease } from './lease.js';
+import { computeWake } from './wake.js';
+
+const SUMMARY = `
+SELECT
+  (SELECT count(*) FROM events WHERE status = 'pending') AS pending,
+  (SELECT count(*) FROM events WHERE status = 'running') AS running,
+  (SELECT count(*) FROM events WHERE status = 'done') AS done,
+  (SELECT count(*) FROM events WHERE status = 'dead') AS dead,
+  (SELECT min(due) FROM timers WHERE done = 0) AS next_timer_at,
+  (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS outbox_held,
+  (SELECT count(*) FROM approvals WHERE answer IS NULL AND expires_at > @now) AS approvals_pending`;
+
+/** `readySince` comes from the ready index (the hint the workers follow), not from here. */
+export function inboxSummary(c: InboxDb, now: number, readySince: number | null): InboxSummary {
+  const row = c.stmt(SUMMARY).get({ now }) as SummaryRecord;
+  return toSummary(c.inboxId, row, readLease(c), readySince);
+}
+
+/** For an index row from before the dead column (ready-index.ts). */
+export function countDead(c: InboxDb): number {
+  return c.stmt("SELECT count(*) FROM events WHERE status = 'dead'").pluck().get() as number;
+}
+
+const APPROVALS = `
+SELECT id, action, requested_at, expires_at, answer, answered_at FROM approvals
+ORDER BY requested_at DESC, id DESC LIMIT ?`;
+
+export function listApprovals(c: InboxDb, limit: number): ApprovalRow[] {
+  return (c.stmt(APPROVALS).all(limit) as ApprovalRecord[]).map(toApprovalRow);
+}
+
+const HELD = 'SELECT id, body, urgent, created_at, sent_at FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT ?';
+const SENT = `
+SELECT id, body, urgent, created_at, sent_at FROM outbox WHERE sent_at IS NOT NULL
+ORDER BY sent_at DESC, id DESC LIMIT ?`;
+
+/** nextSendAt is what the ready index holds as send_at (wake.ts): R9's gap, urgent messages, a dispatch in flight. */
+export function outboxView(c: InboxDb, now: number, limit: number): OutboxView {
+  const held = (c.stmt(HELD).all(limit) as OutboxRecord[]).map(toOutboxRow);
+  const sent = (c.stmt(SENT).all(limit) as OutboxRecord[]).map(toOutboxRow);
+  return { held, sent, nextSendAt: computeWake(c, now).sendAt };
+}
+
+// Per bucket, three counts over index ranges (events_by_received and the
+// covering events_by_finished; `+status` keeps SQLite off the status index,
+// which would walk every done event): the cost follows the window and the
+// number of buckets, with no sort. The last bucket ends at now.
+const ACTIVITY = `
+WITH RECURSIVE buckets(bucket, lo, hi) AS (
+  SELECT 0, @since, min(@since + @bucketMs, @now + 1) WHERE @count > 0
+  UNION ALL
+  SELECT bucket + 1, hi, min(hi + @bucketMs, @now + 1) FROM buckets WHERE bucket + 1 < @count)
+SELECT bucket,
+  (SELECT count(*) FROM events WHERE received_at >= lo AND received_at < hi) AS received,
+  (SELECT count(*) FROM events WHERE finished_at >= lo AND finished_at < hi AND +status IN ('done', 'dead')) AS finished,
+  (SELECT count(*) FROM (SELECT DISTINCT finished_at, claim_gen FROM events
+                         WHERE finished_at >= lo AND finished_at < hi AND +status IN ('done', 'dead'))) AS runs
+FROM buckets`;
+
+export function activity(c: InboxDb, query: CheckedActivityQuery, now: number, count: number): ActivityBucket[] {
+  const rows = c.stmt(ACTIVITY).all({ ...query, now, count }) as ActivityRecord[];
+  return toActivity(rows, query, count);
+}
