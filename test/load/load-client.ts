@@ -26,6 +26,8 @@ export interface Outcome {
 export interface LoadSummary {
   responses: number;
   connectionErrors: number;
+  /** Connection errors by code (ECONNRESET, ETIMEDOUT, ...). */
+  connectionErrorCodes: Record<string, number>;
   seconds: number;
   perSecond: number;
   p50Ms: number;
@@ -34,7 +36,6 @@ export interface LoadSummary {
   statuses: Record<string, number>;
 }
 
-const REQUEST_TIMEOUT_MS = 30_000;
 
 export class LoadClient {
   readonly outcomes: Outcome[];
@@ -50,7 +51,13 @@ export class LoadClient {
 
   constructor(
     private readonly deliveries: readonly Delivery[],
-    private readonly options: { connections: number; maxAttempts: number; onResponse?: (responses: number) => void },
+    private readonly options: {
+      connections: number;
+      maxAttempts: number;
+      /** An answer slower than this counts as a connection error (default 30 s). */
+      requestTimeoutMs?: number;
+      onResponse?: (responses: number) => void;
+    },
   ) {
     this.outcomes = deliveries.map(() => ({ statuses: [], codes: [], connectionErrors: [] }));
     this.agent = new Agent({ keepAlive: true, maxSockets: options.connections });
@@ -132,7 +139,7 @@ export class LoadClient {
         res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
         res.on('error', reject);
       });
-      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' })));
+      req.setTimeout(this.options.requestTimeoutMs ?? 30_000, () => req.destroy(Object.assign(new Error('request timed out'), { code: 'ETIMEDOUT' })));
       req.on('error', reject);
       req.end(body);
     });
@@ -142,13 +149,16 @@ export class LoadClient {
     const sorted = [...this.latencies].sort((a, b) => a - b);
     const statuses: Record<string, number> = {};
     let connectionErrors = 0;
+    const connectionErrorCodes: Record<string, number> = {};
     for (const outcome of this.outcomes) {
       for (const status of outcome.statuses) statuses[status] = (statuses[status] ?? 0) + 1;
       connectionErrors += outcome.connectionErrors.length;
+      for (const code of outcome.connectionErrors) connectionErrorCodes[code] = (connectionErrorCodes[code] ?? 0) + 1;
     }
     return {
       responses: sorted.length,
       connectionErrors,
+      connectionErrorCodes,
       seconds,
       perSecond: sorted.length / seconds,
       p50Ms: percentile(sorted, 0.5),
