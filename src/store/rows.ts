@@ -168,7 +168,7 @@ export function toOutboxRow(row: OutboxRecord): OutboxRow {
   return { id: row.id, body: row.body, urgent: row.urgent === true || row.urgent === 1, createdAt: row.created_at, sentAt: row.sent_at };
 }
 
-/** One bucket's counts, by number (0 = the bucket starting at `since`). */
+/** Counts of one bucket, by number (0 = the bucket starting at `since`); several rows of a bucket add up. */
 export interface ActivityRecord {
   bucket: number;
   received: number;
@@ -187,9 +187,9 @@ export function toActivity(rows: ActivityRecord[], query: { since: number; bucke
   for (const row of rows) {
     const bucket = buckets[Number(row.bucket)];
     if (bucket === undefined) continue;
-    bucket.received = Number(row.received);
-    bucket.finished = Number(row.finished);
-    bucket.runs = Number(row.runs);
+    bucket.received += Number(row.received);
+    bucket.finished += Number(row.finished);
+    bucket.runs += Number(row.runs);
   }
   return buckets;
 }

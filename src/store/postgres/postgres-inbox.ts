@@ -7,9 +7,11 @@
  * never written return empty results without creating it, as on SQLite.
  */
 import type {
+  ActivityBucket,
   ApprovalAnswer,
   ApprovalOutcome,
   ApprovalRequest,
+  ApprovalRow,
   ClaimedEvent,
   DispatchOptions,
   EventQuery,
@@ -17,6 +19,9 @@ import type {
   Inbox,
   InboxStats,
   NewEvent,
+  OperatorAction,
+  OutboxRow,
+  OutboxView,
   RunOutcome,
   SendFn,
   TimerRow,
@@ -33,8 +38,23 @@ import type { CallTarget } from './call.js';
 import type { InboxTx } from './inbox-tx.js';
 import { ingestEvents } from './ingest.js';
 import { acquireLease, releaseLease } from './lease.js';
-import { toEventRow, toTimerRow, type EventRecord, type ListedTimerRecord } from '../rows.js';
-import { GET_EVENT, LIST_EVENTS, LIST_EVENTS_BY_STATUS, redrive, STATS, toStats, type StatsRow } from './read.js';
+import {
+  toActivity,
+  toApprovalRow,
+  toEventRow,
+  toOperatorAction,
+  toOutboxRow,
+  toTimerRow,
+  type ActionRecord,
+  type ActivityRecord,
+  type ApprovalRecord,
+  type EventRecord,
+  type ListedTimerRecord,
+  type OutboxRecord,
+} from '../rows.js';
+import { ACTIVITY, LIST_APPROVALS, NEXT_SEND_AT, OUTBOX_VIEW, STORE_NOW } from './dashboard.js';
+import { expediteOutbox, LIST_ACTIONS, recordAction } from './operator.js';
+import { COUNT_SOURCE, GET_EVENT, listEventsSql, redrive, SORT_AT_MOST, STATS, toStats, type StatsRow } from './read.js';
 import { LIST_TIMERS, removeTimer, runScheduler, upsertTimer } from './timers.js';
 
 /** What an inbox needs from its store. */
@@ -174,11 +194,16 @@ export class PostgresInbox implements Inbox {
   }
 
   async events(query?: EventQuery): Promise<EventRow[]> {
-    const { status, limit } = v.validateEventQuery(query);
-    const rows =
-      status === null
-        ? await this.db.query<EventRecord>(LIST_EVENTS, [this.id, limit])
-        : await this.db.query<EventRecord>(LIST_EVENTS_BY_STATUS, [this.id, limit, status]);
+    const checked = v.validateEventQuery(query);
+    // No stored key holds U+0000 (withoutNul): nothing can match, and text cannot carry it.
+    if (checked.source?.includes('\u0000') === true) return [];
+    let sortSource = false;
+    if (checked.source !== null) {
+      const [count] = await this.db.query<{ n: number }>(COUNT_SOURCE, [this.id, checked.source]);
+      sortSource = count!.n <= SORT_AT_MOST;
+    }
+    const { sql, params } = listEventsSql(checked, sortSource);
+    const rows = await this.db.query<EventRecord>(sql, [this.id, checked.limit, ...params]);
     return rows.map(toEventRow);
   }
 
@@ -192,25 +217,50 @@ export class PostgresInbox implements Inbox {
     return toStats(row);
   }
 
-  // Dashboard reads: being implemented (stubs until then).
-  async approvals(): Promise<never> {
-    throw new Error('not implemented yet');
+  async approvals(query?: { limit?: number }): Promise<ApprovalRow[]> {
+    const limit = v.validatePageQuery(query);
+    return (await this.db.query<ApprovalRecord>(LIST_APPROVALS, [this.id, limit])).map(toApprovalRow);
   }
-  async outbox(): Promise<never> {
-    throw new Error('not implemented yet');
+
+  async outbox(query?: { limit?: number }): Promise<OutboxView> {
+    const limit = v.validatePageQuery(query);
+    const rows = await this.db.query<OutboxRecord & { part: 'held' | 'sent' }>(OUTBOX_VIEW, [this.id, limit]);
+    const held = rows.filter((row) => row.part === 'held').map(toOutboxRow);
+    if (held.length === 0) return { held, sent: sentFirst(rows), nextSendAt: null };
+    const [work] = await this.db.query<{ send_at: number | null }>(NEXT_SEND_AT, [this.id]);
+    return { held: held.sort((a, b) => a.id - b.id), sent: sentFirst(rows), nextSendAt: work?.send_at ?? null };
   }
-  async activity(): Promise<never> {
-    throw new Error('not implemented yet');
+
+  async activity(query: { since: number; bucketMs: number }): Promise<ActivityBucket[]> {
+    const checked = v.validateActivityQuery(query);
+    const now = this.db.appNow() ?? (await this.db.query<{ now: number }>(STORE_NOW, [null]))[0]!.now;
+    const count = v.bucketCount(checked, now);
+    if (count === 0) return [];
+    const rows = await this.db.query<ActivityRecord>(ACTIVITY, [this.id, checked.since, checked.bucketMs, now]);
+    return toActivity(rows, checked, count);
   }
-  async expediteOutbox(): Promise<never> {
-    throw new Error('not implemented yet');
+
+  async expediteOutbox(): Promise<number> {
+    return this.writeExisting(0, (tx) => expediteOutbox(tx));
   }
-  async recordAction(): Promise<never> {
-    throw new Error('not implemented yet');
+
+  async recordAction(action: Omit<OperatorAction, 'at'>): Promise<void> {
+    const checked = v.validateOperatorAction(action);
+    await this.write((tx) => recordAction(tx, checked));
   }
-  async actions(): Promise<never> {
-    throw new Error('not implemented yet');
+
+  async actions(query?: { limit?: number }): Promise<OperatorAction[]> {
+    const limit = v.validatePageQuery(query);
+    return (await this.db.query<ActionRecord>(LIST_ACTIONS, [this.id, limit])).map(toOperatorAction);
   }
+}
+
+/** The sent part of an outbox view, newest first. */
+function sentFirst(rows: (OutboxRecord & { part: 'held' | 'sent' })[]): OutboxRow[] {
+  return rows
+    .filter((row) => row.part === 'sent')
+    .map(toOutboxRow)
+    .sort((a, b) => (b.sentAt ?? 0) - (a.sentAt ?? 0) || b.id - a.id);
 }
 
 /**
@@ -223,5 +273,4 @@ function withoutNul(event: CheckedEvent): CheckedEvent {
     throw new VigilError('invalid_event', 'source and sourceId cannot contain the NUL character (\\u0000) in a PostgreSQL store');
   }
   return event;
-
 }

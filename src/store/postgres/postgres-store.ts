@@ -7,9 +7,11 @@
 import type pg from 'pg';
 import { readClock, type Clock } from '../../clock.js';
 import { VigilError } from '../../errors.js';
-import type { Inbox, NextWake, Store, StoreOptions } from '../contract.js';
+import type { Inbox, InboxList, InboxListQuery, NextWake, Store, StoreOptions } from '../contract.js';
+import { toSummary, type SummaryRecord } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
-import { validateInboxId, validateLimit } from '../validate.js';
+import { validateInboxId, validateInboxListQuery, validateLimit } from '../validate.js';
+import { LIST_INBOXES } from './dashboard.js';
 import { createPool, DB_NOW_MS, parseConnection, type Connection } from './connection.js';
 import { translate } from './errors.js';
 import type { Statement } from './call.js';
@@ -130,8 +132,28 @@ export class PostgresStore implements Store, InboxBackend {
     return rows.map((row) => row.inbox_id);
   }
 
-  async listInboxes(): Promise<never> {
-    throw new Error('not implemented yet');
+  /** One statement: the page's summaries, the counts over all pages, and now (dashboard.ts). */
+  async listInboxes(query?: InboxListQuery): Promise<InboxList> {
+    this.assertOpen();
+    const { search, after, limit, attention, stuckAfterMs } = validateInboxListQuery(query);
+    const rows = await this.query<InboxPageRow>(LIST_INBOXES, [this.appNow(), stuckAfterMs, search, attention, after ?? '', limit + 1]);
+    const head = rows[0]!;
+    const page = rows.filter((row) => row.inbox_id !== null);
+    const listed = page.slice(0, limit);
+    return {
+      inboxes: listed.map((row) =>
+        toSummary(
+          row.inbox_id!,
+          row,
+          row.holder === null || row.lease_until === null ? null : { holder: row.holder, gen: row.gen, until: row.lease_until },
+          row.ready_since,
+        ),
+      ),
+      next: page.length > limit ? listed[listed.length - 1]!.inbox_id : null,
+      total: head.total,
+      needAttention: head.need_attention,
+      now: head.now,
+    };
   }
 
   async readyInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
@@ -194,4 +216,16 @@ function inOneWrite<T>(client: pg.PoolClient, issue: () => T): T {
   } finally {
     socket.uncork();
   }
+}
+
+/** A row of LIST_INBOXES: the counts, and an inbox of the page (all null when the page is empty). */
+interface InboxPageRow extends SummaryRecord {
+  now: number;
+  total: number;
+  need_attention: number;
+  inbox_id: string | null;
+  holder: string | null;
+  gen: number;
+  lease_until: number | null;
+  ready_since: number | null;
 }

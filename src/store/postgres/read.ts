@@ -1,15 +1,55 @@
 /** Reads for people and tools: events, stats. R6's dead letters are listed here. */
-import type { InboxStats } from '../contract.js';
+import type { EventStatus, InboxStats } from '../contract.js';
+import type { CheckedEventQuery } from '../validate.js';
 import { emptyStats, EVENT_COLUMNS } from '../rows.js';
 import { DB_NOW_MS } from './connection.js';
 import type { InboxTx } from './inbox-tx.js';
 
 export const GET_EVENT = `SELECT ${EVENT_COLUMNS} FROM events WHERE inbox_id = $1 AND source = $2 AND source_id = $3`;
 
-/** Oldest first; with a status, walks that status's part of the index only. */
-export const LIST_EVENTS = `SELECT ${EVENT_COLUMNS} FROM events WHERE inbox_id = $1 ORDER BY id LIMIT $2`;
-export const LIST_EVENTS_BY_STATUS = `
-SELECT ${EVENT_COLUMNS} FROM events WHERE inbox_id = $1 AND status = $3 ORDER BY id LIMIT $2`;
+/** Below this many events of a source, its key index is read and sorted; above it, the status index is walked in id order. */
+export const SORT_AT_MOST = 2_000;
+
+/** How many events of the inbox ($1) have the source $2, up to SORT_AT_MOST + 1 (the key index alone). */
+export const COUNT_SOURCE = `
+SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE inbox_id = $1 AND source = $2 LIMIT ${SORT_AT_MOST + 1}) AS match`;
+
+const STATUSES: readonly EventStatus[] = ['pending', 'running', 'done', 'dead'];
+
+/**
+ * An event listing as one statement: $1 inbox, $2 limit, then the source
+ * and afterId when given. No index is in (inbox_id, id) order, and the
+ * primary key (id) holds every inbox's events: so a listing walks
+ * events_by_status (inbox_id, status, id) in id order, one status (the
+ * query's) or all four merged, reading what the page needs. A source with
+ * few events (`sortSource`) is read through its key index and sorted
+ * instead, since walking for it could pass the inbox's whole history.
+ */
+export function listEventsSql(query: CheckedEventQuery, sortSource: boolean): { sql: string; params: unknown[] } {
+  const { status, source, afterId, newestFirst } = query;
+  const params: unknown[] = [];
+  const where: string[] = [];
+  if (source !== null) {
+    params.push(source);
+    where.push(`source = $${params.length + 2}`);
+  }
+  if (afterId !== null) {
+    params.push(afterId);
+    where.push(`id ${newestFirst ? '<' : '>'} $${params.length + 2}`);
+  }
+  const order = `ORDER BY id${newestFirst ? ' DESC' : ''} LIMIT $2`;
+  const filter = where.map((w) => ` AND ${w}`).join('');
+  const one = (statusCondition: string): string => `SELECT ${EVENT_COLUMNS} FROM events WHERE inbox_id = $1${statusCondition}${filter} ${order}`;
+  let sql: string;
+  if (sortSource || status !== null) {
+    // ORDER BY id + 0: sorted, never an ordered walk of the primary key over every inbox.
+    const sorted = sortSource ? order.replace('ORDER BY id', 'ORDER BY id + 0') : order;
+    sql = `SELECT ${EVENT_COLUMNS} FROM events WHERE inbox_id = $1${status === null ? '' : ` AND status = '${status}'`}${filter} ${sorted}`;
+  } else {
+    sql = `SELECT * FROM (${STATUSES.map((s) => `(${one(` AND status = '${s}'`)})`).join(' UNION ALL ')}) AS e ${order}`;
+  }
+  return { sql, params };
+}
 
 /** R6: a dead event becomes pending again with attempts 0; its last error stays for the record. */
 export async function redrive(tx: InboxTx, eventId: number): Promise<boolean> {
