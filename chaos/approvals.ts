@@ -10,6 +10,8 @@ import type { PlannedEvent } from './plan.js';
 
 export interface AskRecord {
   inbox: string;
+  /** The ask event's sourceId. */
+  sourceId: string;
   id: string;
   plan: 'yes' | 'no' | 'expire';
   /** What answerApproval said stands, once it stopped saying 'unknown'. */
@@ -29,7 +31,7 @@ export class ApprovalClerk {
   ) {
     this.asks = plan
       .filter((e) => e.kind === 'ask')
-      .map((e) => ({ inbox: e.inbox, id: approvalId(e.sourceId), plan: e.approval!, standing: null, second: null, fed: false }));
+      .map((e) => ({ inbox: e.inbox, sourceId: e.sourceId, id: approvalId(e.sourceId), plan: e.approval!, standing: null, second: null, fed: false }));
     this.byEvent = new Map(plan.filter((e) => e.kind === 'ask').map((e, i) => [`${e.inbox}/${e.sourceId}`, this.asks[i]!]));
   }
 
@@ -55,7 +57,17 @@ export class ApprovalClerk {
     }
   }
 
-  get unanswered(): number {
-    return this.asks.filter((a) => a.plan !== 'expire' && a.standing === null).length;
+  /**
+   * Approvals still to answer whose ask may yet be made: its event is not
+   * dead (a collateral death, collateral.ts, never asks).
+   */
+  async waiting(): Promise<number> {
+    let waiting = 0;
+    for (const ask of this.asks) {
+      if (ask.plan === 'expire' || ask.standing !== null) continue;
+      const event = await this.store.inbox(ask.inbox).getEvent('chaos', ask.sourceId);
+      if (event?.status !== 'dead') waiting += 1;
+    }
+    return waiting;
   }
 }

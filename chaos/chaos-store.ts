@@ -52,12 +52,11 @@ class ChaosInbox extends InboxProxy {
   }
 
   override async claimBatch(holder: string, gen: number): Promise<ClaimedEvent[]> {
+    this.options.journal.write({ k: 'claiming', inbox: this.id, holder, gen });
     const batch = await this.inner.claimBatch(holder, gen);
-    if (batch.length > 0) {
-      const [events, attempts] = [batch.map((e) => `${e.source}/${e.sourceId}`), batch.map((e) => e.attempts)];
-      this.options.journal.write({ k: 'claim', inbox: this.id, holder, gen, ids: batch.map((e) => e.id), events, attempts });
-      await this.options.crashes.pass('after-claim', this.id);
-    }
+    const [events, attempts] = [batch.map((e) => `${e.source}/${e.sourceId}`), batch.map((e) => e.attempts)];
+    this.options.journal.write({ k: 'claim', inbox: this.id, holder, gen, ids: batch.map((e) => e.id), events, attempts });
+    if (batch.length > 0) await this.options.crashes.pass('after-claim', this.id);
     return batch;
   }
 

@@ -167,7 +167,7 @@ export async function checkRun(input: CheckInput): Promise<CheckResult> {
   add('timers fired each occurrence once', input.timers.intervals.length + input.timers.oneOffs.length, await checkTimers(input, rows));
 
   // 9. R8: one answer stands per approval, and it came back as an event.
-  add('one answer per approval, delivered as an event', input.asks.length, checkApprovals(input.asks, byKey));
+  add('one answer per approval, delivered as an event', input.asks.length, checkApprovals(input.asks, byKey, new Set(collateral.map((c) => c.split(':')[0]!))));
 
   // 10. Workers die only by SIGKILL: an uncaught error in the runtime is a bug.
   add('no worker died of an error', input.workerErrors.length, input.workerErrors);
@@ -215,9 +215,11 @@ async function checkTimers(input: CheckInput, rows: readonly StoredEvent[]): Pro
   return violations;
 }
 
-function checkApprovals(asks: readonly AskRecord[], byKey: ReadonlyMap<string, EventRow[]>): string[] {
+function checkApprovals(asks: readonly AskRecord[], byKey: ReadonlyMap<string, EventRow[]>, collateral: ReadonlySet<string>): string[] {
   const violations: string[] = [];
   for (const ask of asks) {
+    // An ask event that died as collateral never asked: no approval, nothing to answer.
+    if (collateral.has(`${ask.inbox}/chaos/${ask.sourceId}`) && (byKey.get(`${ask.inbox}|approval/${ask.id}`) ?? []).length === 0) continue;
     const events = byKey.get(`${ask.inbox}|approval/${ask.id}`) ?? [];
     const expected = ask.plan === 'expire' ? 'expired' : ask.standing;
     const answer = (events[0]?.payload as { answer?: unknown } | undefined)?.answer;

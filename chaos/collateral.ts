@@ -11,7 +11,9 @@
  *   - its worker died during the run and never finished that batch, or
  *   - its finish was refused (the lease was lost: a stalled process), or
  *   - its batch finished with another event's error (a first attempt
- *     batched with a throwing or flaky event).
+ *     batched with a throwing or flaky event), or
+ *   - (an attempt with no claim record) its inbox has a claim its worker
+ *     began and died before recording.
  * Anything else (a finish that succeeded, a worker that lived on and never
  * finished) leaves the death unexplained, and the invariant broken.
  */
@@ -32,6 +34,17 @@ export function explainDeaths(
 ): { collateral: string[]; unexplained: string[] } {
   const claims = new Map<string, Claim[]>();
   const finishes = new Map<string, Finish[]>();
+  // Claims whose record never came: `claiming` with no `claim` after it, by a worker that died.
+  const unanswered = new Map<string, number>();
+  for (const r of journal) {
+    if (r.k === 'claiming') unanswered.set(`${r.inbox}#${r.holder}#${r.gen}`, (unanswered.get(`${r.inbox}#${r.holder}#${r.gen}`) ?? 0) + 1);
+    if (r.k === 'claim') unanswered.set(`${r.inbox}#${r.holder}#${r.gen}`, (unanswered.get(`${r.inbox}#${r.holder}#${r.gen}`) ?? 0) - 1);
+  }
+  const lostClaims = new Map<string, number>();
+  for (const [key, n] of unanswered) {
+    const [inbox, holder] = key.split('#') as [string, string];
+    if (n > 0 && diedDuringRun.has(holder)) lostClaims.set(inbox, (lostClaims.get(inbox) ?? 0) + n);
+  }
   for (const r of journal) {
     if (r.k === 'claim') for (const id of r.ids) push(claims, `${r.inbox}#${id}`, r);
     if (r.k === 'finish') for (const id of r.ids) push(finishes, `${r.inbox}#${id}#${r.holder}#${r.gen}`, r);
@@ -49,8 +62,11 @@ export function explainDeaths(
       if (done.length === 0 && diedDuringRun.has(claim.holder)) return `${claim.holder} died`;
       return null;
     });
-    // A claim whose record was lost to the kill that ended it still counted: at least as many claims as attempts.
-    if (mine.length >= row.attempts && reasons.every((r) => r !== null)) collateral.push(`${name}: ${reasons.join(', ')}`);
+    // A claim whose record was lost to the kill that ended it still counted an attempt: such
+    // claims (the worker said it was claiming, then died) may account for the attempts not seen.
+    const unseen = Math.max(0, row.attempts - mine.length);
+    if (unseen > 0) reasons.push(...Array<string>(Math.min(unseen, lostClaims.get(row.inbox) ?? 0)).fill('claimed, then died'));
+    if (reasons.length >= row.attempts && reasons.every((r) => r !== null)) collateral.push(`${name}: ${reasons.join(', ')}`);
     else unexplained.push(`${name}: dead after ${row.attempts} attempts (${row.lastError ?? row.error ?? 'no error'}); claims: ${reasons.map((r) => r ?? 'not lost').join(', ')}`);
   }
   return { collateral, unexplained };

@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { StoreOptions } from '../src/store/contract.js';
 import type { ChaosPoint } from './crash-points.js';
@@ -42,6 +43,7 @@ interface Worker {
   armed: number;
   proc: ChildProcess;
   ready: boolean;
+  readyAt: number;
   exited: Promise<void>;
   stderr: string;
 }
@@ -92,8 +94,8 @@ export class Fleet {
   }
 
   /** SIGKILLs a random ready worker now; false if none is ready. */
-  killRandom(): boolean {
-    const worker = this.pick();
+  killRandom(minLifeMs = 0): boolean {
+    const worker = this.pick(minLifeMs);
     if (worker === null) return false;
     this.kill(worker);
     this.counts.killedAtRandom += 1;
@@ -127,8 +129,9 @@ export class Fleet {
     await Promise.all(workers.map((w) => w.exited));
   }
 
-  private pick(): Worker | null {
-    const ready = [...this.live.values()].filter((w) => w.ready);
+  private pick(minLifeMs = 0): Worker | null {
+    const now = performance.now();
+    const ready = [...this.live.values()].filter((w) => w.ready && now - w.readyAt >= minLifeMs);
     return ready.length === 0 ? null : ready[Math.floor(this.options.random() * ready.length)]!;
   }
 
@@ -163,7 +166,7 @@ export class Fleet {
     const proc = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(config)], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     this.counts.started += 1;
     let resolveExit!: () => void;
-    const worker: Worker = { slot, holder, journalFile, armed: 0, proc, ready: false, exited: new Promise((r) => (resolveExit = r)), stderr: '' };
+    const worker: Worker = { slot, holder, journalFile, armed: 0, proc, ready: false, readyAt: 0, exited: new Promise((r) => (resolveExit = r)), stderr: '' };
     this.live.set(slot, worker);
     proc.stderr?.setEncoding('utf8');
     proc.stderr?.on('data', (chunk: string) => {
@@ -172,6 +175,7 @@ export class Fleet {
     proc.on('message', (message: { type?: string }) => {
       if (message.type === 'ready') {
         worker.ready = true;
+        worker.readyAt = performance.now();
         if (this.calm) this.send(worker, { type: 'disarm' });
       }
       if (message.type === 'kill-me') {

@@ -33,7 +33,7 @@ export interface ChaosReport {
   drainMs: number;
   /** Where the journals (and the SQLite store) are: kept when the run failed or `keep` was set. */
   dir: string;
-  kills: { total: number; byPoint: Record<string, number>; poison: number };
+  kills: { total: number; byPoint: Record<string, number>; poison: number; skipped: number };
   fleet: FleetCounts;
   feeder: { deliveries: number; refused: number };
   check: CheckResult;
@@ -44,6 +44,10 @@ const TICK_MS = 100;
 const EDGE = 0.05;
 /** Share of kills that are a parent's SIGKILL at a random moment; the rest are armed crash points. */
 const RANDOM_MOMENT_SHARE = 0.4;
+/** A kill this late (no worker was ready when it was due) is dropped. */
+const LATE_MS = 2_000;
+/** A worker is killed at a random moment only once it has been ready this long: it gets to work first. */
+const MIN_LIFE_MS = 500;
 
 export async function runChaos(config: ChaosConfig): Promise<ChaosReport> {
   const log = (line: string): void => {
@@ -88,6 +92,7 @@ export async function runChaos(config: ChaosConfig): Promise<ChaosReport> {
     let lastAnswer = 0;
     // Armed points go round the list (from a random start), so even a short run reaches each kind.
     let nextPoint = Math.floor(random() * CHAOS_POINTS.length);
+    let skippedKills = 0;
     for (let elapsed = 0; elapsed < config.windowMs; elapsed = performance.now() - windowStart) {
       const due = Math.min(plan.length, Math.ceil((plan.length * elapsed) / feedUntil));
       if (due > fed) {
@@ -95,11 +100,16 @@ export async function runChaos(config: ChaosConfig): Promise<ChaosReport> {
         await feeder.feed(slice);
         clerk.fed(slice);
       }
-      // Kills due so far, counting armed points not fired yet; a point lost with its worker (poison) is armed again.
-      const scheduled = killAt.filter((at) => at <= elapsed).length;
-      while (fleet.counts.kills + fleet.armedOutstanding < scheduled) {
-        const delivered = random() < RANDOM_MOMENT_SHARE ? fleet.killRandom() : fleet.arm(CHAOS_POINTS[nextPoint++ % CHAOS_POINTS.length]!);
-        if (!delivered) break; // no worker ready: try again next tick
+      // One kill per tick at most, and a kill overdue by more than LATE_MS (no worker was ready) is
+      // dropped: a backlog delivered at once would kill every worker the moment it is ready, and the
+      // run would be restarts with no work in between.
+      while (killAt.length > 0 && killAt[0]! < elapsed - LATE_MS) {
+        killAt.shift();
+        skippedKills += 1;
+      }
+      if (killAt.length > 0 && killAt[0]! <= elapsed) {
+        const delivered = random() < RANDOM_MOMENT_SHARE ? fleet.killRandom(MIN_LIFE_MS) : fleet.arm(CHAOS_POINTS[nextPoint++ % CHAOS_POINTS.length]!);
+        if (delivered) killAt.shift();
       }
       if (elapsed - lastAnswer >= 500) {
         lastAnswer = elapsed;
@@ -107,7 +117,7 @@ export async function runChaos(config: ChaosConfig): Promise<ChaosReport> {
       }
       await sleep(TICK_MS);
     }
-    log(`window over: ${fed}/${plan.length} fed, ${fleet.counts.kills}/${config.kills} kills, ${fleet.armedOutstanding} points still armed`);
+    log(`window over: ${fed}/${plan.length} fed, ${fleet.counts.kills}/${config.kills} kills (${skippedKills} dropped: no worker ready), ${fleet.armedOutstanding} points still armed`);
 
     // 4. The drain.
     fleet.disarm();
@@ -119,7 +129,7 @@ export async function runChaos(config: ChaosConfig): Promise<ChaosReport> {
     let lastReport = 0;
     const quiet = async (): Promise<boolean> => {
       await clerk.tick();
-      const left = { pending: 0, running: 0, held: 0, approvals: 0, timers: 0, unanswered: clerk.unanswered };
+      const left = { pending: 0, running: 0, held: 0, approvals: 0, timers: 0, unanswered: await clerk.waiting() };
       for (let n = 0; n < config.inboxes; n++) {
         const inbox = store.inbox(inboxName(n));
         const s = await inbox.stats();
@@ -164,7 +174,7 @@ export async function runChaos(config: ChaosConfig): Promise<ChaosReport> {
       durationMs: performance.now() - started,
       drainMs,
       dir: place.dir,
-      kills: { total, byPoint, poison },
+      kills: { total, byPoint, poison, skipped: skippedKills },
       fleet: fleet.counts,
       feeder: { deliveries: feeder.deliveries, refused: feeder.refused },
       check,

@@ -16,7 +16,9 @@ export type JournalRecord =
   | { k: 'acquire'; inbox: string; holder: string; gen: number; askedAt: number; gotAt: number }
   /** The worker is about to release: it stops counting on the lease from `at`. */
   | { k: 'release'; inbox: string; holder: string; gen: number; at: number }
-  /** A batch claimed (for reading a failed run: which events went together). */
+  /** About to claim: with no `claim` after it, the worker died before it could say what it claimed. */
+  | { k: 'claiming'; inbox: string; holder: string; gen: number }
+  /** A batch claimed, possibly empty (for reading a failed run: which events went together). */
   | { k: 'claim'; inbox: string; holder: string; gen: number; ids: number[]; events: string[]; attempts: number[] }
   /** A finish and what the store said. */
   | { k: 'finish'; inbox: string; holder: string; gen: number; ids: number[]; ok: boolean; error?: string }

@@ -18,7 +18,7 @@ export function formatReport(report: ChaosReport): string {
     ['rows stored', `${check.rows} (${check.done} done, ${check.dead} dead; timer and approval events included)`],
     ['collateral deaths', `${check.collateral.length}${check.collateral.length === 0 ? '' : `: ${check.collateral.slice(0, 3).join('; ')}`}`],
     ['workers', `${config.workers} at a time × ${config.concurrency} inboxes; ${fleet.started} processes started`],
-    ['kills', `${kills.total}: ${Object.entries(kills.byPoint).map(([p, n]) => `${p} ${n}`).join(', ')}`],
+    ['kills', `${kills.total} of ${config.kills} planned (${kills.skipped} dropped: no worker ready): ${Object.entries(kills.byPoint).map(([p, n]) => `${p} ${n}`).join(', ')}`],
     ['poison crashes', String(kills.poison)],
     ['lease grants', `${check.leases.grants} (${check.leases.leases} leases)`],
     ['messages', `${check.messages} queued, ${check.deliveries} deliveries (${check.duplicateDeliveries} repeated, ${check.lostMessages} lost)`],
