@@ -236,6 +236,22 @@ export function readyInboxes(target: StoreTarget): void {
         await stop();
       });
 
+      it('calls the listener after a redrive (the dead event is work again) and not after a redrive that changed nothing', async () => {
+        const { store } = await open();
+        const inbox = store.inbox('d');
+        await inbox.ingest({ source: 's', sourceId: '1' });
+        const gen = (await inbox.acquire('w')) as number;
+        const [event] = await inbox.claimBatch('w', gen);
+        await inbox.finish('w', gen, [event!.id], { error: 'poison', dead: true });
+        await inbox.release('w', gen);
+        const seen: string[] = [];
+        const stop = await store.subscribe((id) => seen.push(id));
+        expect(await inbox.redrive(event!.id + 1000)).toBe(false);
+        expect(await inbox.redrive(event!.id)).toBe(true);
+        await vi.waitFor(() => expect(seen).toEqual(['d']));
+        await stop();
+      });
+
       it('a stopped listener hears nothing more; others still do', async () => {
         const { store } = await open();
         const first: string[] = [];

@@ -209,7 +209,12 @@ export class PostgresInbox implements Inbox {
 
   async redrive(eventId: number): Promise<boolean> {
     v.validateEventId(eventId);
-    return this.writeExisting(false, (tx) => redrive(tx, eventId));
+    return this.writeExisting(false, async (tx) => {
+      const redriven = await redrive(tx, eventId);
+      // The event is work again: wake the workers now rather than at their next poll.
+      if (redriven) tx.wakeSubscribers = true;
+      return redriven;
+    });
   }
 
   async stats(): Promise<InboxStats> {

@@ -197,7 +197,10 @@ export class SqliteInbox implements Inbox {
   async redrive(eventId: number): Promise<boolean> {
     v.validateEventId(eventId);
     const c = this.existing();
-    return c === null ? false : c.write(() => redrive(c, eventId));
+    const redriven = c !== null && c.write(() => redrive(c, eventId));
+    // The event is work again: wake the workers now rather than at their next poll.
+    if (redriven) this.files.notify(this.id);
+    return redriven;
   }
 
   async stats(): Promise<InboxStats> {
