@@ -85,17 +85,21 @@ export const NEXT_SEND_AT = 'SELECT send_at FROM work WHERE inbox_id = $1';
 
 /**
  * Events received, and finished with the runs that finished them, per
- * bucket ($2 since, $3 bucketMs, $4 now): the window of events_by_received
- * and events_by_finished (covering), hashed by bucket. Runs are the
- * distinct (claim_gen, finished_at) pairs: grouped in index order first.
+ * bucket ($2 since, $3 bucketMs, $4 now). Run with index scans only
+ * (PostgresStore.queryByIndex): each part reads its index range in order,
+ * index only, and runs (the distinct (finished_at, claim_gen) pairs) are
+ * grouped as the covering events_by_finished delivers them, with no hash
+ * table or sort over the window. Left to itself the planner scanned the
+ * inbox's heap when the window spans most of its history, then hashed
+ * every pair: 2-3x slower at 100,000 events.
  */
 export const ACTIVITY = `
 SELECT (received_at - $2) / $3 AS bucket, count(*) AS received, 0 AS finished, 0 AS runs
 FROM events WHERE inbox_id = $1 AND received_at >= $2 AND received_at <= $4
 GROUP BY 1
 UNION ALL
-SELECT bucket, 0, sum(n), count(*) FROM (
+SELECT run.bucket, 0, sum(run.n), count(*) FROM (
   SELECT (finished_at - $2) / $3 AS bucket, count(*) AS n
   FROM events WHERE inbox_id = $1 AND finished_at >= $2 AND finished_at <= $4 AND status IN ('done', 'dead')
   GROUP BY finished_at, claim_gen) AS run
-GROUP BY bucket`;
+GROUP BY run.bucket`;

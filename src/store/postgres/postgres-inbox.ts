@@ -62,6 +62,8 @@ export interface InboxBackend extends CallTarget {
   readonly maxPayloadBytes: number;
   /** One statement on a pooled connection: its own transaction, one snapshot. */
   query<T extends object>(sql: string, params: unknown[]): Promise<T[]>;
+  /** The same, planned with index scans only (no sequential or bitmap heap scan). */
+  queryByIndex<T extends object>(sql: string, params: unknown[]): Promise<T[]>;
   /** One transaction on the inbox's locked row; `absent` if it was never written and `create` is false. */
   transaction<T>(inboxId: string, create: boolean, fn: (tx: InboxTx) => Promise<T>): Promise<{ value: T } | 'absent'>;
 }
@@ -241,7 +243,7 @@ export class PostgresInbox implements Inbox {
     const now = this.db.appNow() ?? (await this.db.query<{ now: number }>(STORE_NOW, [null]))[0]!.now;
     const count = v.bucketCount(checked, now);
     if (count === 0) return [];
-    const rows = await this.db.query<ActivityRecord>(ACTIVITY, [this.id, checked.since, checked.bucketMs, now]);
+    const rows = await this.db.queryByIndex<ActivityRecord>(ACTIVITY, [this.id, checked.since, checked.bucketMs, now]);
     return toActivity(rows, checked, count);
   }
 

@@ -84,6 +84,30 @@ export class PostgresStore implements Store, InboxBackend {
     }
   }
 
+  /**
+   * One statement planned with index scans only, in a transaction of its own
+   * (the settings are LOCAL to it), pipelined: one round trip. For a read
+   * whose index walk the planner would trade for a heap scan on an inbox
+   * that is a large part of the table (dashboard.ts, ACTIVITY).
+   */
+  async queryByIndex<T extends object>(sql: string, params: unknown[]): Promise<T[]> {
+    this.assertOpen();
+    return withClient(this.pool, async (client) => {
+      try {
+        const [, , result] = await Promise.all([
+          client.query('BEGIN READ ONLY'),
+          client.query('SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off'),
+          client.query<T>(sql, params),
+          client.query('COMMIT'),
+        ]);
+        return result.rows;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
   /** One statement, prepared once per pooled connection under its name: one round trip. */
   async call<T extends object>(statement: Statement, params: unknown[]): Promise<T[]> {
     this.assertOpen();
