@@ -100,16 +100,18 @@ export async function runChaos(config: ChaosConfig): Promise<ChaosReport> {
         await feeder.feed(slice);
         clerk.fed(slice);
       }
-      // One kill per tick at most, and a kill overdue by more than LATE_MS (no worker was ready) is
-      // dropped: a backlog delivered at once would kill every worker the moment it is ready, and the
-      // run would be restarts with no work in between.
-      while (killAt.length > 0 && killAt[0]! < elapsed - LATE_MS) {
-        killAt.shift();
-        skippedKills += 1;
-      }
+      // One kill per tick at most, so a late parent (a slow tick) never delivers a burst that would
+      // kill every worker the moment it is ready. A kill that finds no worker ready waits, and is
+      // dropped once overdue by LATE_MS.
       if (killAt.length > 0 && killAt[0]! <= elapsed) {
         const delivered = random() < RANDOM_MOMENT_SHARE ? fleet.killRandom(MIN_LIFE_MS) : fleet.arm(CHAOS_POINTS[nextPoint++ % CHAOS_POINTS.length]!);
         if (delivered) killAt.shift();
+        else {
+          while (killAt.length > 0 && killAt[0]! < elapsed - LATE_MS) {
+            killAt.shift();
+            skippedKills += 1;
+          }
+        }
       }
       if (elapsed - lastAnswer >= 500) {
         lastAnswer = elapsed;
