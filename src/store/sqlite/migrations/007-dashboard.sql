@@ -16,11 +16,6 @@ CREATE TABLE operator_actions (
 CREATE INDEX approvals_by_request ON approvals (requested_at, id);
 CREATE INDEX outbox_sent ON outbox (sent_at, id) WHERE sent_at IS NOT NULL;
 
--- Activity over time (events received, finished and runs per bucket)
--- counts each bucket's range of these indexes, so it reads the window it
--- shows, not the inbox's history, and never sorts it (a GROUP BY over
--- 100,000 events took ~100 ms). events_by_finished covers what a finished
--- count and its runs need. Each costs an ingest (received_at: appended at
--- the right edge) or a finish (finished_at) one more index entry.
-CREATE INDEX events_by_received ON events (received_at);
-CREATE INDEX events_by_finished ON events (finished_at, claim_gen, status) WHERE finished_at IS NOT NULL;
+-- No index for activity over time (dashboard.ts scans the inbox's events):
+-- one on received_at or finished_at would cost every ingest or finish one
+-- more entry, about 15% of an ingest's CPU, for a chart.
