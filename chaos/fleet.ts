@@ -60,12 +60,14 @@ export interface FleetCounts {
   kills: number;
   /** Children killed by a poison event. */
   poisoned: number;
+  /** Milliseconds from spawn to `ready`, per worker that got there. */
+  startMs: number[];
   /** Children that exited with a code (an error, not a kill): each one is a failure to look at. */
   exitedWithCode: { holder: string; code: number; stderr: string }[];
 }
 
 export class Fleet {
-  readonly counts: FleetCounts = { started: 0, killedAtRandom: 0, killedOnRequest: 0, diedOnTheirOwn: 0, kills: 0, poisoned: 0, exitedWithCode: [] };
+  readonly counts: FleetCounts = { started: 0, killedAtRandom: 0, killedOnRequest: 0, diedOnTheirOwn: 0, kills: 0, poisoned: 0, startMs: [], exitedWithCode: [] };
   /** Holders whose process ended while the fleet was running (not at stop()). */
   readonly diedDuringRun = new Set<string>();
   private readonly live = new Map<number, Worker>();
@@ -163,6 +165,7 @@ export class Fleet {
       leaseTtlMs: this.options.leaseTtlMs,
       atMostOnce: this.options.atMostOnce,
     };
+    const spawnedAt = performance.now();
     const proc = spawn(process.execPath, ['--import', 'tsx', WORKER, JSON.stringify(config)], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     this.counts.started += 1;
     let resolveExit!: () => void;
@@ -176,6 +179,7 @@ export class Fleet {
       if (message.type === 'ready') {
         worker.ready = true;
         worker.readyAt = performance.now();
+        this.counts.startMs.push(worker.readyAt - spawnedAt);
         if (this.calm) this.send(worker, { type: 'disarm' });
       }
       if (message.type === 'kill-me') {

@@ -17,7 +17,7 @@ export function formatReport(report: ChaosReport): string {
     ['deliveries', `${feeder.deliveries} (${feeder.refused} refused as duplicates)`],
     ['rows stored', `${check.rows} (${check.done} done, ${check.dead} dead; timer and approval events included)`],
     ['collateral deaths', `${check.collateral.length}${check.collateral.length === 0 ? '' : `: ${check.collateral.slice(0, 3).join('; ')}`}`],
-    ['workers', `${config.workers} at a time × ${config.concurrency} inboxes; ${fleet.started} processes started`],
+    ['workers', `${config.workers} at a time × ${config.concurrency} inboxes; ${fleet.started} processes started, median start ${median(fleet.startMs)} s`],
     ['kills', `${kills.total} of ${config.kills} planned (${kills.skipped} dropped: no worker ready): ${Object.entries(kills.byPoint).map(([p, n]) => `${p} ${n}`).join(', ')}`],
     ['poison crashes', String(kills.poison)],
     ['lease grants', `${check.leases.grants} (${check.leases.leases} leases)`],
@@ -31,4 +31,10 @@ export function formatReport(report: ChaosReport): string {
     '',
     report.passed ? `chaos: every invariant held (${config.store})` : `chaos: ${check.invariants.filter((i) => i.violations.length > 0).length} invariants BROKEN; files kept in ${report.dir}`,
   ].join('\n');
+}
+
+function median(values: readonly number[]): string {
+  if (values.length === 0) return '-';
+  const sorted = [...values].sort((a, b) => a - b);
+  return (sorted[Math.floor(sorted.length / 2)]! / 1000).toFixed(1);
 }
