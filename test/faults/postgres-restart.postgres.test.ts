@@ -13,9 +13,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { openStore } from '../../src/index.js';
 import { RestartablePostgres } from '../fixtures/restartable-postgres.js';
-import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
-
-const TOKEN = 'pg-restart-token';
+import { ServiceHarness, waitFor } from '../fixtures/service-process.js';
+import { startReplyingService } from './replying-service.js';
 
 let postgres: RestartablePostgres;
 beforeAll(async () => {
@@ -32,25 +31,7 @@ it('vigil serve across a PostgreSQL restart: clear 503s while it is down, the sa
   const root = harness.tempDir('vigil-pg-restart-');
   const markers = join(root, 'markers');
   mkdirSync(markers);
-  const receiver = await harness.receiver();
-  const config = harness.writeConfig(root, {
-    store: postgres.url,
-    port: 0,
-    token: TOKEN,
-    agent: join(REPO_ROOT, 'test/fixtures/service-blocking-agent.ts'),
-    channels: { webhook: { url: receiver.url, secret: CHANNEL_SECRET } },
-    engine: { outboxGapMs: 0, leaseTtlMs: 3_000, retryBackoff: { baseMs: 100, maxMs: 500 } },
-    workers: { pollIntervalMs: 200 },
-  });
-  const serve = harness.serve(config, { VIGIL_TEST_MARKER_DIR: markers });
-  const url = await serve.url();
-  const post = (inbox: string, key: string) =>
-    fetch(`${url}/inboxes/${inbox}/messages`, {
-      method: 'POST',
-      body: JSON.stringify({ text: key }),
-      headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': key },
-    });
-  const replies = () => receiver.received.flatMap((r) => (JSON.parse(r.body) as { body: string }).body.split('\n\n'));
+  const { serve, url, post, replies } = await startReplyingService(harness, root, postgres.url, markers);
   const acked: string[] = [];
 
   // A run is in the agent when the server goes down; another message waits behind it.
@@ -76,7 +57,7 @@ it('vigil serve across a PostgreSQL restart: clear 503s while it is down, the sa
   expect(JSON.stringify(failedTurn.err)).toMatch(/PostgreSQL is unavailable/);
   await new Promise((resolve) => setTimeout(resolve, 500));
   expect(serve.alive).toBe(true);
-  expect(receiver.received).toHaveLength(0);
+  expect(replies()).toEqual([]);
 
   await postgres.start();
   // The client retries what was refused (bounded); the first tries may still meet dead pooled connections.

@@ -19,9 +19,9 @@ import Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
 import { isVigilError, openStore, type VigilError } from '../../src/index.js';
 import { FaultyFilesystem } from '../fixtures/filesystem-faults.js';
-import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
+import { ServiceHarness, waitFor } from '../fixtures/service-process.js';
+import { startReplyingService } from './replying-service.js';
 
-const TOKEN = 'disk-token';
 /** Big enough that a few of them need new pages in the WAL, not ones a checkpoint freed. */
 const BIG_TEXT = 'x'.repeat(200_000);
 
@@ -84,24 +84,7 @@ it('vigil serve: deliveries get 503 store_unavailable while the disk is full, th
   filesystems.push(fs);
   const markers = join(root, 'markers');
   mkdirSync(markers);
-  const receiver = await harness.receiver();
-  const config = harness.writeConfig(root, {
-    store: 'sqlite:./data',
-    port: 0,
-    token: TOKEN,
-    agent: join(REPO_ROOT, 'test/fixtures/service-blocking-agent.ts'),
-    channels: { webhook: { url: receiver.url, secret: CHANNEL_SECRET } },
-    engine: { outboxGapMs: 0, leaseTtlMs: 3_000, retryBackoff: { baseMs: 100, maxMs: 500 } },
-    workers: { pollIntervalMs: 200 },
-  });
-  const serve = harness.serve(config, { VIGIL_TEST_MARKER_DIR: markers });
-  const url = await serve.url();
-  const post = (inbox: string, key: string, text = key) =>
-    fetch(`${url}/inboxes/${inbox}/messages`, {
-      method: 'POST',
-      body: JSON.stringify({ text }),
-      headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': key },
-    });
+  const { serve, post, replies } = await startReplyingService(harness, root, 'sqlite:./data', markers);
   const acked: string[] = [];
 
   // A run is in the agent when the disk fills up.
@@ -141,7 +124,7 @@ it('vigil serve: deliveries get 503 store_unavailable while the disk is full, th
   const failedTurn = await serve.log('the turn whose finish hit the full disk', (l) => l.msg === 'worker: turn failed; the inbox will be retried', 15_000);
   expect(failedTurn).toMatchObject({ level: 50, inboxId: 'alice' });
   expect(JSON.stringify(failedTurn.err)).toMatch(/the disk is full \(SQLITE_FULL on [^)]*alice\.db\); nothing was written/);
-  expect(receiver.received).toHaveLength(0);
+  expect(replies()).toEqual([]);
 
   fs.free();
   // The client retries what was refused; now it is stored.
@@ -149,7 +132,6 @@ it('vigil serve: deliveries get 503 store_unavailable while the disk is full, th
     expect((await post(inbox, key, BIG_TEXT)).status).toBe(202);
     acked.push(key);
   }
-  const replies = () => receiver.received.flatMap((r) => (JSON.parse(r.body) as { body: string }).body.split('\n\n'));
   await waitFor('a reply to every acknowledged message', () => acked.every((key) => replies().includes(`reply to ${key}`)), 30_000);
   await new Promise((resolve) => setTimeout(resolve, 500)); // room for a stray second reply to show up
 

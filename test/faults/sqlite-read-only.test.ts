@@ -19,9 +19,8 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { isVigilError, openStore } from '../../src/index.js';
 import { FaultyFilesystem } from '../fixtures/filesystem-faults.js';
-import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
-
-const TOKEN = 'ro-token';
+import { ServiceHarness, waitFor } from '../fixtures/service-process.js';
+import { startReplyingService } from './replying-service.js';
 
 const harness = new ServiceHarness();
 const filesystems: FaultyFilesystem[] = [];
@@ -78,25 +77,7 @@ it('vigil serve: deliveries to inboxes it must open get 503 while the dir is rea
   const markers = join(root, 'markers');
   mkdirSync(markers);
   writeFileSync(join(markers, 'release'), ''); // the agent answers at once
-  const receiver = await harness.receiver();
-  const config = harness.writeConfig(root, {
-    store: 'sqlite:./data',
-    port: 0,
-    token: TOKEN,
-    agent: join(REPO_ROOT, 'test/fixtures/service-blocking-agent.ts'),
-    channels: { webhook: { url: receiver.url, secret: CHANNEL_SECRET } },
-    engine: { outboxGapMs: 0, leaseTtlMs: 3_000, retryBackoff: { baseMs: 100, maxMs: 500 } },
-    workers: { pollIntervalMs: 200 },
-  });
-  const serve = harness.serve(config, { VIGIL_TEST_MARKER_DIR: markers });
-  const url = await serve.url();
-  const post = (inbox: string, key: string) =>
-    fetch(`${url}/inboxes/${inbox}/messages`, {
-      method: 'POST',
-      body: JSON.stringify({ text: key }),
-      headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': key },
-    });
-  const replies = () => receiver.received.flatMap((r) => (JSON.parse(r.body) as { body: string }).body.split('\n\n'));
+  const { serve, post, replies } = await startReplyingService(harness, root, 'sqlite:./data', markers);
   const acked: string[] = [];
 
   expect((await post('alice', 'a1')).status).toBe(202);
