@@ -29,6 +29,7 @@ import type {
 } from '../contract.js';
 import { VigilError } from '../../errors.js';
 import * as v from '../validate.js';
+import * as d from '../validate-dashboard.js';
 import type { CheckedEvent } from '../validate.js';
 import { answerApproval, requestApproval } from './approvals.js';
 import { claimBatch } from './claim.js';
@@ -225,12 +226,12 @@ export class PostgresInbox implements Inbox {
   }
 
   async approvals(query?: { limit?: number }): Promise<ApprovalRow[]> {
-    const limit = v.validatePageQuery(query);
+    const limit = d.validatePageQuery(query);
     return (await this.db.query<ApprovalRecord>(LIST_APPROVALS, [this.id, limit])).map(toApprovalRow);
   }
 
   async outbox(query?: { limit?: number }): Promise<OutboxView> {
-    const limit = v.validatePageQuery(query);
+    const limit = d.validatePageQuery(query);
     const rows = await this.db.query<OutboxRecord & { part: 'held' | 'sent' }>(OUTBOX_VIEW, [this.id, limit]);
     const held = rows.filter((row) => row.part === 'held').map(toOutboxRow);
     if (held.length === 0) return { held, sent: sentFirst(rows), nextSendAt: null };
@@ -239,9 +240,9 @@ export class PostgresInbox implements Inbox {
   }
 
   async activity(query: { since: number; bucketMs: number }): Promise<ActivityBucket[]> {
-    const checked = v.validateActivityQuery(query);
+    const checked = d.validateActivityQuery(query);
     const now = this.db.appNow() ?? (await this.db.query<{ now: number }>(STORE_NOW, [null]))[0]!.now;
-    const count = v.bucketCount(checked, now);
+    const count = d.bucketCount(checked, now);
     if (count === 0) return [];
     const rows = await this.db.queryByIndex<ActivityRecord>(ACTIVITY, [this.id, checked.since, checked.bucketMs, now]);
     return toActivity(rows, checked, count);
@@ -252,12 +253,12 @@ export class PostgresInbox implements Inbox {
   }
 
   async recordAction(action: Omit<OperatorAction, 'at'>): Promise<void> {
-    const checked = v.validateOperatorAction(action);
+    const checked = d.validateOperatorAction(action);
     await this.write((tx) => recordAction(tx, checked));
   }
 
   async actions(query?: { limit?: number }): Promise<OperatorAction[]> {
-    const limit = v.validatePageQuery(query);
+    const limit = d.validatePageQuery(query);
     return (await this.db.query<ActionRecord>(LIST_ACTIONS, [this.id, limit])).map(toOperatorAction);
   }
 }

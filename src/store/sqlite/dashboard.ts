@@ -5,7 +5,7 @@
  */
 import type { ActivityBucket, ApprovalRow, InboxSummary, OutboxView } from '../contract.js';
 import { toActivity, toApprovalRow, toOutboxRow, toSummary, type ActivityRecord, type ApprovalRecord, type OutboxRecord, type SummaryRecord } from '../rows.js';
-import type { CheckedActivityQuery } from '../validate.js';
+import type { CheckedActivityQuery } from '../validate-dashboard.js';
 import type { InboxDb } from './inbox-db.js';
 import { readLease } from './lease.js';
 import { computeWake } from './wake.js';

@@ -25,6 +25,7 @@ import type {
 } from '../contract.js';
 import { VigilError } from '../../errors.js';
 import * as v from '../validate.js';
+import * as d from '../validate-dashboard.js';
 import { answerApproval, requestApproval } from './approvals.js';
 import { claimBatch } from './claim.js';
 import { releaseBatch, recordSent, reserveBatch } from './dispatch.js';
@@ -211,13 +212,13 @@ export class SqliteInbox implements Inbox {
   }
 
   async approvals(query?: { limit?: number }): Promise<ApprovalRow[]> {
-    const limit = v.validatePageQuery(query);
+    const limit = d.validatePageQuery(query);
     const c = this.existing();
     return c === null ? [] : c.read(() => listApprovals(c, limit));
   }
 
   async outbox(query?: { limit?: number }): Promise<OutboxView> {
-    const limit = v.validatePageQuery(query);
+    const limit = d.validatePageQuery(query);
     const c = this.existing();
     if (c === null) return { held: [], sent: [], nextSendAt: null };
     const now = this.files.now();
@@ -225,9 +226,9 @@ export class SqliteInbox implements Inbox {
   }
 
   async activity(query: { since: number; bucketMs: number }): Promise<ActivityBucket[]> {
-    const checked = v.validateActivityQuery(query);
+    const checked = d.validateActivityQuery(query);
     const now = this.files.now();
-    const buckets = v.bucketCount(checked, now);
+    const buckets = d.bucketCount(checked, now);
     const c = this.existing();
     if (c === null) return toActivity([], checked, buckets);
     return c.read(() => activity(c, checked, now, buckets));
@@ -239,13 +240,13 @@ export class SqliteInbox implements Inbox {
   }
 
   async recordAction(action: Omit<OperatorAction, 'at'>): Promise<void> {
-    const checked = v.validateOperatorAction(action);
+    const checked = d.validateOperatorAction(action);
     const c = this.writer();
     c.write((now) => recordAction(c, checked, now));
   }
 
   async actions(query?: { limit?: number }): Promise<OperatorAction[]> {
-    const limit = v.validatePageQuery(query);
+    const limit = d.validatePageQuery(query);
     const c = this.existing();
     return c === null ? [] : c.read(() => listActions(c, limit));
   }
