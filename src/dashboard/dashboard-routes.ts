@@ -126,7 +126,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
       inbox.getMemory(),
       inbox.activity({ since: Math.floor(now / ACTIVITY_BUCKET_MS) * ACTIVITY_BUCKET_MS - (ACTIVITY_BUCKETS - 1) * ACTIVITY_BUCKET_MS, bucketMs: ACTIVITY_BUCKET_MS }),
       inbox.actions({ limit: 20 }),
-      ctx.store.listInboxes({ search: inbox.id, limit: 1 }).catch(() => null),
+      ctx.store.listInboxes({ after: justBefore(inbox.id), limit: 1 }),
     ]);
     if (isEmpty(stats) && timers.length === 0 && approvals.length === 0 && actions.length === 0) {
       throw new HttpError(404, 'unknown_inbox', `There is no inbox "${inbox.id}": nothing has been stored under that id.`);
@@ -216,6 +216,17 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
   });
 
   return app;
+}
+
+/**
+ * A string that sorts right before `id` with no valid inbox id between
+ * them, so `listInboxes({ after: justBefore(id), limit: 1 })` is `id`'s own
+ * row when it exists. Ids use [A-Za-z0-9._-] only (R11), all below '~':
+ * lower the last character by one and append '~'. (A search for the id
+ * would not do: '0alice' contains 'alice' and sorts before it.)
+ */
+export function justBefore(id: string): string {
+  return `${id.slice(0, -1)}${String.fromCharCode(id.charCodeAt(id.length - 1) - 1)}~`;
 }
 
 function eventFilter(c: Context): EventFilter {

@@ -166,6 +166,16 @@ describe('dashboard pages', () => {
     expect(second.body).not.toContain('user-049"');
   });
 
+  it('the inbox page says an inbox is stuck (work due over a minute, no worker), also beside ids that contain its id', async () => {
+    const t = await apps.make();
+    for (const id of ['0alice', 'alice', 'alice-2']) await t.store.inbox(id).ingest({ source: 'test', sourceId: 'x' });
+    await t.store.inbox('0alice').ingest({ source: 'test', sourceId: 'y' });
+    t.clock.advance(61_000);
+    const cookie = await signIn(t);
+    const page = await get(t, '/inbox/alice', cookie);
+    expect(page.body).toContain('<span class="badge stuck">stuck</span>');
+  });
+
   it('shows a payload with markup as text: escaped, and the page allows no inline script', async () => {
     const t = await apps.make();
     const evil = '<script>document.title="pwned"</script><img src=x onerror=alert(1)>';
