@@ -36,11 +36,15 @@ export class ServerProcess {
     return this.child.pid;
   }
 
-  /** `node --import tsx service-server.ts <args>`, waiting until it listens. */
+  /**
+   * `node --import tsx service-server.ts <args>`, waiting until it listens.
+   * VIGIL_BENCH_CHILD_ARGS adds Node flags to the servers, e.g. to profile
+   * them: VIGIL_BENCH_CHILD_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+   */
   static async start(args: string[]): Promise<ServerProcess> {
     const child = fork(SERVER_SCRIPT, args, {
       cwd: REPO,
-      execArgv: ['--import', 'tsx'],
+      execArgv: ['--import', 'tsx', ...(process.env.VIGIL_BENCH_CHILD_ARGS ?? '').split(' ').filter(Boolean)],
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     });
     live.add(child);

@@ -2,6 +2,8 @@
  * Single-event ingests that arrive together share one transaction (one
  * flush), and every caller still hears the truth about its own event.
  */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/index.js';
 import { T0, useTempStores } from './temp-dirs.js';
@@ -81,5 +83,28 @@ describe('group commit of concurrent ingests (SQLite)', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((await inbox.events()).map((e) => e.sourceId)).toEqual(['ok-1', 'ok-2']);
+  });
+
+  it('an inbox taking bursts checkpoints every 4,000 WAL pages; one taking single ingests keeps SQLite\'s 1,000', async () => {
+    const dir = temp.dir();
+    const { store } = await temp.open(dir);
+    const page = 4096 + 24; // a WAL frame: the page and its header
+    const big = 'x'.repeat(3000); // about a page of its own per event
+    // 30 bursts of 64 deliveries: ~2,000 frames, past 1,000 but short of 4,000.
+    const burst = store.inbox('burst');
+    for (let round = 0; round < 30; round++) {
+      const results = await Promise.all(
+        Array.from({ length: 64 }, (_, i) => burst.ingest({ source: 's', sourceId: `${round}-${i}`, payload: { big } })),
+      );
+      expect(results.every((stored) => stored)).toBe(true);
+    }
+    // The same ~2,000 frames, one delivery at a time.
+    const single = store.inbox('single');
+    for (let i = 0; i < 1920; i++) await single.ingest({ source: 's', sourceId: `${i}`, payload: { big } });
+    const walPages = (id: string) => statSync(join(dir, `${id}.db-wal`)).size / page;
+    expect(walPages('burst')).toBeGreaterThan(1500); // never checkpointed: the WAL still holds every frame
+    expect(walPages('single')).toBeLessThan(1100); // reset after ~1,000 frames and reused
+    expect((await burst.stats()).events.pending).toBe(1920);
+    expect((await single.stats()).events.pending).toBe(1920);
   });
 });

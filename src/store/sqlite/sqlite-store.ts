@@ -22,6 +22,8 @@ import { assertWritable } from './sqlite-errors.js';
 import { SqliteInbox, type InboxFiles } from './sqlite-inbox.js';
 
 const FILE_SUFFIX = '.db';
+/** Deliveries to one inbox in one group commit that mark it as taking bursts (InboxDb.checkpointLessOften). */
+const BURST = 16;
 
 export class SqliteStore implements Store, InboxFiles {
   readonly dir: string;
@@ -30,7 +32,10 @@ export class SqliteStore implements Store, InboxFiles {
   private readonly index: ReadyIndex;
   private closed = false;
   private readonly listeners = new Set<(inboxId: string) => void>();
-  private readonly ingestGroups = new IngestGroups((inboxId, events) => this.storeEvents(inboxId, events));
+  private readonly ingestGroups = new IngestGroups((inboxId, events) => {
+    if (events.length >= BURST) this.connection(inboxId, true)!.checkpointLessOften();
+    return this.storeEvents(inboxId, events);
+  });
 
   constructor(dir: string, options: StoreOptions = {}) {
     this.options = resolveOptions(options);
