@@ -156,7 +156,7 @@ export function renderServiceSection(run: ServiceRun): string {
     'event on its own page of the dedupe index, so a checkpoint at SQLite\'s default 1,000 WAL pages writes and syncs almost',
     'every page it saw. An inbox that takes bursts (a group commit of 16 or more events) checkpoints every 4,000 pages',
     'instead (InboxDb.checkpointLessOften): each hot page is written once for many commits. It raised this ratio from',
-    '0.43–0.50x to 0.53–0.58x in runs on 2026-12-01, at the price of longer stalls when a checkpoint does run (the p99).',
+    '0.43–0.50x to 0.49–0.58x in runs on 2026-12-01 (it falls from round to round as the inbox grows), at the price of longer stalls when a checkpoint does run (the p99).',
     '',
   );
   lines.push(
