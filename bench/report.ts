@@ -169,6 +169,7 @@ export function renderSection(run: RunInfo): string {
   lines.push('### What is timed', '');
   lines.push(
     '- **ingest**: `ingest` once per event, each its own durable transaction (reference: `ingest` in autocommit).',
+    '  Each side creates its empty inbox file before its timer starts (the reference in `connect()`).',
     '- **ingest, calls in flight**: the same single-event `ingest`, with 64 calls outstanding at a time, as a webhook',
     '  server with many connections sees them; concurrent calls for one inbox share one transaction (group commit), each',
     '  answered after its commit. The reference has no concurrency: it takes deliveries one transaction each, so its',
