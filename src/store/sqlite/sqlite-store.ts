@@ -32,10 +32,7 @@ export class SqliteStore implements Store, InboxFiles {
   private readonly index: ReadyIndex;
   private closed = false;
   private readonly listeners = new Set<(inboxId: string) => void>();
-  private readonly ingestGroups = new IngestGroups((inboxId, events) => {
-    if (events.length >= BURST) this.connection(inboxId, true)!.checkpointLessOften();
-    return this.storeEvents(inboxId, events);
-  });
+  private readonly ingestGroups = new IngestGroups((inboxId, events) => this.storeEvents(inboxId, events, events.length >= BURST));
 
   constructor(dir: string, options: StoreOptions = {}) {
     this.options = resolveOptions(options);
@@ -155,8 +152,10 @@ export class SqliteStore implements Store, InboxFiles {
     return this.ingestGroups.ingest(inboxId, event);
   }
 
-  storeEvents(inboxId: string, events: CheckedEvent[]): boolean[] {
+  /** `burst`: a group commit of many deliveries at once (the inbox's WAL is then checkpointed less often). */
+  storeEvents(inboxId: string, events: CheckedEvent[], burst = false): boolean[] {
     const c = this.connection(inboxId, true) as InboxDb;
+    if (burst) c.checkpointLessOften();
     const stored = c.write((now) => events.map((event) => insertEvent(c, event, now)), { addsEventsOnly: true });
     if (stored.includes(true)) this.notify(inboxId);
     return stored;
