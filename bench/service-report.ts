@@ -156,9 +156,9 @@ export function renderServiceSection(run: ServiceRun): string {
     'event on its own page of the dedupe index, so a checkpoint at SQLite\'s default 1,000 WAL pages writes and syncs almost',
     'every page it saw. An inbox that takes bursts (a group commit of 16 or more events) checkpoints every 4,000 pages',
     'instead (InboxDb.checkpointLessOften): each hot page is written once for many commits. With 100,000 events stored',
-    'and 64 concurrent ingests (each after ~60 µs of simulated request work) that took the store 15–20% further. This',
-    'ratio is noisy on a shared machine: 0.42–0.56x (median 0.48x) in seven runs before the change, 0.49–0.58x in three',
-    'after, falling from round to round as the inbox grows. The price: longer stalls when a checkpoint does run (the p99).',
+    'and 64 concurrent ingests (each after ~60 µs of simulated request work) that took the store 15–20% further. Before',
+    'the change this ratio measured 0.42–0.56x (median 0.48x) in seven runs on 2026-11-30; it is noisy on a shared',
+    'machine and falls from round to round as the inbox grows. The price: longer stalls when a checkpoint runs (the p99).',
     '',
   );
   lines.push(
