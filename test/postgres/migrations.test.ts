@@ -38,11 +38,23 @@ describe('PostgreSQL migrations', () => {
     const stores = await Promise.all(Array.from({ length: 8 }, () => open(schema)));
     const steps = await ledger(schema);
     expect(steps.map((s) => s.version)).toEqual(Array.from({ length: latestVersion() }, (_, i) => i + 1));
-    expect(steps.map((s) => s.name)).toEqual(['001-inboxes-and-events.sql', '002-timers-and-approvals.sql', '003-outbox.sql', '004-operations.sql', '005-outbox-wake-indexes.sql', '006-session-and-memory.sql', '007-dashboard.sql']);
+    expect(steps.map((s) => s.name)).toEqual(['001-inboxes-and-events.sql', '002-timers-and-approvals.sql', '003-outbox.sql', '004-operations.sql', '005-outbox-wake-indexes.sql', '006-session-and-memory.sql', '007-dashboard.sql', '008-generic-plans-and-lean-claims.sql']);
     expect(await tables(schema)).toEqual(['approvals', 'events', 'inboxes', 'memory', 'operator_actions', 'outbox', 'sessions', 'timers', 'vigil_migrations', 'work']);
     // They all work on the same rows.
     expect(await stores[0]!.inbox('a').ingest({ source: 's', sourceId: '1' })).toBe(true);
     expect(await stores[7]!.inbox('a').ingest({ source: 's', sourceId: '1' })).toBe(false);
+  });
+
+  it('every function that reads through indexes only also plans once per connection (migration 008)', async () => {
+    const schema = db.freshSchema('plans');
+    await open(schema);
+    const rows = await db.query<{ name: string; config: string[] }>(
+      `SELECT p.proname AS name, p.proconfig AS config FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+       WHERE n.nspname = $1 AND 'enable_seqscan=off' = ANY (p.proconfig) ORDER BY p.proname`,
+      [schema],
+    );
+    expect(rows.map((row) => row.name)).toEqual(['vigil_acquire', 'vigil_claim', 'vigil_events_in_play', 'vigil_finish', 'vigil_ingest', 'vigil_refresh_work', 'vigil_release']);
+    for (const row of rows) expect({ name: row.name, config: row.config }).toEqual({ name: row.name, config: expect.arrayContaining(['plan_cache_mode=force_generic_plan']) });
   });
 
   it('reopening an up-to-date schema applies nothing and keeps the data', async () => {
