@@ -3,9 +3,10 @@
  * open a new schema at the same time, all or nothing, and a schema newer
  * than the code is refused rather than guessed at.
  */
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, VigilError, type Store } from '../../src/index.js';
-import { latestVersion } from '../../src/store/postgres/migrate.js';
+import { latestVersion, migrations } from '../../src/store/postgres/migrate.js';
 import { useTestDatabase } from './test-database.js';
 
 const db = useTestDatabase('migrations');
@@ -32,6 +33,51 @@ async function tables(schema: string): Promise<string[]> {
   return rows.map((row) => row.name);
 }
 
+/** Every function in the schema: what it is called with, its body and its settings. */
+async function functions(schema: string): Promise<{ signature: string; body: string; config: string[] | null }[]> {
+  return db.query(
+    `SELECT p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')' AS signature, p.prosrc AS body, p.proconfig AS config
+     FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1
+     ORDER BY p.proname`,
+    [schema],
+  );
+}
+
+/**
+ * A schema as a Vigil from before src/store/postgres/functions left it at
+ * step 5: the tables of steps 1-5, and the functions its step 4 made. Two
+ * stand in for all of them: the finish with the arguments it had then, and
+ * a claim with another body and no plan_cache_mode.
+ */
+async function schemaAtStep5(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`CREATE SCHEMA ${schema}`);
+    await client.query(`SET LOCAL search_path TO ${schema}`);
+    await client.query(
+      'CREATE TABLE vigil_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())',
+    );
+    for (const step of migrations().slice(0, 5)) {
+      await client.query(step.sql);
+      await client.query('INSERT INTO vigil_migrations (version, name) VALUES ($1, $2)', [step.version, step.name]);
+    }
+    await client.query(`
+      CREATE FUNCTION vigil_finish(p_inbox text, p_holder text, p_gen bigint, p_ids bigint[], p_error text, p_bodies text[],
+                                   p_urgent boolean[], p_now bigint, p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
+      RETURNS boolean LANGUAGE sql AS $$ SELECT false $$`);
+    await client.query(`
+      CREATE FUNCTION vigil_claim(p_inbox text, p_holder text, p_gen bigint, p_now bigint, p_max_attempts integer,
+                                  p_batch_limit integer, p_base bigint, p_max bigint, p_gap bigint)
+      RETURNS TABLE (id bigint, source text, source_id text, payload text, attempts integer)
+      LANGUAGE plpgsql SET enable_seqscan = off AS $$ BEGIN RETURN; END $$`);
+    await client.query('COMMIT');
+  } finally {
+    await client.end();
+  }
+}
+
 describe('PostgreSQL migrations', () => {
   it('eight stores opening a new schema at once: all open, every step applied exactly once', async () => {
     const schema = db.freshSchema('concurrent');
@@ -45,7 +91,25 @@ describe('PostgreSQL migrations', () => {
     expect(await stores[7]!.inbox('a').ingest({ source: 's', sourceId: '1' })).toBe(false);
   });
 
-  it('every function that reads through indexes only also plans once per connection (migration 008)', async () => {
+  it('a schema an older Vigil left at step 5 upgrades: its functions end up exactly those of a new schema, and they work', async () => {
+    const old = db.freshSchema('step5');
+    await schemaAtStep5(old);
+    const fresh = db.freshSchema('fresh');
+    await open(fresh);
+    const store = await open(old);
+    expect((await ledger(old)).map((s) => s.version)).toEqual(Array.from({ length: latestVersion() }, (_, i) => i + 1));
+    // The old finish (other arguments) is gone, the old claim replaced: nothing of step 4's functions is left over.
+    expect(await functions(old)).toEqual(await functions(fresh));
+    const inbox = store.inbox('a');
+    await inbox.ingest({ source: 's', sourceId: '1' });
+    const gen = (await inbox.acquire('w'))!;
+    const ids = (await inbox.claimBatch('w', gen)).map((e) => e.id);
+    expect(ids).toHaveLength(1);
+    expect(await inbox.finish('w', gen, ids, { messages: ['done'] })).toBe(true);
+    expect((await inbox.stats()).events.done).toBe(1);
+  });
+
+  it('every function that reads through indexes only also plans once per connection (functions/README.md)', async () => {
     const schema = db.freshSchema('plans');
     await open(schema);
     const rows = await db.query<{ name: string; config: string[] }>(

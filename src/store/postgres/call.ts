@@ -1,7 +1,7 @@
 /**
  * One operation, one round trip: the hot operations (ingest, acquire,
- * release, claimBatch, finish) are server-side functions, installed by
- * migrations/004-operations.sql, each a whole transaction in one statement.
+ * release, claimBatch, finish) are server-side functions (functions/, one
+ * file per rule), each a whole transaction in one statement.
  * The TypeScript side validates the input, then calls its function through
  * a named (prepared once per connection) statement.
  *

@@ -1,6 +1,6 @@
 /**
  * R4 (fenced by R3): what one run claims, in one transaction. The rule is
- * vigil_claim in migrations/004-operations.sql: abandoned rows back to
+ * vigil_claim in functions/claim.sql: abandoned rows back to
  * pending, exhausted ones dead, then the oldest due retry alone or the
  * never-tried events up to batchLimit; attempts counted at claim.
  */

@@ -24,7 +24,7 @@ export function isTransient(error: unknown): boolean {
   return typeof message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
 }
 
-/** Raised by vigil_finish (migration 006) when memory would outgrow its limit. */
+/** Raised by vigil_finish (functions/finish.sql) when memory would outgrow its limit. */
 const MEMORY_FULL = 'VG001';
 
 export function translate(error: unknown): unknown {

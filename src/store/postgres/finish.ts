@@ -1,6 +1,6 @@
 /**
  * R3 (fencing) and R5 (errors): a run's outcome and its messages in one
- * transaction, the function vigil_finish (migrations/004-operations.sql).
+ * transaction, the function vigil_finish (functions/finish.sql).
  * Refused (false, nothing changed) unless this holder still holds the lease
  * in the generation that claimed every one of `ids`, and they are all still
  * running: a finish retried after a lost response cannot queue its messages

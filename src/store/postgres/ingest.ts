@@ -10,7 +10,7 @@ import type { InboxTx } from './inbox-tx.js';
 
 /**
  * Ingest is the hottest write, so it is one statement (its own transaction):
- * vigil_ingest in migrations/004-operations.sql. When every key is already
+ * vigil_ingest in functions/ingest.sql. When every key is already
  * stored it answers "duplicate" from the snapshot and writes nothing;
  * otherwise it creates or locks the inbox row, inserts the events (the first
  * of equal keys winning) and lowers the inbox's wake time in the work table.

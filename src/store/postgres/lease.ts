@@ -1,7 +1,7 @@
 /**
  * R2 (the lease) and R3 (fencing) on the inbox row: holder, gen, until. A
  * lease is valid while `until >= now`. Both calls are one statement each:
- * vigil_acquire and vigil_release (migrations/004-operations.sql) lock the
+ * vigil_acquire and vigil_release (functions/lease.sql) lock the
  * row, decide on it and refresh the work table in one transaction.
  * With the default `clock: 'database'`, `now` is the server's clock (R13):
  * workers whose own clocks disagree still agree on who holds the lease.

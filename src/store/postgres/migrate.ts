@@ -4,15 +4,22 @@
  * advisory lock per schema, and recorded in the `vigil_migrations` ledger:
  * two machines starting at once cannot both apply a step, and a crash half
  * way leaves the schema as it was (PostgreSQL's DDL is transactional).
+ *
+ * The server-side functions are not in the numbered steps: ./functions
+ * holds each one's current definition once (its README.md says why and how
+ * to change one), applied in the same transaction after the steps whenever
+ * a schema is created or upgraded.
  */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { VigilError } from '../../errors.js';
 import { readMigrations, type Migration } from '../migration-files.js';
 import { quoteIdent } from './connection.js';
 import { withClient } from './inbox-tx.js';
 
-
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+const FUNCTIONS_DIR = new URL('./functions/', import.meta.url);
 
 /** Advisory lock class for "migrating a Vigil schema" ('VIGI'); the object is the schema's hash. */
 const LOCK_CLASS = 0x56494749;
@@ -33,6 +40,29 @@ export function migrations(): Migration[] {
 
 export function latestVersion(): number {
   return migrations().length;
+}
+
+export interface FunctionFile {
+  name: string;
+  sql: string;
+}
+
+let cachedFunctions: FunctionFile[] | undefined;
+
+/** The functions' definitions, in name order (a LANGUAGE sql function must sort after one it calls). */
+export function functionFiles(): FunctionFile[] {
+  cachedFunctions ??= readdirSync(FUNCTIONS_DIR)
+    .filter((file) => file.endsWith('.sql'))
+    .sort()
+    .map((name) => ({ name, sql: readFileSync(new URL(name, FUNCTIONS_DIR), 'utf8') }));
+  return cachedFunctions;
+}
+
+/** One digest of every function file's name and text: what test/unit/postgres-functions.test.ts pins to a schema version. */
+export function functionsDigest(): string {
+  const hash = createHash('sha256');
+  for (const { name, sql } of functionFiles()) hash.update(`${name}\0${sql}\0`);
+  return hash.digest('hex');
 }
 
 /** The schema's version: 0 when the schema or its ledger does not exist yet. */
@@ -70,10 +100,13 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
       // Re-read under the lock: another machine may have migrated meanwhile.
       const version = await schemaVersion(client);
       check(version);
-      for (const step of migrations().slice(version)) {
+      const pending = migrations().slice(version);
+      for (const step of pending) {
         await client.query(step.sql);
         await client.query('INSERT INTO vigil_migrations (version, name) VALUES ($1, $2)', [step.version, step.name]);
       }
+      // With the steps, and only then: a function changes with a new step (functions/README.md).
+      if (pending.length > 0) for (const fn of functionFiles()) await client.query(fn.sql);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -12,7 +12,7 @@ import { workParams } from './call.js';
 import { DB_NOW_MS } from './connection.js';
 import type { InboxTx } from './inbox-tx.js';
 
-// The rules themselves are vigil_refresh_work (migrations/004-operations.sql),
+// The rules themselves are vigil_refresh_work (functions/work.sql),
 // shared with the one-statement operations that refresh it in the same call.
 const REFRESH_WORK = 'SELECT vigil_refresh_work($1, $2, $3, $4, $5, $6)';
 // The same, plus the wake-up hint (delivered at COMMIT), in the same round trip.

@@ -1,0 +1,89 @@
+-- R3 (fencing), R5 (errors) and R6 (dead at once) (finish.ts): a run's
+-- outcome and everything it keeps, in one transaction. Refused (false,
+-- nothing changed) unless this holder still holds the lease in the
+-- generation that claimed every one of p_ids, and they are all still
+-- running. Refusing the whole call, rather than finishing whatever still
+-- matches, means a finish retried after a lost response cannot queue its
+-- messages twice, and a reply is never queued for an event that will run
+-- again.
+--   * p_error: the events go back to pending with the error (the claim's
+--     backoff decides when they run again), or dead at once with p_dead
+--     (a failure no retry can fix); nothing else is written.
+--   * Success: the events are done, and the run's messages are queued in
+--     their order, with the approvals it asks (R8), its session
+--     (p_session_set: write p_session, NULL clears it) and its memory
+--     (p_memory_values NULL at a key: delete it). Memory's total size per
+--     inbox is checked after the change: over p_memory_limit, SQLSTATE VG001
+--     rolls the whole finish back (postgres/errors.ts makes it memory_full).
+CREATE OR REPLACE FUNCTION vigil_finish(p_inbox text, p_holder text, p_gen bigint, p_ids bigint[],
+                             p_error text, p_dead boolean, p_bodies text[], p_urgent boolean[],
+                             p_session_set boolean, p_session text,
+                             p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
+                             p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[],
+                             p_now bigint, p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
+RETURNS boolean
+LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  r inboxes%ROWTYPE;
+  v_now bigint;
+  v_total bigint;
+BEGIN
+  UPDATE inboxes SET write_seq = write_seq + 1 WHERE inbox_id = p_inbox RETURNING * INTO r;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  v_now := COALESCE(p_now, vigil_clock_ms());
+  IF (r.holder = p_holder AND r.gen = p_gen AND r.lease_until >= v_now) IS NOT TRUE THEN
+    RETURN false;                                    -- R3: not this caller's lease
+  END IF;
+  IF cardinality(p_ids) > 0 AND (
+       SELECT count(*) FROM events
+       WHERE inbox_id = p_inbox AND id = ANY (p_ids) AND status = 'running' AND claim_gen = p_gen
+     ) <> cardinality(p_ids) THEN
+    RETURN false;                                    -- R3: not all of them are this run's
+  END IF;
+
+  IF p_error IS NOT NULL AND p_dead THEN
+    UPDATE events SET status = 'dead', error = p_error, last_error = p_error, finished_at = v_now
+    WHERE inbox_id = p_inbox AND id = ANY (p_ids) AND status = 'running' AND claim_gen = p_gen;
+  ELSIF p_error IS NOT NULL THEN
+    UPDATE events SET status = 'pending', error = p_error, last_error = p_error
+    WHERE inbox_id = p_inbox AND id = ANY (p_ids) AND status = 'running' AND claim_gen = p_gen;
+  ELSE
+    UPDATE events SET status = 'done', error = NULL, finished_at = v_now
+    WHERE inbox_id = p_inbox AND id = ANY (p_ids) AND status = 'running' AND claim_gen = p_gen;
+    -- Ids are drawn in the order of the SELECT: the messages keep their order.
+    INSERT INTO outbox (inbox_id, body, urgent, created_at)
+    SELECT p_inbox, m.body, m.urgent, v_now
+    FROM unnest(p_bodies, p_urgent) WITH ORDINALITY AS m(body, urgent, n)
+    ORDER BY m.n;
+
+    -- R8 as in requestApproval: an id that exists keeps its deadline.
+    INSERT INTO approvals (inbox_id, id, action, requested_at, expires_at)
+    SELECT p_inbox, a.id, a.action, v_now, v_now + a.expires_in
+    FROM unnest(p_approval_ids, p_approval_actions, p_approval_expires_in) AS a(id, action, expires_in)
+    ON CONFLICT (inbox_id, id) DO NOTHING;
+
+    IF p_session_set AND p_session IS NULL THEN
+      DELETE FROM sessions WHERE inbox_id = p_inbox;
+    ELSIF p_session_set THEN
+      INSERT INTO sessions (inbox_id, state, updated_at) VALUES (p_inbox, p_session, v_now)
+      ON CONFLICT (inbox_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at;
+    END IF;
+
+    IF cardinality(p_memory_keys) > 0 THEN
+      DELETE FROM memory m USING unnest(p_memory_keys, p_memory_values) AS c(key, value)
+      WHERE m.inbox_id = p_inbox AND m.key = c.key AND c.value IS NULL;
+      INSERT INTO memory (inbox_id, key, value, updated_at)
+      SELECT p_inbox, c.key, c.value, v_now FROM unnest(p_memory_keys, p_memory_values) AS c(key, value)
+      WHERE c.value IS NOT NULL
+      ON CONFLICT (inbox_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at;
+      SELECT coalesce(sum(octet_length(key) + octet_length(value)), 0) INTO v_total FROM memory WHERE inbox_id = p_inbox;
+      IF v_total > p_memory_limit THEN
+        RAISE EXCEPTION 'memory would be % bytes', v_total USING ERRCODE = 'VG001', DETAIL = v_total::text;
+      END IF;
+    END IF;
+  END IF;
+  PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
+  RETURN true;
+END $$;

@@ -1,0 +1,74 @@
+-- R1 (ingest.ts): each (source, sourceId) is stored once per inbox, by the
+-- unique key (INSERT ... ON CONFLICT DO NOTHING), never by a read-then-write.
+-- Returns the keys that were stored; the caller matches them to its events.
+--   1. If every key is already there, they are all duplicates: a stored key
+--      is never deleted, so the answer is final, and nothing is written (no
+--      lock, no WAL, no notification).
+--   2. Otherwise create or lock the inbox row and read "now" after the lock,
+--   3. insert the events, the first of equal keys winning,
+--   4. lower the inbox's wake time in the work table (never raise it: while
+--      a lease is live, fresh events wait for until + 1), and
+--   5. leave the inbox id for vigil_wake, which the caller runs right after
+--      this transaction (see there).
+-- Step 4 happens under the row lock, so it never interleaves with another
+-- transaction's exact refresh of the same work row.
+CREATE OR REPLACE FUNCTION vigil_ingest(p_inbox text, p_now bigint, p_sources text[], p_source_ids text[],
+                             p_payloads text[])
+RETURNS TABLE (source text, source_id text)
+LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
+#variable_conflict use_column
+DECLARE
+  v_until bigint;
+  v_now bigint;
+BEGIN
+  IF NOT EXISTS (
+    SELECT 1 FROM unnest(p_sources, p_source_ids) AS k(source, source_id)
+    WHERE NOT EXISTS (SELECT 1 FROM events e
+                      WHERE e.inbox_id = p_inbox AND e.source = k.source AND e.source_id = k.source_id)
+  ) THEN
+    RETURN;
+  END IF;
+
+  INSERT INTO inboxes AS i (inbox_id, created_at) VALUES (p_inbox, vigil_clock_ms())
+  ON CONFLICT (inbox_id) DO UPDATE SET write_seq = i.write_seq + 1
+  RETURNING i.lease_until INTO v_until;
+  v_now := COALESCE(p_now, vigil_clock_ms());
+
+  RETURN QUERY
+  INSERT INTO events AS ev (inbox_id, source, source_id, payload, received_at)
+  SELECT p_inbox, e.source, e.source_id, e.payload, v_now
+  FROM unnest(p_sources, p_source_ids, p_payloads) WITH ORDINALITY AS e(source, source_id, payload, n)
+  ORDER BY e.n
+  ON CONFLICT (inbox_id, source, source_id) DO NOTHING
+  RETURNING ev.source, ev.source_id;
+
+  IF FOUND THEN
+    INSERT INTO work AS w (inbox_id, wake_at)
+    VALUES (p_inbox, CASE WHEN v_until >= v_now THEN v_until + 1 ELSE v_now END)
+    ON CONFLICT (inbox_id) DO UPDATE SET wake_at = LEAST(w.wake_at, excluded.wake_at)
+    WHERE w.wake_at IS NULL OR w.wake_at > excluded.wake_at;
+    -- Session-level, but transactional: a rollback takes it back.
+    PERFORM set_config('vigil.wake', p_inbox, false);
+  END IF;
+END $$;
+
+-- The wake-up hint after an ingest: pg_notify(channel, inbox) if the
+-- ingest just before it on this connection stored an event (it left the
+-- inbox id in the session setting vigil.wake), else nothing. The caller
+-- sends it pipelined behind vigil_ingest, in the same round trip, as a
+-- transaction of its own: it runs only after the ingest committed, and
+-- never for one that rolled back or stored nothing.
+-- Why not notify inside the ingest's transaction: PostgreSQL serialises
+-- the commits of every transaction that notifies (one queue lock, held
+-- until the commit is on disk), so concurrent ingests could no longer share
+-- a WAL flush. This transaction writes no WAL and waits for no flush.
+CREATE OR REPLACE FUNCTION vigil_wake(p_channel text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_inbox text := current_setting('vigil.wake', true);
+BEGIN
+  IF v_inbox <> '' THEN
+    PERFORM set_config('vigil.wake', '', false);
+    PERFORM pg_notify(p_channel, v_inbox);
+  END IF;
+END $$;

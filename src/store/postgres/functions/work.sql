@@ -1,0 +1,47 @@
+-- The work table (work.ts): sets the inbox's wake_at and send_at from its
+-- rows, inside the transaction that changed them, under the inbox row lock.
+-- Each part reads a partial index or one inbox's pending rows: the cost
+-- follows the work in the inbox, not its history. Same rules as sqlite/wake.ts.
+CREATE OR REPLACE FUNCTION vigil_refresh_work(p_inbox text, p_now bigint, p_max_attempts integer,
+                                   p_base bigint, p_max bigint, p_gap bigint) RETURNS void
+LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+  WITH parts AS MATERIALIZED (                      -- each part read once, however often it is used below
+    SELECT
+      (SELECT received_at FROM events
+        WHERE inbox_id = p_inbox AND status = 'pending' AND attempts = 0 ORDER BY id LIMIT 1) AS fresh,
+      (SELECT min(CASE WHEN attempts >= p_max_attempts THEN 0
+                       ELSE vigil_retry_ready_at(last_claim_at, attempts, p_base, p_max) END)
+         FROM events WHERE inbox_id = p_inbox AND status = 'pending' AND attempts > 0) AS retry,
+      (SELECT i.lease_until + 1
+        WHERE EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running')) AS stalled,
+      i.lease_until,
+      i.last_paced_at,
+      (SELECT min(due) FROM timers WHERE inbox_id = p_inbox AND NOT done) AS timer,
+      (SELECT min(expires_at) FROM approvals WHERE inbox_id = p_inbox AND answer IS NULL) AS approval,
+      (SELECT min(created_at) FROM outbox
+        WHERE inbox_id = p_inbox AND sent_at IS NULL AND reserved_by IS NULL AND urgent) AS urgent,
+      (SELECT min(created_at) FROM outbox
+        WHERE inbox_id = p_inbox AND sent_at IS NULL AND reserved_by IS NULL AND NOT urgent) AS paced,
+      (SELECT min(reserved_until) + 1 FROM outbox
+        WHERE inbox_id = p_inbox AND sent_at IS NULL AND reserved_by IS NOT NULL) AS inflight
+    FROM inboxes i WHERE i.inbox_id = p_inbox
+  ), due AS (
+    SELECT parts.*, LEAST(fresh, retry, stalled) AS claimable FROM parts
+  )
+  INSERT INTO work AS w (inbox_id, wake_at, send_at)
+  SELECT p_inbox,
+    -- While a lease is live only its holder may claim, and it claims again
+    -- before it releases: events are not listed until until + 1. Timers and
+    -- approvals are, the scheduler needs no lease. (LEAST skips NULLs = never.)
+    LEAST(CASE WHEN claimable IS NOT NULL AND lease_until >= p_now THEN GREATEST(claimable, lease_until + 1)
+               ELSE claimable END,
+          timer, approval),
+    -- A dispatch in flight blocks the next one until it is recorded or expires.
+    COALESCE(inflight,
+             LEAST(urgent, CASE WHEN paced IS NULL THEN NULL ELSE GREATEST(paced, last_paced_at + p_gap) END))
+  FROM due
+  ON CONFLICT (inbox_id) DO UPDATE SET wake_at = excluded.wake_at, send_at = excluded.send_at
+  -- An unchanged row is not rewritten: no new row version, no index entries.
+  WHERE (w.wake_at, w.send_at) IS DISTINCT FROM (excluded.wake_at, excluded.send_at);
+END $$;
