@@ -114,7 +114,7 @@ describe('connection loss in the middle of finish', () => {
     expect(terminated!.ok).toBe(true);
     const error = await outcome;
     expect(error).toBeInstanceOf(VigilError);
-    expect((error as VigilError).code).toBe('store_busy');
+    expect((error as VigilError).code).toBe('store_unavailable');
     expect((error as VigilError).retryable).toBe(true);
     await release();
 
@@ -141,13 +141,47 @@ describe('connection loss in the middle of finish', () => {
     proxy.cut();
     const error = await outcome;
     expect(error).toBeInstanceOf(VigilError);
-    expect((error as VigilError).code).toBe('store_busy');
+    expect((error as VigilError).code).toBe('store_unavailable');
     // The orphaned server session runs on when the lock frees, finds its
     // client gone, and rolls back; COMMIT was never sent.
     await release();
 
     await expectNothingFinishedEventually(observer);
     await expectFinishedOnce(inbox, gen, ids); // through new connections of the same pool
+  });
+
+  it('a deadlock with another session is store_busy, not an outage: nothing is half-done, and a retry finishes once', async () => {
+    const { store, schema } = await open();
+    const inbox = store.inbox('alice');
+    const { gen, ids } = await claimedRun(inbox);
+
+    // The other session holds the work row; finish() locks the inbox row, writes, then waits for the work row.
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    cleanups.push(async () => {
+      await client.end();
+    });
+    await client.query('BEGIN');
+    await client.query(`SELECT 1 FROM ${schema}.work WHERE inbox_id = $1 FOR UPDATE`, ['alice']);
+    const outcome = inbox.finish('W', gen, ids, { messages: ['reply 1', 'reply 2'] }).then(
+      () => 'resolved',
+      (error: unknown) => error,
+    );
+    await expectWroteOutbox(await blockedStoreSession(), schema);
+    // Now the other session wants the inbox row finish() holds: a cycle. The
+    // deadlock detector runs first for the session that has waited longest,
+    // finish(), and ends its transaction.
+    const other = client.query(`SELECT 1 FROM ${schema}.inboxes WHERE inbox_id = $1 FOR UPDATE`, ['alice']);
+    const error = await outcome;
+    expect(error).toBeInstanceOf(VigilError);
+    expect((error as VigilError).code).toBe('store_busy');
+    expect((error as VigilError).retryable).toBe(true);
+    expect((error as VigilError).message).toMatch(/deadlock/);
+    await other;
+    await client.query('ROLLBACK');
+
+    await expectNothingFinished(inbox);
+    await expectFinishedOnce(inbox, gen, ids);
   });
 
   it('connections the server drops while the store is idle are replaced: the next call just works', async () => {

@@ -1,27 +1,42 @@
 /**
  * PostgreSQL's transient failures become VigilErrors a caller can act on;
  * everything else (a bug, a constraint nobody expected) passes through.
+ * Two kinds, as on the SQLite store: other transactions were in the way
+ * (store_busy), or the server or the way to it is down (store_unavailable).
+ * Both are retryable, and the transaction rolled back unless it was
+ * already committing.
  */
 import { VigilError } from '../../errors.js';
 import { memoryFull } from '../agent-state.js';
 
+/** Serialization failure, deadlock, lock not available: another transaction won; the same call may succeed now. */
+const CONTENTION_SQLSTATES = new Set(['40001', '40P01', '55P03']);
 // Class 08 (connection exception) plus: admin/crash shutdown, cannot connect
-// now, serialization failure, deadlock, lock not available, too many connections.
-const TRANSIENT_SQLSTATES = new Set(['57P01', '57P02', '57P03', '40001', '40P01', '55P03', '53300']);
-const TRANSIENT_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
+// now (starting or stopping), too many connections.
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
+/** What pg says, without a code, when a connection ends or cannot be made in time. */
+const UNAVAILABLE_MESSAGE = /Connection terminated|connection timeout|Client has encountered a connection error/i;
+
+type Transient = 'busy' | 'unavailable';
+
+function transientKind(error: unknown): Transient | null {
+  if (typeof error !== 'object' || error === null) return null;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (CONTENTION_SQLSTATES.has(code)) return 'busy';
+    if (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code) || UNAVAILABLE_NODE_CODES.has(code)) return 'unavailable';
+  }
+  const message = (error as { message?: unknown }).message;
+  return typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message) ? 'unavailable' : null;
+}
 
 /** character_not_in_repertoire: a string with U+0000, which SQLite stores and PostgreSQL's text cannot. */
 const NUL_IN_TEXT = '22021';
 
 /** True for failures where the same call may succeed later. */
 export function isTransient(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (code.startsWith('08') || TRANSIENT_SQLSTATES.has(code) || TRANSIENT_NODE_CODES.has(code))) {
-    return true;
-  }
-  const message = (error as { message?: unknown }).message;
-  return typeof message === 'string' && /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+  return transientKind(error) !== null;
 }
 
 /** Raised by vigil_finish (functions/finish.sql) when memory would outgrow its limit. */
@@ -37,10 +52,17 @@ export function translate(error: unknown): unknown {
       cause: error,
     });
   }
-  if (!isTransient(error)) return error;
+  const kind = transientKind(error);
+  if (kind === null) return error;
+  const message = (error as Error).message;
+  if (kind === 'busy') {
+    return new VigilError('store_busy', `PostgreSQL refused the transaction in favour of another (${message}); it rolled back: try again`, {
+      cause: error,
+    });
+  }
   return new VigilError(
-    'store_busy',
-    `PostgreSQL is unavailable (${(error as Error).message}); the operation rolled back unless it was already committing: try again`,
+    'store_unavailable',
+    `PostgreSQL is unavailable (${message}); the operation rolled back unless it was already committing: try again`,
     { cause: error },
   );
 }
