@@ -19,9 +19,14 @@ CREATE INDEX operator_actions_by_inbox ON operator_actions (inbox_id, id);
 -- when it dies, so ingest, claim and a successful finish never write it.
 CREATE INDEX events_dead ON events (inbox_id) WHERE status = 'dead';
 
--- Activity over time reads one inbox's window, not its history:
--- events_by_received costs each ingest one more index entry, and
--- events_by_finished (covering the runs that finished them) each finish.
+-- Activity over time reads one inbox's window, not its history.
+-- events_by_received costs each ingest one more index entry, and also each
+-- claim and finish: they change status, an indexed column, so their new row
+-- versions are not HOT and every full index gets an entry. The partial
+-- events_by_finished (covering the runs that finished them) costs each
+-- finish one. Dropping both measured within the noise of the benchmark's
+-- end-to-end run (2026-12-01, two rounds each: 3,955 and 4,281 events/s
+-- without them, 3,435 and 3,966 with), so the dashboard keeps them.
 CREATE INDEX events_by_received ON events (inbox_id, received_at);
 CREATE INDEX events_by_finished ON events (inbox_id, finished_at, claim_gen, status) WHERE finished_at IS NOT NULL;
 
