@@ -1,16 +1,18 @@
 /**
  * The ready index (`_vigil-ready.db` beside the inbox files): readyInboxes()
  * and dispatchableInboxes() read it instead of opening every inbox, it
- * survives a reopen, and store.rebuildReadyIndex() restores it from the
- * inbox files when it is lost.
+ * survives a reopen, and it is re-derived from the inbox files when it may
+ * have lost commits: at the first open in a machine boot (a power loss
+ * takes the index's unsynced commits, never an inbox's), when its file is
+ * new, and by store.rebuildReadyIndex().
  */
 import Database from 'better-sqlite3';
-import { existsSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import type { Store } from '../../src/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createFakeClock, type Store } from '../../src/index.js';
 import { READY_INDEX_FILE } from '../../src/store/sqlite/ready-index.js';
-import type { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { T0, openDescriptors, useTempStores } from './temp-dirs.js';
 
 const stores = useTempStores();
@@ -76,16 +78,13 @@ describe('SQLite ready index', () => {
     expect(openDescriptors() - before).toBeLessThanOrEqual(3); // the index's own db, -wal, -shm
   });
 
-  it('rebuildReadyIndex() restores a deleted index from the inbox files', async () => {
+  it('a deleted index file is re-derived from the inbox files at the next open', async () => {
     const dir = stores.dir();
     const first = await stores.open(dir);
     await populate(first.store);
     await first.store.close();
     removeIndex(dir);
     const { store, clock } = await stores.open(dir);
-    expect(await store.readyInboxes()).toEqual([]); // the hint is gone; the truth is not
-    expect(await store.dispatchableInboxes()).toEqual([]);
-    expect(await (store as SqliteStore).rebuildReadyIndex()).toBe(4);
     expect(await store.readyInboxes()).toEqual(['has-event']);
     expect(await store.dispatchableInboxes()).toEqual(['has-mail']);
     clock.set(T0 + 100);
@@ -93,6 +92,118 @@ describe('SQLite ready index', () => {
     // Rebuilding changed no inbox's data.
     expect((await store.inbox('has-event').stats()).events.pending).toBe(1);
     expect((await store.inbox('has-mail').stats()).outbox.held).toBe(1);
+  });
+
+  it('rebuildReadyIndex() restores rows lost while the store is open', async () => {
+    const dir = stores.dir();
+    const { store, clock } = await stores.open(dir);
+    await populate(store);
+    const index = new Database(join(dir, READY_INDEX_FILE));
+    index.exec('DELETE FROM wake');
+    index.close();
+    expect(await store.readyInboxes()).toEqual([]); // the hint is gone; the truth is not
+    expect(await (store as SqliteStore).rebuildReadyIndex()).toBe(4);
+    expect(await store.readyInboxes()).toEqual(['has-event']);
+    expect(await store.dispatchableInboxes()).toEqual(['has-mail']);
+    clock.set(T0 + 100);
+    expect(await store.readyInboxes()).toEqual(['has-event', 'has-timer']);
+  });
+
+  describe('after a power loss (a new machine boot)', () => {
+    const clock = createFakeClock(T0);
+    const opened: SqliteStore[] = [];
+    const openInBoot = (dir: string, bootId: string): SqliteStore => {
+      const store = new SqliteStore(dir, { clock: clock.now }, { bootId });
+      opened.push(store);
+      return store;
+    };
+    const closeAll = async (): Promise<void> => {
+      for (const store of opened.splice(0)) await store.close();
+    };
+    afterEach(closeAll);
+
+    /**
+     * The disk as a power loss leaves it: every inbox commit (synced) kept,
+     * the index's commits since `snapshot` (not synced) gone. Taken and put
+     * back with the store closed, so the index is one file.
+     */
+    async function loseIndexCommitsSince(dir: string, work: () => Promise<void>): Promise<void> {
+      const file = join(dir, READY_INDEX_FILE);
+      copyFileSync(file, `${file}.before`);
+      await work();
+      await closeAll();
+      removeIndex(dir);
+      copyFileSync(`${file}.before`, file);
+      rmSync(`${file}.before`);
+    }
+
+    it('work stored just before it is listed again at the first open in the next boot, not before', async () => {
+      const dir = stores.dir();
+      const before = openInBoot(dir, 'boot-1');
+      await populate(before);
+      await closeAll();
+      await loseIndexCommitsSince(dir, async () => {
+        const store = openInBoot(dir, 'boot-1');
+        expect(await store.inbox('late').ingest({ source: 's', sourceId: 'acked' })).toBe(true); // durable (R10)
+        await store.inbox('late-timer').addTimer({ id: 't', due: T0 + 50 });
+      });
+
+      // Still boot 1 (a process restart, not a power loss): nothing re-derives the index, and
+      // the two inboxes stay hidden. This is the state the rule below exists for.
+      const sameBoot = openInBoot(dir, 'boot-1');
+      expect(await sameBoot.readyInboxes()).toEqual(['has-event']);
+      expect((await sameBoot.nextWake()).wakeAt).toBe(T0);
+      await closeAll();
+
+      const nextBoot = openInBoot(dir, 'boot-2');
+      expect(await nextBoot.readyInboxes()).toEqual(['has-event', 'late']);
+      expect(await nextBoot.dispatchableInboxes()).toEqual(['has-mail']);
+      clock.set(T0 + 50);
+      expect(await nextBoot.readyInboxes()).toEqual(['has-event', 'late', 'late-timer']);
+      expect((await nextBoot.inbox('late').events()).map((e) => e.sourceId)).toEqual(['acked']);
+      clock.set(T0);
+    });
+
+    it('an index from before this rule (no boot recorded) is re-derived once, then not again in the same boot', async () => {
+      const dir = stores.dir();
+      await populate(openInBoot(dir, 'boot-1'));
+      await closeAll();
+      const old = new Database(join(dir, READY_INDEX_FILE));
+      old.exec('DROP TABLE rebuilt; DELETE FROM wake');
+      old.close();
+      const store = openInBoot(dir, 'boot-1');
+      expect(await store.readyInboxes()).toEqual(['has-event']);
+      await closeAll();
+      const index = new Database(join(dir, READY_INDEX_FILE));
+      expect(index.prepare('SELECT boot FROM rebuilt').pluck().all()).toEqual(['boot-1']);
+      index.exec('DELETE FROM wake');
+      index.close();
+      // Same boot: no second rebuild (a restart of the process loses nothing of the index).
+      expect(await openInBoot(dir, 'boot-1').readyInboxes()).toEqual([]);
+    });
+
+    it('an inbox file that cannot be read does not stop the open; the next open tries again', async () => {
+      const dir = stores.dir();
+      await populate(openInBoot(dir, 'boot-1'));
+      await closeAll();
+      writeFileSync(join(dir, 'broken.db'), 'not a database, and long enough for SQLite to read a header from it'.repeat(10));
+      const store = openInBoot(dir, 'boot-2');
+      expect(await store.readyInboxes()).toEqual(['has-event']);
+      await closeAll();
+      const recorded = (): unknown[] => {
+        const index = new Database(join(dir, READY_INDEX_FILE));
+        try {
+          return index.prepare('SELECT boot FROM rebuilt').pluck().all();
+        } finally {
+          index.close();
+        }
+      };
+      expect(recorded()).toEqual(['boot-1']); // not done for boot 2 yet
+      rmSync(join(dir, 'broken.db'));
+      openInBoot(dir, 'boot-2');
+      await closeAll();
+      expect(recorded()).toEqual(['boot-2']);
+    });
   });
 
   it('rebuildReadyIndex() leaves a live lease in charge: its events are listed only after it lapses', async () => {

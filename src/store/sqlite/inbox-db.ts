@@ -20,9 +20,10 @@ const LARGE_WAL_PAGES = 4000;
 export interface WriteOptions {
   /**
    * `process`: the commit survives a process crash but skips the fsync, so a
-   * power loss may undo it. Only for lease and claim state: a power loss also
+   * power loss may undo it. Only for lease and claim state (a power loss also
    * stops every worker on this machine that could act on it, and the next
-   * durable commit on the file syncs these frames with its own.
+   * durable commit on the file syncs these frames with its own) and for
+   * re-deriving the ready index (reindex).
    */
   durability?: 'durable' | 'process';
   /** The transaction only inserts pending events (ingest): lets an inbox that is already due skip the wake query. */
@@ -160,9 +161,13 @@ export class InboxDb {
     return this.guard(() => this.db.transaction(fn).deferred());
   }
 
-  /** Re-derives this inbox's entry in the ready index from its rows. */
+  /**
+   * Re-derives this inbox's entry in the ready index from its rows. Without
+   * an fsync: it changes no data of the inbox, only its write_seq (which
+   * orders index writes), and a power loss re-derives the index anyway.
+   */
   reindex(): void {
-    this.write(() => undefined, { force: true });
+    this.write(() => undefined, { force: true, durability: 'process' });
   }
 
   close(): void {

@@ -62,6 +62,12 @@ CREATE TABLE IF NOT EXISTS wake (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS wake_by_time ON wake (wake_at) WHERE wake_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS send_by_time ON wake (send_at) WHERE send_at IS NOT NULL;
+-- The machine boot in which every row was last re-derived from the inbox
+-- files (boot-id.ts). No row: never, as in a new or deleted index file.
+CREATE TABLE IF NOT EXISTS rebuilt (
+  one  INTEGER PRIMARY KEY CHECK (one = 1),
+  boot TEXT    NOT NULL
+);
 `;
 
 // After the upgrade below: an index file from before the dead column gets it here.
@@ -110,6 +116,8 @@ export class ReadyIndex {
   private readonly attentionStmt: Statement;
   private readonly unknownDeadStmt: Statement;
   private readonly fillDeadStmt: Statement;
+  private readonly rebuiltStmt: Statement;
+  private readonly markRebuiltStmt: Statement;
 
   constructor(dir: string, busyTimeoutMs: number) {
     const file = join(dir, READY_INDEX_FILE);
@@ -155,6 +163,17 @@ export class ReadyIndex {
     this.unknownDeadStmt = this.db.prepare('SELECT inbox_id FROM wake WHERE dead IS NULL').pluck();
     // Only while still unknown: a settle that landed meanwhile knows better.
     this.fillDeadStmt = this.db.prepare('UPDATE wake SET dead = ? WHERE inbox_id = ? AND dead IS NULL');
+    this.rebuiltStmt = this.db.prepare('SELECT boot FROM rebuilt WHERE one = 1').pluck();
+    this.markRebuiltStmt = this.db.prepare('INSERT OR REPLACE INTO rebuilt (one, boot) VALUES (1, ?)');
+  }
+
+  /** The boot in which the whole index was last re-derived from the inbox files; undefined if never. */
+  rebuiltInBoot(): string | undefined {
+    return this.rebuiltStmt.get() as string | undefined;
+  }
+
+  markRebuilt(boot: string): void {
+    this.markRebuiltStmt.run(boot);
   }
 
   current(inboxId: string): IndexedWake | undefined {

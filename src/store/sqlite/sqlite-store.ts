@@ -13,6 +13,7 @@ import { emptySummary } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
 import { INBOX_ID_PATTERN, validateInboxId, validateLimit, type CheckedEvent } from '../validate.js';
 import { validateInboxListQuery } from '../validate-dashboard.js';
+import { currentBootId } from './boot-id.js';
 import { countDead, inboxSummary } from './dashboard.js';
 import { IngestGroups } from './group-commit.js';
 import { insertEvent } from './ingest.js';
@@ -34,7 +35,8 @@ export class SqliteStore implements Store, InboxFiles {
   private readonly listeners = new Set<(inboxId: string) => void>();
   private readonly ingestGroups = new IngestGroups((inboxId, events) => this.storeEvents(inboxId, events, events.length >= BURST));
 
-  constructor(dir: string, options: StoreOptions = {}) {
+  /** `bootId` is for tests: which machine boot this is (boot-id.ts). */
+  constructor(dir: string, options: StoreOptions = {}, { bootId = currentBootId() }: { bootId?: string } = {}) {
     this.options = resolveOptions(options);
     if (this.options.clock === 'database') {
       throw new VigilError('invalid_options', "clock: 'database' is for PostgreSQL; a SQLite store uses the process clock");
@@ -46,6 +48,29 @@ export class SqliteStore implements Store, InboxFiles {
       dispose: (db) => db.close(),
     });
     this.index = new ReadyIndex(this.dir, this.options.busyTimeoutMs);
+    if (this.index.rebuiltInBoot() !== bootId) this.rebuildAfterBoot(bootId);
+  }
+
+  /**
+   * The first open in a machine boot re-derives the ready index from every
+   * inbox file: a power loss may have taken the index's last commits (it is
+   * written without fsync) but never an inbox's, and without this an event
+   * stored before it, or a timer, could stay unlisted until its inbox was
+   * written again. Also runs for an index file that is new while inbox files
+   * exist (deleted, or from before this rule). One small transaction per
+   * inbox, without fsync; an inbox that cannot be read now is left to its
+   * next write, and the next open tries again.
+   */
+  private rebuildAfterBoot(bootId: string): void {
+    let complete = true;
+    for (const id of this.inboxFileIds()) {
+      try {
+        this.connection(id, false)?.reindex();
+      } catch {
+        complete = false;
+      }
+    }
+    if (complete) this.index.markRebuilt(bootId);
   }
 
   get maxPayloadBytes(): number {
@@ -80,6 +105,10 @@ export class SqliteStore implements Store, InboxFiles {
 
   async inboxes(): Promise<string[]> {
     this.assertOpen();
+    return this.inboxFileIds();
+  }
+
+  private inboxFileIds(): string[] {
     return readdirSync(this.dir, { withFileTypes: true })
       .filter((entry) => entry.isFile() && entry.name.endsWith(FILE_SUFFIX))
       .map((entry) => entry.name.slice(0, -FILE_SUFFIX.length))
@@ -172,9 +201,10 @@ export class SqliteStore implements Store, InboxFiles {
   }
 
   /**
-   * Re-derives the ready index from every inbox file. Needed only after a
-   * power loss (the index is written at synchronous=NORMAL) or if the index
-   * file was deleted; costs one small transaction per inbox.
+   * Re-derives the ready index from every inbox file; one small transaction
+   * per inbox. The first open in each machine boot does this by itself
+   * (rebuildAfterBoot); by hand it is for an index file damaged while the
+   * store is open.
    */
   async rebuildReadyIndex(): Promise<number> {
     const ids = await this.inboxes();
