@@ -142,9 +142,11 @@ export class Dispatcher {
   }
 
   /**
-   * Stops looking, gives sends in flight up to `graceMs` (default 5 s), then
-   * aborts them (their messages stay held for the next start), and closes
-   * the channels.
+   * Stops looking, then, within `graceMs` (default 5 s): sends what is due
+   * now (the replies of runs that finished just before, whose wake-up may
+   * not have had its pass yet) and lets the sends in flight end. Sends still
+   * going at the deadline are aborted (their messages stay held for the next
+   * start). Closes the channels.
    */
   stop({ graceMs = 5_000 }: { graceMs?: number } = {}): Promise<void> {
     this.stopping ??= this.drain(graceMs);
@@ -156,30 +158,38 @@ export class Dispatcher {
   }
 
   private async drain(graceMs: number): Promise<void> {
+    const wasStarted = this.state === 'started';
     this.state = 'stopping';
     this.stopListening?.();
     await this.loop.stop();
+    const deadline = performance.now() + graceMs;
+    if (wasStarted) await this.sendWhatIsDue(deadline);
     const sends = [...this.inFlight.values()];
-    if (!(await settlesWithin(sends, graceMs))) this.stopSignal.abort(new Error('the dispatcher is stopping'));
+    if (!(await settlesWithin(sends, Math.max(0, deadline - performance.now())))) this.stopSignal.abort(new Error('the dispatcher is stopping'));
     await Promise.allSettled(sends);
     await Promise.allSettled(this.channels.map(async (channel) => channel.close?.()));
+  }
+
+  /**
+   * The last passes, until nothing due is left to start or the deadline: a
+   * worker pool stopping in this process has just finished its last runs,
+   * and their replies would otherwise wait for the next start.
+   */
+  private async sendWhatIsDue(deadline: number): Promise<void> {
+    try {
+      while (performance.now() < deadline && (await this.startDue()) > 0) {
+        await settlesWithin([...this.inFlight.values()], deadline - performance.now());
+      }
+    } catch (error) {
+      // The store failed: what is held stays held for the next start.
+      this.logger?.error({ err: error }, 'dispatcher: the last look for due messages failed');
+    }
   }
 
   private async pass(): Promise<PassResult> {
     if (this.state !== 'started') return null;
     const now = performance.now();
-    let started = 0;
-    const free = this.concurrency - this.inFlight.size;
-    if (free > 0) {
-      const limit = Math.min(MAX_LIMIT, free + this.inFlight.size + this.backoff.size);
-      for (const inboxId of await this.store.dispatchableInboxes({ limit })) {
-        if (this.inFlight.size >= this.concurrency) break;
-        const waiting = this.backoff.get(inboxId);
-        if (this.inFlight.has(inboxId) || (waiting !== undefined && waiting.retryAt > now)) continue;
-        this.begin(inboxId);
-        started += 1;
-      }
-    }
+    const started = await this.startDue();
     const { sendAt, now: storeNow } = await this.store.nextWake();
     let retryIn: number | null = null;
     for (const { retryAt } of this.backoff.values()) retryIn = retryIn === null ? retryAt - now : Math.min(retryIn, retryAt - now);
@@ -189,6 +199,23 @@ export class Dispatcher {
     // and nextWake shows only the earliest inbox, which may hide a later one: check again soon.
     const delay = sendAt > storeNow ? sendAt - storeNow : started > 0 ? this.recheckMs : Math.min(this.recheckMs, retryIn ?? this.recheckMs);
     return retryIn === null ? delay : Math.min(delay, retryIn);
+  }
+
+  /** Starts a dispatch for each due inbox not in flight or backing off, up to the concurrency; how many it started. */
+  private async startDue(): Promise<number> {
+    const now = performance.now();
+    let started = 0;
+    const free = this.concurrency - this.inFlight.size;
+    if (free <= 0) return 0;
+    const limit = Math.min(MAX_LIMIT, free + this.inFlight.size + this.backoff.size);
+    for (const inboxId of await this.store.dispatchableInboxes({ limit })) {
+      if (this.inFlight.size >= this.concurrency) break;
+      const waiting = this.backoff.get(inboxId);
+      if (this.inFlight.has(inboxId) || (waiting !== undefined && waiting.retryAt > now)) continue;
+      this.begin(inboxId);
+      started += 1;
+    }
+    return started;
   }
 
   private begin(inboxId: string): void {

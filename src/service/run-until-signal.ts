@@ -1,6 +1,6 @@
 /**
  * SIGTERM or SIGINT: stop claiming, let runs finish for the grace period,
- * release leases, close, exit 0. A second signal while draining exits at
+ * send the replies that are due, release leases, close, exit 0. A second signal while draining exits at
  * once with 128 + the signal's number, as a shell reports a killed process:
  * someone pressing Ctrl-C twice means it.
  */

@@ -171,6 +171,42 @@ describe('dispatcher', () => {
     expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0 });
   });
 
+  it('stop() first sends what is due: replies queued with no wake-up go out before it returns', async () => {
+    const clock = createFakeClock(1_700_000_000_000);
+    const { store, reopen } = await tempStore({ clock: clock.now, outboxGapMs: 60_000 });
+    const channel = recordingChannel();
+    const { dispatcher } = await startDispatcher(store, [channel]);
+    // Written through another store object, and no run:finished: nothing wakes the dispatcher, and its poll is off.
+    const other = await reopen({ clock: clock.now, outboxGapMs: 60_000 });
+    await queueMessages(other.inbox('hana'), 'e1', ['last reply']);
+    await queueMessages(other.inbox('ivan'), 'e1', ['first']);
+    await dispatcher.stop({ graceMs: 5_000 });
+    expect(channel.received.map((m) => [m.inboxId, m.body]).sort()).toEqual([
+      ['hana', 'last reply'],
+      ['ivan', 'first'],
+    ]);
+    expect((await store.inbox('hana').stats()).outbox).toEqual({ held: 0, sent: 1 });
+  });
+
+  it('stop() leaves paced messages whose gap has not passed held, and sends nothing new with graceMs 0', async () => {
+    const clock = createFakeClock(1_700_000_000_000);
+    const { store, reopen } = await tempStore({ clock: clock.now, outboxGapMs: 60_000 });
+    const inbox = store.inbox('jo');
+    await queueMessages(inbox, 'e1', ['sent now']);
+    const channel = recordingChannel();
+    const events = new RuntimeEvents();
+    const first = nextEvent(events, 'outbox:sent');
+    const { dispatcher } = await startDispatcher(store, [channel], { events });
+    await first;
+    const other = await reopen({ clock: clock.now, outboxGapMs: 60_000 });
+    await queueMessages(other.inbox('jo'), 'e2', ['within the gap']);
+    await queueMessages(other.inbox('kai'), 'e1', ['due, but no grace']);
+    await dispatcher.stop({ graceMs: 0 });
+    expect(channel.received.map((m) => m.body)).toEqual(['sent now']);
+    expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 1 });
+    expect((await store.inbox('kai').stats()).outbox).toEqual({ held: 1, sent: 0 });
+  });
+
   it('wakes when a run in this process queues messages', async () => {
     const { store, reopen } = await tempStore();
     const channel = recordingChannel();
