@@ -78,6 +78,12 @@ export const configSchema = z
     /** Path to a module whose default export is an agent (defineAgent); default: the built-in example agent. */
     agent: z.string().min(1).optional(),
     channels: channelsSchema.default({ console: {} }),
+    /**
+     * How the outbox goes out (R9): `at-least-once` sends a batch again after
+     * a crash or a failed channel (same batch id, for the receiver to dedupe);
+     * `at-most-once` records it as sent first, so it is lost instead.
+     */
+    delivery: z.enum(['at-least-once', 'at-most-once']).default('at-least-once'),
     /** The credential proxy (`vigil proxy`) the agent's ctx.fetch goes through. */
     proxy: z.object({ url: z.string().url() }).strict().optional(),
     workers: z

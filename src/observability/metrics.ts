@@ -31,6 +31,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     leaseLost: new Counter({ name: 'vigil_lease_lost_total', help: 'Runs aborted because their lease was lost', registers }),
     deadEvents: new Counter({ name: 'vigil_events_dead_total', help: 'Events parked as dead after too many attempts', registers }),
     outboxSent: new Counter({ name: 'vigil_outbox_sent_total', help: 'Outbox messages delivered, by channel', labelNames: ['channel'], registers }),
+    outboxLost: new Counter({
+      name: 'vigil_outbox_lost_total',
+      help: 'Outbox messages a channel failed to take under at-most-once delivery (never sent to it again), by channel',
+      labelNames: ['channel'],
+      registers,
+    }),
     outboxHeld: new Gauge({ name: 'vigil_outbox_held', help: 'Outbox messages waiting, at the last dispatch pass', registers }),
     channelFailures: new Counter({ name: 'vigil_channel_failures_total', help: 'Failed channel sends, by channel', labelNames: ['channel'], registers }),
   };

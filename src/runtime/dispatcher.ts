@@ -42,7 +42,17 @@ export interface DispatcherOptions {
   sendTimeoutMs?: number;
   /** Inboxes dispatched at once (default 4). */
   concurrency?: number;
+  /**
+   * `at-least-once` (default): a batch is recorded as sent after every
+   * channel took it; a crash or a failed channel sends it again (the same
+   * batch id, to the channels that did not take it). `at-most-once`: it is
+   * recorded first (R9's atMostOnce), so a crash or a failed channel loses it
+   * instead: for messages where a second copy is worse than none.
+   */
+  delivery?: Delivery;
 }
+
+export type Delivery = 'at-least-once' | 'at-most-once';
 
 interface Backoff {
   failures: number;
@@ -57,7 +67,10 @@ interface PartialDelivery {
 }
 
 class ChannelsFailed extends Error {
-  constructor(readonly failures: { channel: string; error: string }[]) {
+  constructor(
+    readonly failures: { channel: string; error: string }[],
+    readonly messages: number,
+  ) {
     super(failures.map((f) => `${f.channel}: ${f.error}`).join('; '));
     this.name = 'ChannelsFailed';
   }
@@ -74,6 +87,7 @@ export class Dispatcher {
   private readonly retry: RetryBackoff;
   private readonly sendTimeoutMs: number;
   private readonly concurrency: number;
+  private readonly atMostOnce: boolean;
   private readonly recheckMs: number;
   private readonly loop: WakeLoop;
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -106,6 +120,11 @@ export class Dispatcher {
       throw new VigilError('invalid_options', `sendTimeoutMs (${this.sendTimeoutMs}) must be well under leaseTtlMs (${leaseTtlMs}), or slow sends repeat`);
     }
     this.concurrency = positive('concurrency', options.concurrency ?? 4);
+    const delivery = options.delivery ?? 'at-least-once';
+    if (delivery !== 'at-least-once' && delivery !== 'at-most-once') {
+      throw new VigilError('invalid_options', `dispatcher: delivery must be 'at-least-once' or 'at-most-once', got ${JSON.stringify(delivery)}`);
+    }
+    this.atMostOnce = delivery === 'at-most-once';
     this.recheckMs = Math.min(1_000, pollIntervalMs);
     this.loop = new WakeLoop({
       pass: () => this.pass(),
@@ -229,14 +248,17 @@ export class Dispatcher {
   private async dispatchInbox(inboxId: string): Promise<void> {
     const inbox = this.store.inbox(inboxId);
     try {
-      const count = await inbox.dispatch((body, messages) => this.deliver(inboxId, body, messages));
+      const count = await inbox.dispatch((body, messages) => this.deliver(inboxId, body, messages), { atMostOnce: this.atMostOnce });
       this.backoff.delete(inboxId);
       if (count > 0) {
         this.events.emit('outbox:sent', { inboxId, count, channels: this.channels.map((c) => c.name) });
         this.logger?.info({ inboxId, count }, 'outbox sent');
       }
     } catch (error) {
-      this.failed(inboxId, error);
+      // At most once, the store recorded the batch as sent before the channels
+      // saw it: there is nothing held to retry. A store failure still is.
+      if (this.atMostOnce && error instanceof ChannelsFailed) this.lost(inboxId, error);
+      else this.failed(inboxId, error);
     }
     await this.recordHeld(inbox.id);
   }
@@ -258,12 +280,9 @@ export class Dispatcher {
         failures.push({ channel, error: describeError(result.reason) });
       }
     });
-    if (failures.length === 0) {
-      this.partial.delete(inboxId);
-      return;
-    }
-    this.partial.set(inboxId, { batchId: message.id, delivered });
-    throw new ChannelsFailed(failures);
+    if (failures.length === 0 || this.atMostOnce) this.partial.delete(inboxId);
+    else this.partial.set(inboxId, { batchId: message.id, delivered });
+    if (failures.length > 0) throw new ChannelsFailed(failures, messages.length);
   }
 
   /** One channel, bounded: a channel that ignores its signal is stopped waiting for all the same. */
@@ -305,6 +324,16 @@ export class Dispatcher {
       }
     } else {
       this.logger?.error({ inboxId, err: error, retryInMs }, 'dispatch failed in the store; retrying');
+    }
+  }
+
+  /** At most once: the channels that failed never get this batch. Said loudly, as it is a loss by choice. */
+  private lost(inboxId: string, error: ChannelsFailed): void {
+    for (const { channel, error: text } of error.failures) {
+      this.metrics?.channelFailures.inc({ channel });
+      this.metrics?.outboxLost.inc({ channel }, error.messages);
+      this.events.emit('outbox:lost', { inboxId, channel, count: error.messages, error: text });
+      this.logger?.error({ inboxId, channel, count: error.messages, error: text }, 'channel failed; at-most-once delivery: these messages are not sent again');
     }
   }
 

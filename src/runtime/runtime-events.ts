@@ -27,6 +27,8 @@ export interface RuntimeEventMap {
   /** An operator asked for the held messages to go now (the dashboard's "send now"). */
   'outbox:expedited': { inboxId: string; count: number };
   'outbox:sent': { inboxId: string; count: number; channels: string[] };
+  /** At-most-once delivery only: a channel failed, and these messages will not be sent to it again. */
+  'outbox:lost': { inboxId: string; channel: string; count: number; error: string };
   'channel:failed': { inboxId: string; channel: string; error: string; retryInMs: number };
   'approval:answered': { inboxId: string; approvalId: string; outcome: string };
 }

@@ -102,6 +102,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       metrics,
       logger,
       pollIntervalMs: config.workers.pollIntervalMs,
+      delivery: config.delivery,
       ...(config.engine.leaseTtlMs === undefined ? {} : { leaseTtlMs: config.engine.leaseTtlMs }),
     });
     await pool.start();

@@ -25,3 +25,9 @@ it('an unknown key that is not a plain name is quoted in the error, never blank'
   expect(message({ 'two words': 1, colour: 'red' })).toMatch(/"two words", colour: unknown keys/);
   expect(message({ workers: { 'a.b': 1 } })).toContain('workers."a.b": unknown key');
 });
+
+it('delivery is at-least-once unless the config says at-most-once; anything else is named in the error', () => {
+  expect(parseConfig({}, 'test.json').delivery).toBe('at-least-once');
+  expect(parseConfig({ delivery: 'at-most-once' }, 'test.json').delivery).toBe('at-most-once');
+  expect(() => parseConfig({ delivery: 'exactly-once' }, 'test.json')).toThrow(/delivery/);
+});

@@ -207,6 +207,50 @@ describe('dispatcher', () => {
     expect((await store.inbox('kai').stats()).outbox).toEqual({ held: 1, sent: 0 });
   });
 
+  it('at-most-once: a channel that fails loses the batch (recorded as sent, never retried), and says so; the others got it once', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const inbox = store.inbox('lena');
+    await queueMessages(inbox, 'e1', ['only once']);
+    const good = recordingChannel('good');
+    const bad = recordingChannel('bad');
+    bad.failNext(1, 'receiver down');
+    const events = new RuntimeEvents();
+    const lost = nextEvent(events, 'outbox:lost');
+    const { dispatcher, metrics } = await startDispatcher(store, [good, bad], { events, delivery: 'at-most-once' });
+    expect(await lost).toEqual({ inboxId: 'lena', channel: 'bad', count: 1, error: 'receiver down' });
+    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1 });
+    // The bad channel works again, and the dispatcher looks again after its retry delay: nothing is resent.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    dispatcher.wake('lena');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(good.received.map((m) => m.body)).toEqual(['only once']);
+    expect(bad.received).toEqual([]);
+    expect(await value(metrics.outboxLost, { channel: 'bad' })).toBe(1);
+    expect(await value(metrics.outboxSent, { channel: 'good' })).toBe(1);
+  });
+
+  it('at-least-once (the default), the same failure keeps the batch held and retries it to the failed channel only', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const inbox = store.inbox('milo');
+    await queueMessages(inbox, 'e1', ['until it lands']);
+    const good = recordingChannel('good');
+    const bad = recordingChannel('bad');
+    bad.failNext(1, 'receiver down');
+    const events = new RuntimeEvents();
+    const sent = nextEvent(events, 'outbox:sent');
+    await startDispatcher(store, [good, bad], { events });
+    await sent;
+    expect(good.received.map((m) => m.body)).toEqual(['until it lands']);
+    expect(bad.received.map((m) => m.body)).toEqual(['until it lands']);
+    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1 });
+  });
+
+  it('a delivery mode it does not know is invalid_options', () => {
+    expect(() => new Dispatcher({ store: null as unknown as Store, channels: [], events: new RuntimeEvents(), delivery: 'exactly-once' as 'at-most-once' })).toThrow(
+      expect.objectContaining({ code: 'invalid_options' }),
+    );
+  });
+
   it('wakes when a run in this process queues messages', async () => {
     const { store, reopen } = await tempStore();
     const channel = recordingChannel();
