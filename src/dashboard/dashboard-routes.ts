@@ -10,6 +10,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import { html } from '../http/html.js';
 import { fromStoreError, HttpError } from '../http/http-error.js';
+import { clientAddress } from '../http/sign-in-throttle.js';
 import { answerApproval, type HttpContext } from '../http/http-context.js';
 import { readRequestBody } from '../http/read-body.js';
 import type { EventStatus, Inbox } from '../store/contract.js';
@@ -61,10 +62,22 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     if (keys === null) throw dashboardOff();
     const form = await readForm(c);
     const next = safeNext(form.get('next') ?? undefined);
+    const address = clientAddress(c);
+    try {
+      ctx.signIns.check(address);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      return c.html(loginPage(next, 'Too many wrong tokens from here. Wait a minute, then try again.'), 429, {
+        ...DASHBOARD_HEADERS,
+        ...error.headers,
+      });
+    }
     if (!keys.tokenMatches(form.get('token') ?? '')) {
-      ctx.logger.warn({ ip: remoteAddress(c) }, 'dashboard sign-in refused: wrong token');
+      const locked = ctx.signIns.failed(address);
+      ctx.logger.warn({ ip: address, locked }, 'dashboard sign-in refused: wrong token');
       return c.html(loginPage(next, 'That token is not right.'), 401, DASHBOARD_HEADERS);
     }
+    ctx.signIns.succeeded(address);
     const { session, cookie } = keys.newSession(ctx.now());
     setCookie(c, COOKIE_NAME, cookie, {
       httpOnly: true,
@@ -73,7 +86,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
       maxAge: Math.floor(SESSION_TTL_MS / 1000),
       secure: new URL(c.req.url).protocol === 'https:',
     });
-    ctx.logger.info({ session: session.id, ip: remoteAddress(c) }, 'dashboard sign-in');
+    ctx.logger.info({ session: session.id, ip: address }, 'dashboard sign-in');
     return c.redirect(next, 303);
   });
 
@@ -258,10 +271,6 @@ async function readForm(c: Context): Promise<URLSearchParams> {
 /** Only a path on this server: never `//evil.example` or a full URL. */
 function safeNext(next: string | undefined): string {
   return next !== undefined && /^\/(?![/\\])/.test(next) ? next : '/';
-}
-
-function remoteAddress(c: Context): string | undefined {
-  return (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress;
 }
 
 function dashboardOff(): HttpError {

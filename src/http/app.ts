@@ -15,6 +15,7 @@ import type { Store } from '../store/contract.js';
 import { dashboardRoutes } from '../dashboard/dashboard-routes.js';
 import { errorBody, fromStoreError, HttpError } from './http-error.js';
 import type { HttpContext } from './http-context.js';
+import { SignInThrottle } from './sign-in-throttle.js';
 import { apiRoutes } from './routes/api.js';
 import { approvalPageRoutes } from './routes/approval-pages.js';
 import { healthRoutes } from './routes/health.js';
@@ -49,6 +50,7 @@ export function createApp(deps: AppDeps): Hono {
     verifiers: createVerifiers(deps.config.sources, env),
     token: resolveOptionalSecret(deps.config.token, env, 'token'),
     linkSecret: deps.linkSecret === '' ? '' : resolveSecret(deps.linkSecret, env, 'linkSecret'),
+    signIns: new SignInThrottle(deps.now ?? systemClock),
   };
 
   const app = new Hono();

@@ -5,6 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import type { RuntimeEvents } from '../runtime/runtime-events.js';
 import type { ApprovalAnswer, ApprovalOutcome, Inbox, NewEvent, Store } from '../store/contract.js';
 import { HttpError } from './http-error.js';
+import type { SignInThrottle } from './sign-in-throttle.js';
 import type { WebhookVerifier } from './webhooks/index.js';
 
 export interface HttpContext {
@@ -19,6 +20,8 @@ export interface HttpContext {
   token: string | undefined;
   /** '' : approval links are disabled (an empty HMAC key is a key anyone has). */
   linkSecret: string;
+  /** Wrong tokens per client address, for the API and the dashboard's sign-in alike. */
+  signIns: SignInThrottle;
 }
 
 /** The ack both ingestion routes give, once the event is durable: 202 new, 200 duplicate. */

@@ -14,7 +14,7 @@ export const CHAT_SOURCE = 'chat';
 
 export function apiRoutes(ctx: HttpContext): Hono {
   const app = new Hono();
-  app.use('*', bearerAuth(ctx.token));
+  app.use('*', bearerAuth(ctx.token, ctx.signIns, ctx.logger));
 
   app.post('/:inbox/messages', async (c) => {
     const inbox = ctx.store.inbox(c.req.param('inbox'));
