@@ -201,7 +201,7 @@ export interface InboxSummary {
 }
 
 export interface InboxListQuery {
-  /** Only ids that contain this text. */
+  /** Only ids that contain this text, in any case ("team" finds "Team-A"). */
   search?: string;
   /** The next page: ids after this one (the previous page's `next`). */
   after?: string;

@@ -68,6 +68,15 @@ export function dashboardReads(target: StoreTarget): void {
         expect((await store.listInboxes({ search: 'nobody' })).total).toBe(0);
       });
 
+      it('search ignores case: a person typing "team" finds Team-A, and "TEAM" finds team-b', async () => {
+        const { store } = await open();
+        for (const id of ['Team-A', 'team-b', 'solo']) await store.inbox(id).ingest({ source: 's', sourceId: '1' });
+        expect(await ids(store, { search: 'team' })).toEqual(['Team-A', 'team-b']);
+        expect(await ids(store, { search: 'TEAM' })).toEqual(['Team-A', 'team-b']);
+        expect(await ids(store, { search: 'm-A' })).toEqual(['Team-A']);
+        expect((await store.listInboxes({ search: 'tEaM' })).total).toBe(2);
+      });
+
       it('summarises each inbox: counts by status, lease, next timer, held outbox, pending approvals', async () => {
         const { store, clock } = await open({ leaseTtlMs: TTL, maxAttempts: 1 });
         const inbox = store.inbox('alice');

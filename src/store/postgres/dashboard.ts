@@ -33,7 +33,7 @@ attention AS MATERIALIZED (
 ),
 matching AS (
   SELECT i.inbox_id FROM inboxes i
-  WHERE ($3::text IS NULL OR strpos(i.inbox_id, $3) > 0)
+  WHERE ($3::text IS NULL OR strpos(lower(i.inbox_id), lower($3)) > 0)
     AND (NOT $4::boolean OR i.inbox_id IN (SELECT inbox_id FROM attention))
 ),
 page AS (

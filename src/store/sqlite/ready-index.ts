@@ -98,9 +98,9 @@ ON CONFLICT (inbox_id) DO UPDATE SET
   wake_at = excluded.wake_at, send_at = excluded.send_at, seq = excluded.seq, exact = 1, dead = excluded.dead
 WHERE wake.seq <= excluded.seq`;
 
-// The overview's filters (listInboxes): by id, a substring, and "needs a person".
+// The overview's filters (listInboxes): by id, a substring in any case (ids are ASCII), and "needs a person".
 const PAGE_FILTER = `
-(@search IS NULL OR instr(inbox_id, @search) > 0)
+(@search IS NULL OR instr(lower(inbox_id), lower(@search)) > 0)
 AND (@attention = 0 OR dead > 0 OR wake_at <= @stuckBefore)`;
 
 export class ReadyIndex {
