@@ -176,6 +176,50 @@ describe('POST /hooks/:inbox/:source', () => {
       const res = await t.app.request('/hooks/alice/slack', { method: 'POST', body: retry.body, headers: { ...retry.headers, 'x-slack-retry-num': '1' } });
       expect(res.status).toBe(200);
     });
+
+    /** A form body as Slack sends slash commands and interactivity, signed over its raw bytes. */
+    function slackForm(fields: Record<string, string>, secret = SECRETS.slack) {
+      const body = new URLSearchParams(fields).toString();
+      const timestamp = String(Math.floor(T0 / 1000));
+      const signature = 'v0=' + createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex');
+      return { body, headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-slack-request-timestamp': timestamp, 'x-slack-signature': signature } };
+    }
+    const SLASH = { command: '/refund', text: 'order 42 please', user_id: 'U1', channel_id: 'C1', trigger_id: '123.456.abc' };
+
+    it('a slash command (a form) is stored as its fields under its trigger_id, and acknowledged 200 with an empty body', async () => {
+      const t = await apps.make();
+      const res = await t.app.request('/hooks/alice/slack', { method: 'POST', ...slackForm(SLASH) });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe(''); // Slack posts a non-empty body to the user as a message
+      const again = await t.app.request('/hooks/alice/slack', { method: 'POST', ...slackForm(SLASH) });
+      expect(again.status).toBe(200);
+      expect(await again.text()).toBe('');
+      const events = await t.store.inbox('alice').events();
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({ source: 'slack', sourceId: '123.456.abc', payload: SLASH });
+    });
+
+    it('an interaction (a form whose payload field is JSON) is stored as that JSON, under its trigger_id', async () => {
+      const t = await apps.make();
+      const interaction = { type: 'block_actions', trigger_id: '789.012.def', user: { id: 'U1' }, actions: [{ action_id: 'approve', value: 'yes' }] };
+      const res = await t.app.request('/hooks/alice/slack', { method: 'POST', ...slackForm({ payload: JSON.stringify(interaction) }) });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('');
+      expect((await t.store.inbox('alice').events()).map((e) => [e.sourceId, e.payload])).toEqual([['789.012.def', interaction]]);
+    });
+
+    it('form deliveries are refused like any other: bad signature 401, no trigger_id 400, a payload field that is not JSON 400; nothing stored', async () => {
+      const t = await apps.make();
+      const forged = slackForm(SLASH, 'not-the-slack-secret');
+      expect(await errorOf(await t.app.request('/hooks/alice/slack', { method: 'POST', ...forged }))).toMatchObject({ status: 401, code: 'bad_signature' });
+      const { trigger_id: _dropped, ...keyless } = SLASH;
+      expect(await errorOf(await t.app.request('/hooks/alice/slack', { method: 'POST', ...slackForm(keyless) }))).toMatchObject({ status: 400, code: 'missing_key' });
+      expect(await errorOf(await t.app.request('/hooks/alice/slack', { method: 'POST', ...slackForm({ payload: '{not json' }) }))).toMatchObject({
+        status: 400,
+        code: 'bad_json',
+      });
+      await expectNothingStored(t.store);
+    });
   });
 
   it('Stripe during a secret roll: any one of several v1 signatures matching is enough', async () => {

@@ -27,12 +27,13 @@ export function hookRoutes(ctx: HttpContext): Hono {
         if (error instanceof WebhookRejected) throw new HttpError(401, error.reason, error.message);
         throw error;
       }
-      const payload = parseJson(body);
+      const payload = verifier.decode === undefined ? parseJson(body) : verifier.decode(body, headers);
       const reply = verifier.handshake?.(payload);
       if (reply !== undefined) return c.json(reply, 200);
       const sourceId = verifier.key(headers, payload);
       if (sourceId === undefined) throw new HttpError(400, 'missing_key', `the delivery has no unique id: ${verifier.keyName} is missing`);
-      return await ingestEvent(ctx, inbox, { source: sourceName, sourceId, payload });
+      const ack = await ingestEvent(ctx, inbox, { source: sourceName, sourceId, payload });
+      return verifier.acknowledge?.(headers) ?? ack;
     } catch (error) {
       const refusal = error instanceof HttpError ? error : fromStoreError(error);
       if (refusal !== null && refusal.status < 500) {

@@ -1,14 +1,31 @@
 /**
  * Slack v0: `X-Slack-Signature: v0=<hex HMAC of "v0:<ts>:<body>">` with
- * `X-Slack-Request-Timestamp`. The key is the Events API `event_id` (Slack
- * retries with the same id). Slack's `url_verification` handshake is
- * answered with its challenge and stored nowhere: it is not an event.
+ * `X-Slack-Request-Timestamp`, over whatever the body is. Three kinds of
+ * delivery arrive signed this way:
+ *   - Events API: JSON, keyed by `event_id` (Slack retries with the same
+ *     id). Its `url_verification` handshake is answered with its challenge
+ *     and stored nowhere: it is not an event.
+ *   - Slash commands: a form (`command`, `text`, `user_id`, ...), stored as
+ *     an object of its fields.
+ *   - Interactivity (buttons, modals, shortcuts): a form whose one field
+ *     `payload` is JSON, stored as that JSON.
+ * A form delivery is keyed by its `trigger_id`, unique per invocation, and
+ * answered 200 with an empty body: Slack takes that as the acknowledgment
+ * and posts nothing (a body would be shown to the user as a message).
  */
+import { HttpError } from '../http-error.js';
+import { parseJson } from '../read-body.js';
 import { badSignature, checkFresh, fromHex, hmacSha256, parseSeconds, requireHeader, sameBytes, stringField, type WebhookVerifier } from './verifier.js';
+
+const FORM = 'application/x-www-form-urlencoded';
+
+function isForm(headers: Headers): boolean {
+  return (headers.get('content-type') ?? '').toLowerCase().startsWith(FORM);
+}
 
 export function slackVerifier(secret: string, toleranceSeconds: number): WebhookVerifier {
   return {
-    keyName: 'the event_id in the body',
+    keyName: 'the event_id (Events API) or trigger_id (slash commands, interactivity) in the body',
     verify(body, headers, now) {
       const header = requireHeader(headers, 'x-slack-signature');
       const timestamp = requireHeader(headers, 'x-slack-request-timestamp');
@@ -17,12 +34,26 @@ export function slackVerifier(secret: string, toleranceSeconds: number): Webhook
       if (given === null || !sameBytes(hmacSha256(secret, `v0:${timestamp}:`, body), given)) throw badSignature();
       checkFresh(seconds, now, toleranceSeconds);
     },
+    decode(body, headers) {
+      if (!isForm(headers)) return parseJson(body);
+      const fields = new URLSearchParams(body.toString('utf8'));
+      const interaction = fields.get('payload');
+      if (interaction === null) return Object.fromEntries(fields);
+      try {
+        return JSON.parse(interaction) as unknown;
+      } catch {
+        throw new HttpError(400, 'bad_json', 'the form field "payload" is not valid JSON');
+      }
+    },
     key(_headers, payload) {
-      return stringField(payload, 'event_id');
+      return stringField(payload, 'event_id') ?? stringField(payload, 'trigger_id');
     },
     handshake(payload) {
       if (stringField(payload, 'type') !== 'url_verification') return undefined;
       return { challenge: stringField(payload, 'challenge') ?? '' };
+    },
+    acknowledge(headers) {
+      return isForm(headers) ? new Response(null, { status: 200 }) : undefined;
     },
   };
 }

@@ -25,6 +25,10 @@ export interface WebhookVerifier {
   key(headers: Headers, payload: unknown): string | undefined;
   /** A reply that replaces storing, for handshakes such as Slack's url_verification. */
   handshake?(payload: unknown): unknown;
+  /** The verified body as the payload to store; default: JSON (400 bad_json otherwise). */
+  decode?(body: Buffer, headers: Headers): unknown;
+  /** The answer once stored (or found a duplicate), when the provider needs another than 202/200 JSON. */
+  acknowledge?(headers: Headers): Response | undefined;
   /** Says where the key comes from, for the missing_key message. */
   readonly keyName: string;
 }
