@@ -341,7 +341,8 @@ export class Dispatcher {
   private async recordHeld(inboxId: string): Promise<void> {
     if (this.metrics === undefined) return;
     try {
-      const held = (await this.store.inbox(inboxId).stats()).outbox.held;
+      // Not stats(): it counts every done event and sent message, a cost that grows with the inbox's history.
+      const held = (await this.store.inbox(inboxId).outbox({ limit: 1 })).heldCount;
       if (held === 0) this.held.delete(inboxId);
       else this.held.set(inboxId, held);
       let total = 0;

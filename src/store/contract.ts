@@ -164,6 +164,8 @@ export interface OutboxRow {
 export interface OutboxView {
   /** Every held message, oldest first (bounded by the query's limit). */
   held: OutboxRow[];
+  /** How many are held in all, whatever the limit (counted over held messages only, never the sent history). */
+  heldCount: number;
   /** The latest sent messages, newest first. */
   sent: OutboxRow[];
   /** When `dispatch` may send next (R9's gap, urgent messages, a dispatch in flight); null with nothing held. */

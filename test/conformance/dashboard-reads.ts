@@ -254,7 +254,7 @@ export function dashboardReads(target: StoreTarget): void {
       it('shows held and sent messages and when the gap lets the next send go', async () => {
         const { store, clock } = await open({ outboxGapMs: GAP });
         const inbox = store.inbox('alice');
-        expect(await inbox.outbox()).toEqual({ held: [], sent: [], nextSendAt: null });
+        expect(await inbox.outbox()).toEqual({ held: [], heldCount: 0, sent: [], nextSendAt: null });
         await queue(inbox, 'first');
         expect((await inbox.outbox()).nextSendAt).toBe(T0); // nothing paced yet: at once
         expect(await inbox.dispatch(() => undefined)).toBe(1);
@@ -269,7 +269,10 @@ export function dashboardReads(target: StoreTarget): void {
         expect(view.sent).toEqual([{ id: view.sent[0]!.id, body: 'first', urgent: false, createdAt: T0, sentAt: T0 }]);
         expect(view.nextSendAt).toBe(T0 + GAP);
         expect(view.held[0]!.id).toBeLessThan(view.held[1]!.id);
-        expect((await inbox.outbox({ limit: 1 })).held.map((m) => m.body)).toEqual(['second']);
+        expect(view.heldCount).toBe(2);
+        const firstOnly = await inbox.outbox({ limit: 1 });
+        expect(firstOnly.held.map((m) => m.body)).toEqual(['second']);
+        expect(firstOnly.heldCount).toBe(2); // all of them, whatever the limit
 
         // An urgent message goes at once; the rest still wait for the gap.
         await (async () => {
@@ -308,7 +311,7 @@ export function dashboardReads(target: StoreTarget): void {
         const sent: string[] = [];
         expect(await inbox.dispatch((body) => void sent.push(body))).toBe(2);
         expect(sent).toEqual(['second\n\nthird']);
-        expect(await inbox.outbox()).toMatchObject({ held: [], nextSendAt: null });
+        expect(await inbox.outbox()).toMatchObject({ held: [], heldCount: 0, nextSendAt: null });
 
         // Once: a message queued after it waits for the gap again (which the expedited send did not use).
         await queue(inbox, 'fourth');
@@ -382,7 +385,7 @@ export function dashboardReads(target: StoreTarget): void {
         clock.set(T0 + 2_500);
         expect(await ghost.events({ status: 'dead', source: 's', newestFirst: true, afterId: 5 })).toEqual([]);
         expect(await ghost.approvals()).toEqual([]);
-        expect(await ghost.outbox()).toEqual({ held: [], sent: [], nextSendAt: null });
+        expect(await ghost.outbox()).toEqual({ held: [], heldCount: 0, sent: [], nextSendAt: null });
         expect(await ghost.activity({ since: T0, bucketMs: 1_000 })).toEqual([
           { start: T0, received: 0, finished: 0, runs: 0 },
           { start: T0 + 1_000, received: 0, finished: 0, runs: 0 },

@@ -53,6 +53,9 @@ describe('dispatcher', () => {
     expect((await urgent).count).toBe(1);
     expect(channel.received.map((m) => m.body)).toEqual(['hello\n\nworld', 'urgent!']);
     expect((await inbox.stats()).outbox.held).toBe(1); // 'paced' waits out the gap
+    // The held gauge, set after the dispatch from the held messages alone.
+    for (let i = 0; i < 100 && (await value(metrics.outboxHeld)) !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await value(metrics.outboxHeld)).toBe(1);
 
     clock.advance(60_000);
     const paced = nextEvent(events, 'outbox:sent');

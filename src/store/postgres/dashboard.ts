@@ -83,6 +83,9 @@ SELECT 'sent', s.* FROM (
 
 export const NEXT_SEND_AT = 'SELECT send_at FROM work WHERE inbox_id = $1';
 
+/** Through the partial index outbox_held: the cost follows what is held, not what was ever sent. */
+export const HELD_COUNT = 'SELECT count(*)::int AS n FROM outbox WHERE inbox_id = $1 AND sent_at IS NULL';
+
 /**
  * Events received, and finished with the runs that finished them, per
  * bucket ($2 since, $3 bucketMs, $4 now). Run with index scans only

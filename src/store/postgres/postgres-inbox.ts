@@ -53,7 +53,7 @@ import {
   type ListedTimerRecord,
   type OutboxRecord,
 } from '../rows.js';
-import { ACTIVITY, LIST_APPROVALS, NEXT_SEND_AT, OUTBOX_VIEW, STORE_NOW } from './dashboard.js';
+import { ACTIVITY, HELD_COUNT, LIST_APPROVALS, NEXT_SEND_AT, OUTBOX_VIEW, STORE_NOW } from './dashboard.js';
 import { expediteOutbox, LIST_ACTIONS, recordAction } from './operator.js';
 import { COUNT_SOURCE, GET_EVENT, listEventsSql, redrive, SORT_AT_MOST, STATS, toStats, type StatsRow } from './read.js';
 import { LIST_TIMERS, removeTimer, runScheduler, upsertTimer } from './timers.js';
@@ -234,9 +234,10 @@ export class PostgresInbox implements Inbox {
     const limit = d.validatePageQuery(query);
     const rows = await this.db.query<OutboxRecord & { part: 'held' | 'sent' }>(OUTBOX_VIEW, [this.id, limit]);
     const held = rows.filter((row) => row.part === 'held').map(toOutboxRow);
-    if (held.length === 0) return { held, sent: sentFirst(rows), nextSendAt: null };
+    if (held.length === 0) return { held, heldCount: 0, sent: sentFirst(rows), nextSendAt: null };
     const [work] = await this.db.query<{ send_at: number | null }>(NEXT_SEND_AT, [this.id]);
-    return { held: held.sort((a, b) => a.id - b.id), sent: sentFirst(rows), nextSendAt: work?.send_at ?? null };
+    const heldCount = held.length < limit ? held.length : (await this.db.query<{ n: number }>(HELD_COUNT, [this.id]))[0]!.n;
+    return { held: held.sort((a, b) => a.id - b.id), heldCount, sent: sentFirst(rows), nextSendAt: work?.send_at ?? null };
   }
 
   async activity(query: { since: number; bucketMs: number }): Promise<ActivityBucket[]> {

@@ -40,6 +40,8 @@ export function listApprovals(c: InboxDb, limit: number): ApprovalRow[] {
 }
 
 const HELD = 'SELECT id, body, urgent, created_at, sent_at FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT ?';
+/** Through the partial index outbox_held: the cost follows what is held, not what was ever sent. */
+const HELD_COUNT = 'SELECT count(*) FROM outbox WHERE sent_at IS NULL';
 const SENT = `
 SELECT id, body, urgent, created_at, sent_at FROM outbox WHERE sent_at IS NOT NULL
 ORDER BY sent_at DESC, id DESC LIMIT ?`;
@@ -48,7 +50,8 @@ ORDER BY sent_at DESC, id DESC LIMIT ?`;
 export function outboxView(c: InboxDb, now: number, limit: number): OutboxView {
   const held = (c.stmt(HELD).all(limit) as OutboxRecord[]).map(toOutboxRow);
   const sent = (c.stmt(SENT).all(limit) as OutboxRecord[]).map(toOutboxRow);
-  return { held, sent, nextSendAt: computeWake(c, now).sendAt };
+  const heldCount = held.length < limit ? held.length : (c.stmt(HELD_COUNT).pluck().get() as number);
+  return { held, heldCount, sent, nextSendAt: computeWake(c, now).sendAt };
 }
 
 // Two passes over the inbox's events, grouped by bucket: no index serves

@@ -220,7 +220,7 @@ export class SqliteInbox implements Inbox {
   async outbox(query?: { limit?: number }): Promise<OutboxView> {
     const limit = d.validatePageQuery(query);
     const c = this.existing();
-    if (c === null) return { held: [], sent: [], nextSendAt: null };
+    if (c === null) return { held: [], heldCount: 0, sent: [], nextSendAt: null };
     const now = this.files.now();
     return c.read(() => outboxView(c, now, limit));
   }
