@@ -164,6 +164,20 @@ describe('SQLite ready index', () => {
       clock.set(T0);
     });
 
+    it('an index row ahead of its inbox (it kept a lowering whose unflushed inbox commit was lost) still comes down to the truth', async () => {
+      const dir = stores.dir();
+      const store = openInBoot(dir, 'boot-1');
+      expect(await store.inbox('claimed').ingest({ source: 's', sourceId: '1' })).toBe(true);
+      await closeAll();
+      const index = new Database(join(dir, READY_INDEX_FILE));
+      // "Nothing to do", from a write_seq the inbox never reached.
+      index.prepare("UPDATE wake SET wake_at = NULL, seq = 999, exact = 0 WHERE inbox_id = 'claimed'").run();
+      index.close();
+      expect(await openInBoot(dir, 'boot-1').readyInboxes()).toEqual([]);
+      await closeAll();
+      expect(await openInBoot(dir, 'boot-2').readyInboxes()).toEqual(['claimed']);
+    });
+
     it('an index from before this rule (no boot recorded) is re-derived once, then not again in the same boot', async () => {
       const dir = stores.dir();
       await populate(openInBoot(dir, 'boot-1'));

@@ -162,6 +162,19 @@ export class InboxDb {
   }
 
   /**
+   * Sets this inbox's entry in the ready index from a read snapshot, writing
+   * nothing to the inbox file (so closing it has nothing to checkpoint).
+   * False when the index holds a later row than the snapshot (a writer is
+   * between its lowering and its settle): that writer settles it.
+   */
+  settleFromSnapshot(): boolean {
+    const { wake, seq } = this.read(() => ({ wake: computeWake(this, this.now()), seq: this.stmt(READ_SEQ).pluck().get() as number }));
+    const settled = this.index.settle(this.inboxId, wake, seq);
+    this.lastSettled = settled ? { ...wake, seq, exact: true } : undefined;
+    return settled;
+  }
+
+  /**
    * Re-derives this inbox's entry in the ready index from its rows. Without
    * an fsync: it changes no data of the inbox, only its write_seq (which
    * orders index writes), and a power loss re-derives the index anyway.
