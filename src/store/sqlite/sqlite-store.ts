@@ -68,8 +68,7 @@ export class SqliteStore implements Store, InboxFiles {
     let complete = true;
     for (const id of this.inboxFileIds()) {
       try {
-        const c = this.connection(id, false);
-        if (c !== null && !c.settleFromSnapshot()) c.reindex();
+        this.rederive(id);
       } catch {
         complete = false;
       }
@@ -205,15 +204,20 @@ export class SqliteStore implements Store, InboxFiles {
   }
 
   /**
-   * Re-derives the ready index from every inbox file; one small transaction
-   * per inbox. The first open in each machine boot does this by itself
-   * (rebuildAfterBoot); by hand it is for an index file damaged while the
-   * store is open.
+   * Re-derives the ready index from every inbox file, as rebuildAfterBoot
+   * does by itself at the first open in each machine boot; by hand it is
+   * for an index file damaged while the store is open.
    */
   async rebuildReadyIndex(): Promise<number> {
     const ids = await this.inboxes();
-    for (const id of ids) this.connection(id, false)?.reindex();
+    for (const id of ids) this.rederive(id);
     return ids.length;
+  }
+
+  /** One inbox's index row from a read snapshot, or a write when the index is ahead of the file. */
+  private rederive(inboxId: string): void {
+    const c = this.connection(inboxId, false);
+    if (c !== null && !c.settleFromSnapshot()) c.reindex();
   }
 
   async close(): Promise<void> {
