@@ -195,8 +195,11 @@ export class Dispatcher {
    * and their replies would otherwise wait for the next start.
    */
   private async sendWhatIsDue(deadline: number): Promise<void> {
+    // Each inbox once: one that is still listed after its dispatch (another
+    // process holds its batch) must not be retried in a loop until the deadline.
+    const tried = new Set<string>();
     try {
-      while (performance.now() < deadline && (await this.startDue()) > 0) {
+      while (performance.now() < deadline && (await this.startDue(tried)) > 0) {
         await settlesWithin([...this.inFlight.values()], deadline - performance.now());
       }
     } catch (error) {
@@ -220,17 +223,21 @@ export class Dispatcher {
     return retryIn === null ? delay : Math.min(delay, retryIn);
   }
 
-  /** Starts a dispatch for each due inbox not in flight or backing off, up to the concurrency; how many it started. */
-  private async startDue(): Promise<number> {
+  /**
+   * Starts a dispatch for each due inbox not in flight, backing off or in
+   * `tried` (which it adds to), up to the concurrency; how many it started.
+   */
+  private async startDue(tried?: Set<string>): Promise<number> {
     const now = performance.now();
     let started = 0;
     const free = this.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
-    const limit = Math.min(MAX_LIMIT, free + this.inFlight.size + this.backoff.size);
+    const limit = Math.min(MAX_LIMIT, free + this.inFlight.size + this.backoff.size + (tried?.size ?? 0));
     for (const inboxId of await this.store.dispatchableInboxes({ limit })) {
       if (this.inFlight.size >= this.concurrency) break;
       const waiting = this.backoff.get(inboxId);
-      if (this.inFlight.has(inboxId) || (waiting !== undefined && waiting.retryAt > now)) continue;
+      if (this.inFlight.has(inboxId) || (waiting !== undefined && waiting.retryAt > now) || tried?.has(inboxId) === true) continue;
+      tried?.add(inboxId);
       this.begin(inboxId);
       started += 1;
     }
