@@ -63,13 +63,11 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     const form = await readForm(c);
     const next = safeNext(form.get('next') ?? undefined);
     const address = clientAddress(c);
-    try {
-      ctx.signIns.check(address);
-    } catch (error) {
-      if (!(error instanceof HttpError)) throw error;
+    const lockedFor = ctx.signIns.lockedFor(address);
+    if (lockedFor !== null) {
       return c.html(loginPage(next, 'Too many wrong tokens from here. Wait a minute, then try again.'), 429, {
         ...DASHBOARD_HEADERS,
-        ...error.headers,
+        'Retry-After': String(lockedFor),
       });
     }
     if (!keys.tokenMatches(form.get('token') ?? '')) {

@@ -22,7 +22,10 @@ export function bearerAuth(token: string | undefined, throttle: SignInThrottle, 
       throw new HttpError(403, 'api_disabled', 'the API is disabled: set "token" in the config to enable it');
     }
     const address = clientAddress(c);
-    throttle.check(address);
+    const lockedFor = throttle.lockedFor(address);
+    if (lockedFor !== null) {
+      throw new HttpError(429, 'too_many_attempts', `too many wrong tokens from this address; try again in ${lockedFor} s`, { 'Retry-After': String(lockedFor) });
+    }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
     if (match === null || !timingSafeEqual(expected, digest(match[1] as string))) {
       if (throttle.failed(address)) logger.warn({ ip: address }, 'API: too many wrong tokens from this address; refused for a while');

@@ -17,7 +17,6 @@
  */
 import type { Context } from 'hono';
 import { LRUCache } from 'lru-cache';
-import { HttpError } from './http-error.js';
 
 export const MAX_FAILURES = 10;
 export const WINDOW_MS = 60_000;
@@ -34,14 +33,11 @@ export class SignInThrottle {
 
   constructor(private readonly now: () => number) {}
 
-  /** Throws 429 while `address` is locked out; call before checking the token. */
-  check(address: string): void {
+  /** Seconds until `address` may try a token again, or null when it may now; ask before checking the token. */
+  lockedFor(address: string): number | null {
     const entry = this.current(address);
-    if (entry === undefined || entry.count < MAX_FAILURES) return;
-    const retryAfter = Math.max(1, Math.ceil((entry.since + WINDOW_MS - this.now()) / 1000));
-    throw new HttpError(429, 'too_many_attempts', `too many wrong tokens from this address; try again in ${retryAfter} s`, {
-      'Retry-After': String(retryAfter),
-    });
+    if (entry === undefined || entry.count < MAX_FAILURES) return null;
+    return Math.max(1, Math.ceil((entry.since + WINDOW_MS - this.now()) / 1000));
   }
 
   /** A wrong token from `address`; true when this one locks it out. */

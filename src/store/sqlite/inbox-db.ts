@@ -164,8 +164,10 @@ export class InboxDb {
   /**
    * Sets this inbox's entry in the ready index from a read snapshot, writing
    * nothing to the inbox file (so closing it has nothing to checkpoint).
-   * False when the index holds a later row than the snapshot (a writer is
-   * between its lowering and its settle): that writer settles it.
+   * False when the index holds a row from a later write_seq than the
+   * snapshot: a writer between its lowering and its settle, or (after a
+   * power loss) a lowering the index kept whose inbox commit was lost; the
+   * caller then takes the write path (reindex).
    */
   settleFromSnapshot(): boolean {
     const { wake, seq } = this.read(() => ({ wake: computeWake(this, this.now()), seq: this.stmt(READ_SEQ).pluck().get() as number }));
