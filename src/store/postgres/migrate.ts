@@ -11,10 +11,9 @@
  * a schema is created or upgraded.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import type pg from 'pg';
 import { VigilError } from '../../errors.js';
-import { readMigrations, type Migration } from '../migration-files.js';
+import { readMigrations, readSqlFiles, type Migration } from '../migration-files.js';
 import { quoteIdent } from './connection.js';
 import { withClient } from './inbox-tx.js';
 
@@ -51,10 +50,7 @@ let cachedFunctions: FunctionFile[] | undefined;
 
 /** The functions' definitions, in name order (a LANGUAGE sql function must sort after one it calls). */
 export function functionFiles(): FunctionFile[] {
-  cachedFunctions ??= readdirSync(FUNCTIONS_DIR)
-    .filter((file) => file.endsWith('.sql'))
-    .sort()
-    .map((name) => ({ name, sql: readFileSync(new URL(name, FUNCTIONS_DIR), 'utf8') }));
+  cachedFunctions ??= readSqlFiles(FUNCTIONS_DIR);
   return cachedFunctions;
 }
 
