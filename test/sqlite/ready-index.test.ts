@@ -28,6 +28,16 @@ async function populate(store: Store): Promise<void> {
   await store.inbox('idle').addTimer({ id: 't', due: T0 + 1_000_000 });
 }
 
+/** The boots the index was re-derived in (at most one row), read with the store closed or open. */
+function rebuiltBoots(dir: string): unknown[] {
+  const index = new Database(join(dir, READY_INDEX_FILE));
+  try {
+    return index.prepare('SELECT boot FROM rebuilt').pluck().all();
+  } finally {
+    index.close();
+  }
+}
+
 function removeIndex(dir: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, READY_INDEX_FILE + suffix), { force: true });
 }
@@ -85,6 +95,7 @@ describe('SQLite ready index', () => {
     await first.store.close();
     removeIndex(dir);
     const { store, clock } = await stores.open(dir);
+    await (store as SqliteStore).readyIndexSettled();
     expect(await store.readyInboxes()).toEqual(['has-event']);
     expect(await store.dispatchableInboxes()).toEqual(['has-mail']);
     clock.set(T0 + 100);
@@ -112,7 +123,14 @@ describe('SQLite ready index', () => {
   describe('after a power loss (a new machine boot)', () => {
     const clock = createFakeClock(T0);
     const opened: SqliteStore[] = [];
-    const openInBoot = (dir: string, bootId: string): SqliteStore => {
+    /** A store opened in that boot, once its rebuild (if the boot is new to the index) is done. */
+    const openInBoot = async (dir: string, bootId: string): Promise<SqliteStore> => {
+      const store = openInBootNow(dir, bootId);
+      await store.readyIndexSettled();
+      return store;
+    };
+    /** The same, returned as soon as it is open: a rebuild may still be running. */
+    const openInBootNow = (dir: string, bootId: string): SqliteStore => {
       const store = new SqliteStore(dir, { clock: clock.now }, { bootId });
       opened.push(store);
       return store;
@@ -139,23 +157,23 @@ describe('SQLite ready index', () => {
 
     it('work stored just before it is listed again at the first open in the next boot, not before', async () => {
       const dir = stores.dir();
-      const before = openInBoot(dir, 'boot-1');
+      const before = await openInBoot(dir, 'boot-1');
       await populate(before);
       await closeAll();
       await loseIndexCommitsSince(dir, async () => {
-        const store = openInBoot(dir, 'boot-1');
+        const store = await openInBoot(dir, 'boot-1');
         expect(await store.inbox('late').ingest({ source: 's', sourceId: 'acked' })).toBe(true); // durable (R10)
         await store.inbox('late-timer').addTimer({ id: 't', due: T0 + 50 });
       });
 
       // Still boot 1 (a process restart, not a power loss): nothing re-derives the index, and
       // the two inboxes stay hidden. This is the state the rule below exists for.
-      const sameBoot = openInBoot(dir, 'boot-1');
+      const sameBoot = await openInBoot(dir, 'boot-1');
       expect(await sameBoot.readyInboxes()).toEqual(['has-event']);
       expect((await sameBoot.nextWake()).wakeAt).toBe(T0);
       await closeAll();
 
-      const nextBoot = openInBoot(dir, 'boot-2');
+      const nextBoot = await openInBoot(dir, 'boot-2');
       expect(await nextBoot.readyInboxes()).toEqual(['has-event', 'late']);
       expect(await nextBoot.dispatchableInboxes()).toEqual(['has-mail']);
       clock.set(T0 + 50);
@@ -164,28 +182,80 @@ describe('SQLite ready index', () => {
       clock.set(T0);
     });
 
+    it('runs in the background: the open returns at once, and listeners hear of each inbox whose work it brings back', async () => {
+      const dir = stores.dir();
+      await populate(await openInBoot(dir, 'boot-1'));
+      await closeAll();
+      await loseIndexCommitsSince(dir, async () => {
+        const store = await openInBoot(dir, 'boot-1');
+        await store.inbox('late').ingest({ source: 's', sourceId: 'acked' });
+        await store.inbox('late-timer').addTimer({ id: 't', due: T0 + 50 });
+      });
+
+      const store = openInBootNow(dir, 'boot-2');
+      const heard: string[] = [];
+      await store.subscribe((inboxId) => heard.push(inboxId));
+      // Nothing re-derived yet: the index answers with what it kept.
+      expect(await store.readyInboxes()).toEqual(['has-event']);
+      await store.readyIndexSettled();
+      expect(await store.readyInboxes()).toEqual(['has-event', 'late']);
+      // The two rows the power loss took; nothing for the rows the index still had right.
+      expect(heard.sort()).toEqual(['late', 'late-timer']);
+    });
+
+    it('gives other work turns while it runs: an ingest during the rebuild is stored and listed', async () => {
+      const dir = stores.dir();
+      const seed = await openInBoot(dir, 'boot-1');
+      for (let i = 0; i < 200; i++) await seed.inbox(`idle-${i}`).addTimer({ id: 't', due: T0 + 1_000_000 });
+      await closeAll();
+
+      const store = openInBootNow(dir, 'boot-2');
+      let settled = false;
+      const rebuild = store.readyIndexSettled().then(() => {
+        settled = true;
+      });
+      expect(await store.inbox('caller').ingest({ source: 's', sourceId: '1' })).toBe(true);
+      expect(settled).toBe(false); // 200 inbox files take far longer than one slice
+      expect(await store.readyInboxes()).toEqual(['caller']);
+      await rebuild;
+      expect(await store.readyInboxes()).toEqual(['caller']);
+    });
+
+    it('a store closed while it runs stops it, unrecorded; the next open in that boot starts it again', async () => {
+      const dir = stores.dir();
+      await populate(await openInBoot(dir, 'boot-1'));
+      await closeAll();
+      await loseIndexCommitsSince(dir, async () => {
+        await (await openInBoot(dir, 'boot-1')).inbox('late').ingest({ source: 's', sourceId: 'acked' });
+      });
+      await openInBootNow(dir, 'boot-2').close(); // before its first slice
+      expect(rebuiltBoots(dir)).toEqual(['boot-1']);
+      expect(await (await openInBoot(dir, 'boot-2')).readyInboxes()).toEqual(['has-event', 'late']);
+      expect(rebuiltBoots(dir)).toEqual(['boot-2']);
+    });
+
     it('an index row ahead of its inbox (it kept a lowering whose unflushed inbox commit was lost) still comes down to the truth', async () => {
       const dir = stores.dir();
-      const store = openInBoot(dir, 'boot-1');
+      const store = await openInBoot(dir, 'boot-1');
       expect(await store.inbox('claimed').ingest({ source: 's', sourceId: '1' })).toBe(true);
       await closeAll();
       const index = new Database(join(dir, READY_INDEX_FILE));
       // "Nothing to do", from a write_seq the inbox never reached.
       index.prepare("UPDATE wake SET wake_at = NULL, seq = 999, exact = 0 WHERE inbox_id = 'claimed'").run();
       index.close();
-      expect(await openInBoot(dir, 'boot-1').readyInboxes()).toEqual([]);
+      expect(await (await openInBoot(dir, 'boot-1')).readyInboxes()).toEqual([]);
       await closeAll();
-      expect(await openInBoot(dir, 'boot-2').readyInboxes()).toEqual(['claimed']);
+      expect(await (await openInBoot(dir, 'boot-2')).readyInboxes()).toEqual(['claimed']);
     });
 
     it('an index from before this rule (no boot recorded) is re-derived once, then not again in the same boot', async () => {
       const dir = stores.dir();
-      await populate(openInBoot(dir, 'boot-1'));
+      await populate(await openInBoot(dir, 'boot-1'));
       await closeAll();
       const old = new Database(join(dir, READY_INDEX_FILE));
       old.exec('DROP TABLE rebuilt; DELETE FROM wake');
       old.close();
-      const store = openInBoot(dir, 'boot-1');
+      const store = await openInBoot(dir, 'boot-1');
       expect(await store.readyInboxes()).toEqual(['has-event']);
       await closeAll();
       const index = new Database(join(dir, READY_INDEX_FILE));
@@ -193,30 +263,22 @@ describe('SQLite ready index', () => {
       index.exec('DELETE FROM wake');
       index.close();
       // Same boot: no second rebuild (a restart of the process loses nothing of the index).
-      expect(await openInBoot(dir, 'boot-1').readyInboxes()).toEqual([]);
+      expect(await (await openInBoot(dir, 'boot-1')).readyInboxes()).toEqual([]);
     });
 
     it('an inbox file that cannot be read does not stop the open; the next open tries again', async () => {
       const dir = stores.dir();
-      await populate(openInBoot(dir, 'boot-1'));
+      await populate(await openInBoot(dir, 'boot-1'));
       await closeAll();
       writeFileSync(join(dir, 'broken.db'), 'not a database, and long enough for SQLite to read a header from it'.repeat(10));
-      const store = openInBoot(dir, 'boot-2');
+      const store = await openInBoot(dir, 'boot-2');
       expect(await store.readyInboxes()).toEqual(['has-event']);
       await closeAll();
-      const recorded = (): unknown[] => {
-        const index = new Database(join(dir, READY_INDEX_FILE));
-        try {
-          return index.prepare('SELECT boot FROM rebuilt').pluck().all();
-        } finally {
-          index.close();
-        }
-      };
-      expect(recorded()).toEqual(['boot-1']); // not done for boot 2 yet
+      expect(rebuiltBoots(dir)).toEqual(['boot-1']); // not done for boot 2 yet
       rmSync(join(dir, 'broken.db'));
-      openInBoot(dir, 'boot-2');
+      await openInBoot(dir, 'boot-2');
       await closeAll();
-      expect(recorded()).toEqual(['boot-2']);
+      expect(rebuiltBoots(dir)).toEqual(['boot-2']);
     });
   });
 

@@ -5,6 +5,8 @@
  */
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import { readClock } from '../../clock.js';
 import { VigilError } from '../../errors.js';
@@ -18,11 +20,13 @@ import { countDead, inboxSummary } from './dashboard.js';
 import { IngestGroups } from './group-commit.js';
 import { insertEvent } from './ingest.js';
 import { InboxDb } from './inbox-db.js';
-import { ReadyIndex } from './ready-index.js';
+import { earlier, ReadyIndex } from './ready-index.js';
 import { assertWritable } from './sqlite-errors.js';
 import { SqliteInbox, type InboxFiles } from './sqlite-inbox.js';
 
 const FILE_SUFFIX = '.db';
+/** How long the rebuild after a boot holds the event loop before it lets other work in (about 10 inboxes). */
+const REBUILD_SLICE_MS = 10;
 /** Deliveries to one inbox in one group commit that mark it as taking bursts (InboxDb.checkpointLessOften). */
 const BURST = 16;
 
@@ -34,6 +38,8 @@ export class SqliteStore implements Store, InboxFiles {
   private closed = false;
   private readonly listeners = new Set<(inboxId: string) => void>();
   private readonly ingestGroups = new IngestGroups((inboxId, events) => this.storeEvents(inboxId, events, events.length >= BURST));
+  /** The rebuild after a boot (readyIndexSettled); resolved when there is none. */
+  private readonly rebuild: Promise<void>;
 
   /** `bootId` is for tests: which machine boot this is (boot-id.ts). */
   constructor(dir: string, options: StoreOptions = {}, { bootId = currentBootId() }: { bootId?: string } = {}) {
@@ -48,7 +54,7 @@ export class SqliteStore implements Store, InboxFiles {
       dispose: (db) => db.close(),
     });
     this.index = new ReadyIndex(this.dir, this.options.busyTimeoutMs);
-    if (this.index.rebuiltInBoot() !== bootId) this.rebuildAfterBoot(bootId);
+    this.rebuild = this.index.rebuiltInBoot() === bootId ? Promise.resolve() : this.rebuildAfterBoot(bootId);
   }
 
   /**
@@ -58,22 +64,46 @@ export class SqliteStore implements Store, InboxFiles {
    * stored before it, or a timer, could stay unlisted until its inbox was
    * written again. Also runs for an index file that is new while inbox files
    * exist (deleted, or from before this rule). Each inbox's row is set from
-   * a read snapshot of its file, which writes nothing there (about 1 ms per
-   * inbox file: 10,000 inboxes take ~10 s); only a row the index holds from
-   * a later write_seq than the file (it kept a lowering whose unflushed
-   * inbox commit was lost) takes a write transaction. An inbox that cannot
-   * be read now is left to its next write, and the next open tries again.
+   * a read snapshot of its file, which writes nothing there; only a row the
+   * index holds from a later write_seq than the file (it kept a lowering
+   * whose unflushed inbox commit was lost) takes a write transaction.
+   *
+   * It runs in the background, a slice at a time, because it costs about
+   * 1 ms per inbox file (10,000 inboxes: ~10 s): the store is open and
+   * taking events at once, and readyInboxes() lists what the index knows,
+   * which is everything but what the power loss took. Each inbox the rebuild
+   * finds work in that the index did not show is announced to subscribe()'s
+   * listeners, as a write would be, so a worker pool hears of it.
+   * readyIndexSettled() resolves when it is done. An inbox that cannot be
+   * read now is left to its next write, and the next open tries again; so
+   * does a store closed before the rebuild finished.
    */
-  private rebuildAfterBoot(bootId: string): void {
+  private async rebuildAfterBoot(bootId: string): Promise<void> {
+    await nextTurn(); // the open returns first
     let complete = true;
-    for (const id of this.inboxFileIds()) {
-      try {
-        this.rederive(id);
-      } catch {
-        complete = false;
+    let slice = performance.now();
+    try {
+      for (const id of this.inboxFileIds()) {
+        if (this.closed) return;
+        try {
+          this.rederive(id);
+        } catch {
+          complete = false;
+        }
+        if (performance.now() - slice >= REBUILD_SLICE_MS) {
+          await nextTurn();
+          slice = performance.now();
+        }
       }
+      if (complete && !this.closed) this.index.markRebuilt(bootId);
+    } catch {
+      // The directory could not be listed, or the index not written: the next open tries again.
     }
-    if (complete) this.index.markRebuilt(bootId);
+  }
+
+  /** Resolves when the ready index's rebuild after a machine boot (rebuildAfterBoot) is done; at once when none runs. */
+  readyIndexSettled(): Promise<void> {
+    return this.rebuild;
   }
 
   get maxPayloadBytes(): number {
@@ -214,15 +244,25 @@ export class SqliteStore implements Store, InboxFiles {
     return ids.length;
   }
 
-  /** One inbox's index row from a read snapshot, or a write when the index is ahead of the file. */
+  /**
+   * One inbox's index row from a read snapshot, or a write when the index is
+   * ahead of the file. Work the index did not show is announced.
+   */
   private rederive(inboxId: string): void {
     const c = this.connection(inboxId, false);
-    if (c !== null && !c.settleFromSnapshot()) c.reindex();
+    if (c === null) return;
+    const before = this.index.current(inboxId);
+    if (!c.settleFromSnapshot()) c.reindex();
+    const after = this.index.current(inboxId);
+    if (after !== undefined && (earlier(after.wakeAt, before?.wakeAt ?? null) || earlier(after.sendAt, before?.sendAt ?? null))) {
+      this.notify(inboxId);
+    }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.rebuild; // it stops at its next inbox
     this.listeners.clear();
     this.open.clear();
     this.index.close();
