@@ -20,6 +20,8 @@ import type { ClaimedEvent, OutboxMessage } from '../store/contract.js';
 
 const HOUR = 3_600_000;
 export const DIGEST_TIMER_ID = 'daily-digest';
+/** The memory key that says this inbox's digest timer was scheduled. */
+export const DIGEST_SCHEDULED = 'example:digest-scheduled';
 const REFUND_PATTERN = /\brefund\s+(?:order\s+)?#?([A-Za-z0-9][A-Za-z0-9_-]{0,63})\b/i;
 
 export interface ExampleAgentOptions {
@@ -49,20 +51,28 @@ export function createExampleAgent(options: ExampleAgentOptions): Agent {
   return defineAgent({
     name: 'example',
     async run(ctx) {
-      const stats = await ctx.stats();
-      // The first run of an inbox finds no timer: schedule the digest. Only
-      // then, because re-adding a cron timer would move its next occurrence.
-      if (stats.timers === 0 && !ctx.events.some(isDigest)) {
-        await ctx.addTimer({
-          id: DIGEST_TIMER_ID,
-          cron: options.digestCron ?? '0 9 * * *',
-          tz: options.digestTz ?? 'UTC',
-          payload: { task: 'daily digest' },
-        });
+      // Not ctx.stats() on every run: it counts every event the inbox ever
+      // had, a cost that grows with its history. A note in memory (saved
+      // with this run's finish) says the digest is scheduled; the digest
+      // alone counts the dead events, once a day.
+      if ((await ctx.memory.get(DIGEST_SCHEDULED)) !== true) {
+        // Schedule it only where there is none, because re-adding a cron
+        // timer would move its next occurrence. (An inbox from before the
+        // note has one: this reads its stats once, then never again.)
+        if (!ctx.events.some(isDigest) && (await ctx.stats()).timers === 0) {
+          await ctx.addTimer({
+            id: DIGEST_TIMER_ID,
+            cron: options.digestCron ?? '0 9 * * *',
+            tz: options.digestTz ?? 'UTC',
+            payload: { task: 'daily digest' },
+          });
+        }
+        await ctx.memory.set(DIGEST_SCHEDULED, true);
       }
+      const dead = ctx.events.some(isDigest) ? (await ctx.stats()).events.dead : 0;
       const messages: OutboxMessage[] = [];
       for (const event of ctx.events) {
-        const message = await handle(ctx, event, stats.events.dead, ledger);
+        const message = await handle(ctx, event, dead, ledger);
         if (message !== null) messages.push(message);
       }
       return messages.length === 0 ? { nothing: true } : { messages };

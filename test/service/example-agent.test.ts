@@ -35,17 +35,31 @@ afterEach(async () => {
 
 const agent = () => createExampleAgent({ refundsFile: join(dir, 'refunds.jsonl') });
 
+/** Calls to stats() the agent made through its context, counted by the run helper below. */
+let statsCalls = 0;
+
 /** One run as a worker does it: acquire, claim, the agent, then finish and release unless `crash`. */
 async function run(holder: string, options: { crash?: boolean } = {}): Promise<AgentResult> {
   const gen = (await inbox.acquire(holder))!;
   const events = await inbox.claimBatch(holder, gen);
   const example = agent();
-  const context = createAgentContext({ agent: example, inbox, events, signal: new AbortController().signal, now: clock.now() });
+  const counted = new Proxy(inbox, {
+    get: (target, key, receiver) => {
+      if (key === 'stats') statsCalls += 1;
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+  const context = createAgentContext({ agent: example, inbox: counted, events, signal: new AbortController().signal, now: clock.now() });
   const result = await example.run(context.ctx);
   if (options.crash !== true) {
-    // As the runtime does: the approvals the run asked for go with its finish.
+    // As the runtime does: the approvals the run asked for and its memory go with its finish.
     const approvals = context.approvals();
-    await inbox.finish(holder, gen, events.map((e) => e.id), { ...('messages' in result ? { messages: result.messages } : {}), ...(approvals.length > 0 ? { approvals } : {}) });
+    const memory = context.memory();
+    await inbox.finish(holder, gen, events.map((e) => e.id), {
+      ...('messages' in result ? { messages: result.messages } : {}),
+      ...(approvals.length > 0 ? { approvals } : {}),
+      ...(memory === undefined ? {} : { memory }),
+    });
     await inbox.release(holder, gen);
   }
   return result;
@@ -97,4 +111,35 @@ it('an expired approval refunds nothing; a ping and an empty message say nothing
   await inbox.ingest({ source: 'chat', sourceId: 'blank', payload: { text: '   ' } });
   expect(await run('w3')).toEqual({ nothing: true });
   expect(await new RefundLedger(join(dir, 'refunds.jsonl')).records()).toEqual([]);
+});
+
+it('counts the inbox (stats()) only for its first run and its digests: a chat run reads no history', async () => {
+  statsCalls = 0;
+  await inbox.ingest({ source: 'chat', sourceId: 'first', payload: { text: 'hi' } });
+  await run('w1');
+  expect(statsCalls).toBe(1); // is there a digest timer yet? (no: it adds one)
+  expect((await inbox.timers()).map((t) => t.id)).toEqual(['daily-digest']);
+
+  for (let i = 0; i < 3; i++) {
+    await inbox.ingest({ source: 'chat', sourceId: `more-${i}`, payload: { text: `message ${i}` } });
+    await run('w1');
+  }
+  expect(statsCalls).toBe(1);
+
+  const [timer] = await inbox.timers();
+  clock.set(timer!.due);
+  expect(await inbox.runScheduler()).toBe(1);
+  expect(await run('w1')).toEqual({ messages: ['Daily digest: covers 1 day; no dead events.'] });
+  expect(statsCalls).toBe(2); // the digest's dead count
+});
+
+it('an inbox whose digest was scheduled before the memory note keeps its timer as it was', async () => {
+  // As an older example agent left it: the timer, and no note.
+  await inbox.addTimer({ id: 'daily-digest', cron: '0 9 * * *', tz: 'UTC', payload: { task: 'daily digest' } });
+  const [before] = await inbox.timers();
+  clock.advance(3_600_000);
+  await inbox.ingest({ source: 'chat', sourceId: 'after-upgrade', payload: { text: 'hi' } });
+  await run('w1');
+  expect(await inbox.timers()).toEqual([before]);
+  expect(await inbox.getMemory()).toEqual({ 'example:digest-scheduled': true });
 });
