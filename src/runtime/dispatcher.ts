@@ -22,6 +22,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { HeldMessage, RetryBackoff, Store } from '../store/contract.js';
 import { describeError } from './call-agent.js';
+import { leaseTtlOf } from './lease-ttl.js';
 import type { RuntimeEvents } from './runtime-events.js';
 import { WakeLoop, type PassResult } from './wake-loop.js';
 
@@ -36,7 +37,7 @@ export interface DispatcherOptions {
   pollIntervalMs?: number;
   /** Backoff after a failed delivery, per inbox (default 1 s doubling to 5 min). */
   retry?: RetryBackoff;
-  /** The store's leaseTtlMs (default 120 s): a batch stays reserved that long. */
+  /** Read from the store (Store.leaseTtlMs): a batch stays reserved that long. If given, it must be the store's. */
   leaseTtlMs?: number;
   /** Deadline for one channel send (default leaseTtlMs / 4). */
   sendTimeoutMs?: number;
@@ -114,7 +115,7 @@ export class Dispatcher {
     this.retry = options.retry ?? { baseMs: 1_000, maxMs: 300_000 };
     positive('retry.baseMs', this.retry.baseMs);
     positive('retry.maxMs', this.retry.maxMs);
-    const leaseTtlMs = positive('leaseTtlMs', options.leaseTtlMs ?? 120_000);
+    const leaseTtlMs = positive('leaseTtlMs', leaseTtlOf('dispatcher', options.store, options.leaseTtlMs));
     this.sendTimeoutMs = positive('sendTimeoutMs', options.sendTimeoutMs ?? Math.max(1, Math.floor(leaseTtlMs / 4)));
     if (this.sendTimeoutMs >= leaseTtlMs) {
       throw new VigilError('invalid_options', `sendTimeoutMs (${this.sendTimeoutMs}) must be well under leaseTtlMs (${leaseTtlMs}), or slow sends repeat`);

@@ -23,6 +23,7 @@ import { VigilError } from '../errors.js';
 import type { Store } from '../store/contract.js';
 import { RunAbortedError } from './run-abort.js';
 import { runInbox, type InboxTurn, type RunInboxDeps } from './run-inbox.js';
+import { leaseTtlOf } from './lease-ttl.js';
 import type { RuntimeEvents } from './runtime-events.js';
 import { WakeLoop, type PassResult } from './wake-loop.js';
 
@@ -40,7 +41,7 @@ export interface WorkerPoolOptions {
   runTimeoutMs?: number;
   /** The safety poll (default 5 s); hints and the armed timer do the real waking. */
   pollIntervalMs?: number;
-  /** The store's leaseTtlMs (default 120 s, as the store's): sets the heartbeat. */
+  /** Read from the store (Store.leaseTtlMs), which sets the heartbeat; if given, it must be the store's. */
   leaseTtlMs?: number;
   /** Renew the lease this often during a run (default leaseTtlMs / 3); false: only between steps. */
   heartbeatMs?: number | false;
@@ -83,7 +84,7 @@ export class WorkerPool {
     this.holder = options.holder ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
     this.concurrency = positive('concurrency', options.concurrency ?? 8);
     const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 5_000);
-    const leaseTtlMs = positive('leaseTtlMs', options.leaseTtlMs ?? 120_000);
+    const leaseTtlMs = positive('leaseTtlMs', leaseTtlOf('worker pool', options.store, options.leaseTtlMs));
     this.recheckMs = Math.min(1_000, pollIntervalMs);
     this.busyCooldownMs = options.busyCooldownMs ?? this.recheckMs;
     const heartbeatMs = options.heartbeatMs === false ? null : positive('heartbeatMs', options.heartbeatMs ?? Math.max(1, Math.floor(leaseTtlMs / 3)));

@@ -91,7 +91,6 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       concurrency: config.workers.concurrency,
       runTimeoutMs: config.workers.runTimeoutMs,
       pollIntervalMs: config.workers.pollIntervalMs,
-      ...(config.engine.leaseTtlMs === undefined ? {} : { leaseTtlMs: config.engine.leaseTtlMs }),
       ...(linkSecret === '' ? {} : { approvalLink: (link) => approvalUrl(linkBase, linkSecret, link) }),
       ...(config.proxy === undefined ? {} : { proxyFetch: createProxyFetch(config.proxy.url) }),
     });
@@ -103,7 +102,6 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       logger,
       pollIntervalMs: config.workers.pollIntervalMs,
       delivery: config.delivery,
-      ...(config.engine.leaseTtlMs === undefined ? {} : { leaseTtlMs: config.engine.leaseTtlMs }),
     });
     await pool.start();
     await dispatcher.start();

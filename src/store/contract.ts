@@ -288,6 +288,12 @@ export interface Inbox {
 }
 
 export interface Store {
+  /**
+   * How long a lease lasts, as the store was opened with (R2): a worker pool
+   * renews well within it and a dispatcher's sends end well within it, so
+   * both read it from here rather than being told it a second time.
+   */
+  readonly leaseTtlMs: number;
   /** R11: validates the id; cheap, creates nothing until the first write. */
   inbox(id: string): Inbox;
   /** Ids of the inboxes that exist. */

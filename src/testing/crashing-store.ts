@@ -79,6 +79,9 @@ class CrashingStoreImpl implements CrashingStore {
     this.remaining = options.times ?? 1;
   }
 
+  get leaseTtlMs(): number {
+    return this.inner.leaseTtlMs;
+  }
   inbox(id: string): Inbox {
     return new CrashingInbox(this.inner.inbox(id), this);
   }

@@ -248,6 +248,34 @@ describe('dispatcher', () => {
     expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1 });
   });
 
+  it("takes its send deadline from the store's lease: on a store whose leases last 200 ms, a hanging send is cut at 50 ms", async () => {
+    const { store } = await tempStore({ leaseTtlMs: 200 });
+    await queueMessages(store.inbox('fay'), 'e1', ['hi']);
+    let calls = 0;
+    const hanging: Channel = {
+      name: 'hanging',
+      async send() {
+        calls += 1;
+        if (calls === 1) await new Promise(() => undefined);
+      },
+    };
+    const events = new RuntimeEvents();
+    const failed = nextEvent(events, 'channel:failed');
+    const sent = nextEvent(events, 'outbox:sent');
+    await startDispatcher(store, [hanging], { events });
+    expect((await failed).error).toMatch(/timeout|aborted/i);
+    await sent; // retried, well before the 200 ms reservation would have let another dispatcher repeat it
+  });
+
+  it("a leaseTtlMs other than the store's is invalid_options: the deadline must follow the store's leases", async () => {
+    const { store } = await tempStore({ leaseTtlMs: 10_000 });
+    const channels = [recordingChannel('mail')];
+    expect(() => new Dispatcher({ store, channels, events: new RuntimeEvents(), leaseTtlMs: 120_000 })).toThrow(
+      expect.objectContaining({ code: 'invalid_options', message: "dispatcher: leaseTtlMs (120000) is not the store's (10000); leave it out, it is read from the store" }),
+    );
+    expect(() => new Dispatcher({ store, channels, events: new RuntimeEvents(), leaseTtlMs: 10_000 })).not.toThrow();
+  });
+
   it('a delivery mode it does not know is invalid_options', () => {
     expect(() => new Dispatcher({ store: null as unknown as Store, channels: [], events: new RuntimeEvents(), delivery: 'exactly-once' as 'at-most-once' })).toThrow(
       expect.objectContaining({ code: 'invalid_options' }),

@@ -15,6 +15,7 @@ import { defer, eventually, tempStore } from './helpers.js';
 function counted(store: Store): { store: Store; calls: () => number } {
   let calls = 0;
   const wrapper: Store = {
+    leaseTtlMs: store.leaseTtlMs,
     inbox: (id) => store.inbox(id),
     inboxes: () => store.inboxes(),
     readyInboxes: (options) => {

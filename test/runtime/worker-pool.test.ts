@@ -215,6 +215,35 @@ describe('worker pool: the lease', () => {
     expect((await finished).outcome).toBe('messages');
   });
 
+  it("renews at a third of the store's lease without being told it: a store whose leases last 900 ms is renewed every 300 ms", async () => {
+    const clock = createFakeClock(1_700_000_000_000);
+    const { store } = await tempStore({ clock: clock.now, leaseTtlMs: 900 });
+    const release = gate();
+    const { events } = await startPool(store, async () => {
+      await release.promise;
+      return { messages: ['done'] };
+    });
+    const started = nextEvent(events, 'run:started');
+    const inbox = store.inbox('iris');
+    await inbox.ingest({ source: 'chat', sourceId: 'long' });
+    await started;
+    clock.advance(600);
+    const mustReach = clock.now() + 900;
+    // The default heartbeat (leaseTtlMs / 3) comes round within a second of real time.
+    await eventually(async () => ((await inbox.stats()).lease?.until ?? 0) >= mustReach, 'the heartbeat renewed the lease');
+    const finished = nextEvent(events, 'run:finished');
+    release.open();
+    expect((await finished).outcome).toBe('messages');
+  });
+
+  it("a leaseTtlMs other than the store's is invalid_options: the heartbeat must follow the store's leases", async () => {
+    const { store } = await tempStore({ leaseTtlMs: 10_000 });
+    const agent = defineAgent({ run: async () => ({ nothing: true }) });
+    expect(() => new WorkerPool({ store, agent, events: new RuntimeEvents(), leaseTtlMs: 120_000 })).toThrow(
+      expect.objectContaining({ code: 'invalid_options', message: "worker pool: leaseTtlMs (120000) is not the store's (10000); leave it out, it is read from the store" }),
+    );
+  });
+
   it('aborts the agent when another holder takes the lease over, and refuses its finish', async () => {
     const clock = createFakeClock(1_700_000_000_000);
     const { store } = await tempStore({ clock: clock.now, leaseTtlMs: 1_000 });

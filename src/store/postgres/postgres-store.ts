@@ -56,6 +56,10 @@ export class PostgresStore implements Store, InboxBackend {
     return this.connection.channel;
   }
 
+  get leaseTtlMs(): number {
+    return this.options.leaseTtlMs;
+  }
+
   get maxPayloadBytes(): number {
     return this.options.maxPayloadBytes;
   }

@@ -106,6 +106,10 @@ export class SqliteStore implements Store, InboxFiles {
     return this.rebuild;
   }
 
+  get leaseTtlMs(): number {
+    return this.options.leaseTtlMs;
+  }
+
   get maxPayloadBytes(): number {
     return this.options.maxPayloadBytes;
   }
