@@ -8,6 +8,11 @@ export function r2Lease(target: StoreTarget): void {
   describe(`R2 lease (${target.name})`, () => {
     const open = useStore(target);
 
+    it('the store says how long its leases last (leaseTtlMs: 120 s unless opened with another)', async () => {
+      expect((await open({ leaseTtlMs: TTL })).store.leaseTtlMs).toBe(TTL);
+      expect((await open()).store.leaseTtlMs).toBe(120_000);
+    });
+
     it('the first acquire gets gen 1 until now + leaseTtlMs', async () => {
       const { store } = await open({ leaseTtlMs: TTL });
       const inbox = store.inbox('alice');
