@@ -3,7 +3,7 @@
  * a path. Nothing a caller passes as an id creates or opens a file anywhere
  * else, and inboxes() lists only real inbox files.
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isVigilError } from '../../src/index.js';
@@ -43,6 +43,36 @@ describe('SQLite inbox files stay inside the store directory', () => {
     await store.inbox('team.alice_2-prod').ingest({ source: 's', sourceId: '1' });
     const files = readdirSync(dir).filter((f) => !f.startsWith('_vigil-ready'));
     expect(files.sort()).toEqual(['team.alice_2-prod.db', 'team.alice_2-prod.db-shm', 'team.alice_2-prod.db-wal']);
+  });
+
+  it('ids that differ only in case are two inboxes, in two files', async () => {
+    const dir = stores.dir();
+    const { store } = await stores.open(dir);
+    await store.inbox('Alice').ingest({ source: 's', sourceId: 'upper' });
+    await store.inbox('alice').ingest({ source: 's', sourceId: 'lower' });
+    expect((await store.inbox('Alice').events()).map((e) => e.sourceId)).toEqual(['upper']);
+    expect((await store.inbox('alice').events()).map((e) => e.sourceId)).toEqual(['lower']);
+    expect(await store.inboxes()).toEqual(['Alice', 'alice']);
+  });
+
+  it("an inbox whose file resolves to another inbox's (a case-blind file system, or a link) is refused, and nothing is stored", async () => {
+    // Where names ignore case, "alice.db" opens "Alice.db". This machine's file
+    // system keeps case, so a link makes the same thing happen: the name resolves
+    // to a file stored under another inbox's name.
+    const dir = stores.dir();
+    const first = await stores.open(dir);
+    await first.store.inbox('Alice').ingest({ source: 's', sourceId: 'hers' });
+    await first.store.close();
+    symlinkSync('Alice.db', join(dir, 'alice.db'));
+
+    const { store } = await stores.open(dir);
+    const refused = store.inbox('alice').ingest({ source: 's', sourceId: 'not-hers' });
+    await expect(refused).rejects.toMatchObject({
+      code: 'invalid_inbox_id',
+      message: expect.stringContaining(`inbox "alice" cannot be opened: its file resolves to inbox "Alice"'s (Alice.db)`),
+    });
+    await expect(store.inbox('alice').events()).rejects.toMatchObject({ code: 'invalid_inbox_id' });
+    expect((await store.inbox('Alice').events()).map((e) => e.sourceId)).toEqual(['hers']);
   });
 
   it('inboxes() ignores files that are not inbox files', async () => {

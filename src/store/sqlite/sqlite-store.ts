@@ -3,8 +3,8 @@
  * ready index. Open files are kept in a bounded LRU, so a store with 10,000
  * inboxes holds a few hundred descriptors, not 30,000 (WAL uses three each).
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
@@ -29,6 +29,31 @@ const FILE_SUFFIX = '.db';
 const REBUILD_SLICE_MS = 10;
 /** Deliveries to one inbox in one group commit that mark it as taking bursts (InboxDb.checkpointLessOften). */
 const BURST = 16;
+
+/**
+ * R11 on a file system that ignores case (macOS and Windows by default):
+ * inbox ids "Alice" and "alice" are two inboxes, but there "alice.db" opens
+ * "Alice.db", and one user's events would land in another's inbox. So an
+ * inbox's file must be stored under its own name: the name the file system
+ * resolves it to (realpath, which gives the stored case there) is compared
+ * before the file is opened, and a mismatch is refused, the file untouched.
+ * The same check refuses an inbox file that is a link to another inbox's.
+ */
+function assertOwnFile(inboxId: string, file: string): void {
+  let stored: string;
+  try {
+    stored = basename(realpathSync.native(file));
+  } catch {
+    return; // not there yet: creating it names it after this inbox
+  }
+  if (stored !== basename(file)) {
+    const other = stored.endsWith(FILE_SUFFIX) ? stored.slice(0, -FILE_SUFFIX.length) : stored;
+    throw new VigilError(
+      'invalid_inbox_id',
+      `inbox "${inboxId}" cannot be opened: its file resolves to inbox "${other}"'s (${stored}); this store's directory ignores the case of names (or links them), so give inboxes ids that differ by more than case`,
+    );
+  }
+}
 
 export class SqliteStore implements Store, InboxFiles {
   readonly dir: string;
@@ -129,6 +154,7 @@ export class SqliteStore implements Store, InboxFiles {
     if (cached !== undefined) return cached;
     const file = join(this.dir, inboxId + FILE_SUFFIX);
     if (!create && !existsSync(file)) return null;
+    assertOwnFile(inboxId, file);
     const db = new InboxDb(inboxId, file, this.options, this.index, () => this.now());
     try {
       assertWritable(file);
