@@ -79,7 +79,7 @@ export class SqliteStore implements Store, InboxFiles {
       dispose: (db) => db.close(),
     });
     this.index = new ReadyIndex(this.dir, this.options.busyTimeoutMs);
-    this.rebuild = this.index.rebuiltInBoot() === bootId ? Promise.resolve() : this.rebuildAfterBoot(bootId);
+    this.rebuild = this.index.rebuiltInBoot() === bootId ? Promise.resolve() : this.rebuildAfterBoot(bootId, this.inboxFileIds());
   }
 
   /**
@@ -101,14 +101,21 @@ export class SqliteStore implements Store, InboxFiles {
    * listeners, as a write would be, so a worker pool hears of it.
    * readyIndexSettled() resolves when it is done. An inbox that cannot be
    * read now is left to its next write, and the next open tries again; so
-   * does a store closed before the rebuild finished.
+   * does a store closed before the rebuild finished (a CLI command, say: it
+   * leaves the rebuild to the next long-lived process).
    */
-  private async rebuildAfterBoot(bootId: string): Promise<void> {
+  private async rebuildAfterBoot(bootId: string, inboxIds: string[]): Promise<void> {
+    if (inboxIds.length === 0) {
+      // Nothing to re-derive: recorded now, so that a store opened and closed
+      // at once (the CLI, a test's setup) does not leave it to the next open.
+      this.index.markRebuilt(bootId);
+      return;
+    }
     await nextTurn(); // the open returns first
     let complete = true;
     let slice = performance.now();
     try {
-      for (const id of this.inboxFileIds()) {
+      for (const id of inboxIds) {
         if (this.closed) return;
         try {
           this.rederive(id);
