@@ -221,6 +221,12 @@ describe('SQLite ready index', () => {
       expect(await store.readyInboxes()).toEqual(['caller']);
     });
 
+    it('a directory with no inbox files has nothing to re-derive: the boot is recorded at open, even if the store closes at once', async () => {
+      const dir = stores.dir();
+      await openInBootNow(dir, 'boot-1').close();
+      expect(rebuiltBoots(dir)).toEqual(['boot-1']);
+    });
+
     it('a store closed while it runs stops it, unrecorded; the next open in that boot starts it again', async () => {
       const dir = stores.dir();
       await populate(await openInBoot(dir, 'boot-1'));
