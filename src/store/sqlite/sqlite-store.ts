@@ -105,16 +105,13 @@ export class SqliteStore implements Store, InboxFiles {
    * leaves the rebuild to the next long-lived process).
    */
   private async rebuildAfterBoot(bootId: string, inboxIds: string[]): Promise<void> {
-    if (inboxIds.length === 0) {
-      // Nothing to re-derive: recorded now, so that a store opened and closed
-      // at once (the CLI, a test's setup) does not leave it to the next open.
-      this.index.markRebuilt(bootId);
-      return;
-    }
-    await nextTurn(); // the open returns first
     let complete = true;
-    let slice = performance.now();
     try {
+      // With nothing to re-derive, the boot is recorded now, so that a store
+      // opened and closed at once (the CLI, a test's setup) does not leave it
+      // to the next open. Otherwise the open returns first.
+      if (inboxIds.length > 0) await nextTurn();
+      let slice = performance.now();
       for (const id of inboxIds) {
         if (this.closed) return;
         try {
