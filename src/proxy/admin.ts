@@ -2,15 +2,10 @@
  * `/_admin/*`: revoke and restore an upstream, and see which are cut, behind
  * a bearer token of their own. Without `adminToken` in the config these
  * endpoints are off (403), never open: an agent can reach the proxy's port,
- * and restoring a revoked credential must not be something it can do. For
- * the same reason wrong tokens count against the caller's address, as the
- * service's API tokens do (src/http/sign-in-throttle.ts): an agent cannot
- * guess a short one at the speed of the proxy.
+ * and restoring a revoked credential must not be something it can do.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { SignInThrottle } from '../http/sign-in-throttle.js';
-import type { Logger } from '../observability/logger.js';
 import type { ResolvedProxyConfig } from './config.js';
 import { ProxyError } from './proxy-error.js';
 import type { Revocations } from './revocations.js';
@@ -30,29 +25,14 @@ function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
-/** What the admin endpoints need besides the request: the config, the switch, and the wrong-token count. */
-export interface AdminContext {
-  config: ResolvedProxyConfig;
-  revocations: Revocations;
-  throttle: SignInThrottle;
-  logger: Logger;
-}
-
-export function handleAdmin(req: IncomingMessage, { config, revocations, throttle, logger }: AdminContext): AdminResult {
+export function handleAdmin(req: IncomingMessage, config: ResolvedProxyConfig, revocations: Revocations): AdminResult {
   if (config.adminToken === undefined) {
     throw new ProxyError(403, 'admin_disabled', 'the admin endpoints are disabled: set "adminToken" in the proxy config to enable them');
   }
-  const address = req.socket.remoteAddress ?? 'unknown';
-  const lockedFor = throttle.lockedFor(address);
-  if (lockedFor !== null) {
-    throw new ProxyError(429, 'too_many_attempts', `too many wrong admin tokens from this address; try again in ${lockedFor} s`, { 'retry-after': String(lockedFor) });
-  }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
   if (match === null || !timingSafeEqual(digest(config.adminToken), digest(match[1] as string))) {
-    if (throttle.failed(address)) logger.warn({ ip: address }, 'proxy admin: too many wrong tokens from this address; refused for a while');
     throw new ProxyError(401, 'unauthorized', 'a valid "Authorization: Bearer <adminToken>" header is required', { 'www-authenticate': 'Bearer' });
   }
-  throttle.succeeded(address);
   const path = (req.url ?? '').split('?')[0]!.slice(ADMIN_PREFIX.length);
   const method = req.method ?? 'GET';
   if (path === 'status') {

@@ -10,7 +10,7 @@
  */
 import type { ServerResponse } from 'node:http';
 
-export type ProxyStatus = 400 | 401 | 403 | 404 | 405 | 413 | 429 | 500 | 502 | 504;
+export type ProxyStatus = 400 | 401 | 403 | 404 | 405 | 413 | 500 | 502 | 504;
 
 export class ProxyError extends Error {
   constructor(

@@ -15,7 +15,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { systemClock } from '../clock.js';
 import type { Logger } from '../observability/logger.js';
 import { ADMIN_PREFIX, handleAdmin } from './admin.js';
 import type { ResolvedProxyConfig } from './config.js';
@@ -24,7 +23,6 @@ import { agentResponseHeaders } from './headers.js';
 import { ProxyError, sendError } from './proxy-error.js';
 import { listen } from '../http/listen.js';
 import { readIncoming } from '../http/read-body.js';
-import { SignInThrottle } from '../http/sign-in-throttle.js';
 import { describeError, redactor } from './redact.js';
 import { parseTarget, pathAllowed } from './request-path.js';
 import { Revocations } from './revocations.js';
@@ -34,8 +32,6 @@ export interface ProxyServerOptions {
   logger: Logger;
   /** The upstream client; default the global fetch. */
   fetch?: FetchLike;
-  /** The clock of the admin endpoints' wrong-token window; default the system clock (tests pass a fake one). */
-  now?: () => number;
 }
 
 export interface ProxyServer {
@@ -54,7 +50,6 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
   const revocations = new Revocations();
   const fetchImpl = options.fetch ?? fetch;
   const logger = options.logger;
-  const adminTokens = new SignInThrottle(options.now ?? systemClock);
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
@@ -69,7 +64,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
     });
     try {
       if (rawUrl.startsWith(ADMIN_PREFIX)) {
-        const result = handleAdmin(req, { config: current, revocations, throttle: adminTokens, logger });
+        const result = handleAdmin(req, current, revocations);
         Object.assign(line, { admin: result.action, upstream: result.upstream, status: result.status });
         sendJson(res, result.status, result.body);
         req.resume();

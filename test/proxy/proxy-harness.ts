@@ -66,7 +66,7 @@ export class ProxyHarness {
   }
 
   /** The proxy on a free port, its pino output captured in `logLines`. */
-  async proxy(config: Omit<ProxyConfigInput, 'port' | 'host'>, env: NodeJS.ProcessEnv = {}, { now }: { now?: () => number } = {}): Promise<ProxyServer> {
+  async proxy(config: Omit<ProxyConfigInput, 'port' | 'host'>, env: NodeJS.ProcessEnv = {}): Promise<ProxyServer> {
     const destination = new Writable({
       write: (chunk: Buffer, _encoding, done) => {
         this.logLines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== ''));
@@ -74,7 +74,7 @@ export class ProxyHarness {
       },
     });
     const resolved = resolveProxyConfig(parseProxyConfig({ ...config, host: '127.0.0.1', port: 0 }), env);
-    const proxy = await startProxyServer({ config: resolved, logger: createLogger({ level: 'info', destination }), ...(now === undefined ? {} : { now }) });
+    const proxy = await startProxyServer({ config: resolved, logger: createLogger({ level: 'info', destination }) });
     this.proxies.push(proxy);
     return proxy;
   }
@@ -99,8 +99,7 @@ export function listen(server: Server): Promise<void> {
 export function rawRequest(
   baseUrl: string,
   path: string,
-  /** localAddress: the loopback address to send from (127.0.0.2, ...), so the proxy sees another peer. */
-  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer; localAddress?: string } = {},
+  options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
 ): Promise<RawResponse> {
   const base = new URL(baseUrl);
   const headers = { ...options.headers };
@@ -108,7 +107,7 @@ export function rawRequest(
   if (options.body !== undefined && headers['transfer-encoding'] === undefined) headers['content-length'] = String(Buffer.byteLength(options.body));
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: base.hostname, port: base.port, method: options.method ?? 'GET', path, headers, agent: false, localAddress: options.localAddress },
+      { host: base.hostname, port: base.port, method: options.method ?? 'GET', path, headers, agent: false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

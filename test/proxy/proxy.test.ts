@@ -6,8 +6,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createFakeClock } from '../../src/index.js';
-import { MAX_FAILURES, WINDOW_MS } from '../../src/http/sign-in-throttle.js';
 import { ADMIN_TOKEN, CREDENTIAL, ENV, errorCode, githubConfig, listen, ProxyHarness, rawRequest, type RawResponse } from './proxy-harness.js';
 
 const harness = new ProxyHarness();
@@ -306,32 +304,6 @@ describe('the revoke switch', () => {
     expect(basic.status).toBe(401);
     expect((await rawRequest(proxy.url, '/github/repos/x/y')).status).toBe(200);
     expect(proxy.revocations.list()).toEqual([]);
-  });
-
-  it(`after ${MAX_FAILURES} wrong admin tokens an address gets 429 with Retry-After, the right token too, until the window ends; other addresses go on`, async () => {
-    const clock = createFakeClock(Date.UTC(2026, 0, 1));
-    const upstream = await harness.upstream();
-    const proxy = await harness.proxy(githubConfig(upstream.url), ENV, { now: clock.now });
-    const revoke = (from: string, token: string): Promise<RawResponse> =>
-      rawRequest(proxy.url, '/_admin/revoke/github', { method: 'POST', headers: { authorization: `Bearer ${token}` }, localAddress: from });
-    for (let i = 0; i < MAX_FAILURES; i++) expect((await revoke('127.0.0.2', `guess-${i}`)).status).toBe(401);
-
-    const refused = await revoke('127.0.0.2', ADMIN_TOKEN);
-    expect([refused.status, refused.headers['retry-after']]).toEqual([429, String(WINDOW_MS / 1000)]);
-    expect(JSON.parse(refused.body)).toEqual({
-      error: { code: 'too_many_attempts', message: `too many wrong admin tokens from this address; try again in ${WINDOW_MS / 1000} s` },
-    });
-    expect(proxy.revocations.list()).toEqual([]); // refused means nothing done
-    expect(harness.logs().filter((l) => l.msg === 'proxy admin: too many wrong tokens from this address; refused for a while')).toEqual([
-      expect.objectContaining({ ip: '127.0.0.2', level: 40 }),
-    ]);
-
-    expect((await revoke('127.0.0.3', ADMIN_TOKEN)).status).toBe(200);
-    expect(proxy.revocations.list()).toEqual(['github']);
-    clock.advance(WINDOW_MS - 1_000);
-    expect((await revoke('127.0.0.2', ADMIN_TOKEN)).headers['retry-after']).toBe('1');
-    clock.advance(1_000);
-    expect((await revoke('127.0.0.2', ADMIN_TOKEN)).status).toBe(200);
   });
 
   it('without adminToken the admin endpoints are off (403), never open', async () => {
