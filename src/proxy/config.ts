@@ -64,13 +64,16 @@ const upstreamSchema = z
   })
   .strict();
 
+/** The shortest admin token the proxy accepts: 32 characters, as 16 random bytes in hex. */
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
 export const proxyConfigSchema = z
   .object({
     host: z.string().min(1).default('127.0.0.1'),
     port: z.number().int().min(0).max(65535).default(8788),
     /** Largest request body forwarded; larger ones are refused (413) before anything reaches the upstream. */
     maxBodyBytes: z.number().int().positive().default(1_048_576),
-    /** Bearer token for `/_admin/*` (revoke, restore, status); without one those endpoints are off. */
+    /** Bearer token for `/_admin/*` (revoke, restore, status), at least MIN_ADMIN_TOKEN_LENGTH characters; without one those endpoints are off. */
     adminToken: z.string().min(1, 'must not be empty').optional(),
     upstreams: z.record(z.string().regex(UPSTREAM_NAME, 'upstream names are lowercase [a-z0-9_-], starting with a letter or digit'), upstreamSchema),
     log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).strict().default({ level: 'info' }),
@@ -135,11 +138,22 @@ export function resolveProxyConfig(config: ProxyConfig, env: NodeJS.ProcessEnv =
       timeoutMs: upstream.timeoutMs,
     });
   }
+  const adminToken = resolveOptionalSecret(config.adminToken, env, 'adminToken');
+  // The agent can reach the proxy's port, so it can guess at the admin token
+  // as fast as the proxy answers; a token this long cannot be guessed. (Not a
+  // lockout of wrong guesses, as the service's API has: the agent shares the
+  // operator's address, and could lock the operator out of the kill switch
+  // exactly when it is needed.)
+  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError(
+      `adminToken: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32): the agent can reach the proxy's port and could guess a shorter one; value not shown`,
+    );
+  }
   return {
     host: config.host,
     port: config.port,
     maxBodyBytes: config.maxBodyBytes,
-    adminToken: resolveOptionalSecret(config.adminToken, env, 'adminToken'),
+    adminToken,
     upstreams,
     logLevel: config.log.level,
   };

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/config-error.js';
 import { isVigilError } from '../../src/index.js';
+import { MIN_ADMIN_TOKEN_LENGTH } from '../../src/proxy/config.js';
 import { loadProxyConfig, parseProxyConfig, resolveProxyConfig } from '../../src/proxy/index.js';
 
 const dirs: string[] = [];
@@ -84,6 +85,15 @@ describe('proxy config', () => {
     expect((caught as Error).message).toMatch(/^upstreams\.github\.value: environment variable GH is not set/);
   });
 
+  it(`an adminToken shorter than ${MIN_ADMIN_TOKEN_LENGTH} characters is refused at startup, without being quoted`, () => {
+    const short = 'short-admin-secret-123';
+    const message = messageOf(() => resolveProxyConfig(parseProxyConfig({ ...GOOD, adminToken: 'env:ADMIN' }), { GH: 'Bearer t', ADMIN: short }));
+    expect(message).toContain(`adminToken: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
+    expect(message).not.toContain(short);
+    const long = 'x'.repeat(MIN_ADMIN_TOKEN_LENGTH);
+    expect(resolveProxyConfig(parseProxyConfig({ ...GOOD, adminToken: long }), { GH: 'Bearer t' }).adminToken).toBe(long);
+  });
+
   it('a credential that is not a valid header value is refused without being quoted', () => {
     for (const value of ['Bearer abc\r\nx-evil: 1', ' padded-secret ', 'tab\u0000nul']) {
       const message = messageOf(() => resolveProxyConfig(parseProxyConfig(GOOD), { GH: value }));
@@ -93,8 +103,9 @@ describe('proxy config', () => {
   });
 
   it('loadProxyConfig reads JSON and reports unreadable or invalid files as ConfigError', async () => {
-    const config = await loadProxyConfig(writeConfig({ ...GOOD, adminToken: 'env:ADMIN' }), { GH: 'Bearer t', ADMIN: 'adm' });
-    expect(config.adminToken).toBe('adm');
+    const admin = 'a'.repeat(MIN_ADMIN_TOKEN_LENGTH);
+    const config = await loadProxyConfig(writeConfig({ ...GOOD, adminToken: 'env:ADMIN' }), { GH: 'Bearer t', ADMIN: admin });
+    expect(config.adminToken).toBe(admin);
     await expect(loadProxyConfig(writeConfig('{ nope'), {})).rejects.toThrow(/is not valid JSON/);
     // A syntax error next to an inline credential: the message gives the position, not the text around it.
     const inline = loadProxyConfig(writeConfig('{ "upstreams": { "a": { "value": "Bearer inline-secret-xyz", } } }'), {});

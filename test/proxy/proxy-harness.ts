@@ -12,7 +12,7 @@ import { parseProxyConfig, resolveProxyConfig, startProxyServer, type ProxyConfi
 import { createLogger } from '../../src/observability/logger.js';
 
 export const CREDENTIAL = 'Bearer ghp_SECRET-credential-0123456789';
-export const ADMIN_TOKEN = 'admin-token-abc';
+export const ADMIN_TOKEN = 'admin-token-0123456789abcdef0123456789';
 
 export interface Received {
   method: string;
