@@ -58,7 +58,8 @@ export function createExampleAgent(options: ExampleAgentOptions): Agent {
       if ((await ctx.memory.get(DIGEST_SCHEDULED)) !== true) {
         // Schedule it only where there is none, because re-adding a cron
         // timer would move its next occurrence. (An inbox from before the
-        // note has one: this reads its stats once, then never again.)
+        // note has one: this reads its stats once, then never again.) Once
+        // noted, a digest an operator removes stays removed.
         if (!ctx.events.some(isDigest) && (await ctx.stats()).timers === 0) {
           await ctx.addTimer({
             id: DIGEST_TIMER_ID,

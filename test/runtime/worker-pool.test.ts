@@ -215,7 +215,7 @@ describe('worker pool: the lease', () => {
     expect((await finished).outcome).toBe('messages');
   });
 
-  it("renews at a third of the store's lease without being told it: a store whose leases last 900 ms is renewed every 300 ms", async () => {
+  it("renews within the store's lease without being told it (every leaseTtlMs / 3): a 900 ms lease is renewed before it lapses", async () => {
     const clock = createFakeClock(1_700_000_000_000);
     const { store } = await tempStore({ clock: clock.now, leaseTtlMs: 900 });
     const release = gate();

@@ -3,7 +3,7 @@
  * a path. Nothing a caller passes as an id creates or opens a file anywhere
  * else, and inboxes() lists only real inbox files.
  */
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isVigilError } from '../../src/index.js';
@@ -73,6 +73,26 @@ describe('SQLite inbox files stay inside the store directory', () => {
     });
     await expect(store.inbox('alice').events()).rejects.toMatchObject({ code: 'invalid_inbox_id' });
     expect((await store.inbox('Alice').events()).map((e) => e.sourceId)).toEqual(['hers']);
+  });
+
+  it('a store where two inboxes already share a file: the overview still lists, and the refused one is no longer picked up', async () => {
+    // As a case-blind file system left a store before the check: both ids
+    // have index rows (and events), one file answers to both names.
+    const dir = stores.dir();
+    const first = await stores.open(dir);
+    await first.store.inbox('Alice').ingest({ source: 's', sourceId: 'hers' });
+    await first.store.inbox('alice').ingest({ source: 's', sourceId: 'merged' });
+    await first.store.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, `alice.db${suffix}`), { force: true });
+    symlinkSync('Alice.db', join(dir, 'alice.db'));
+
+    const { store } = await stores.open(dir);
+    expect(await store.readyInboxes()).toEqual(['Alice', 'alice']); // the index's view, from before
+    // The page in hand shows it as empty rather than failing; its row is gone after.
+    const overview = await store.listInboxes();
+    expect(overview.inboxes.map((i) => [i.id, i.events.pending])).toEqual([['Alice', 1], ['alice', 0]]);
+    expect(await store.readyInboxes()).toEqual(['Alice']);
+    expect((await store.listInboxes()).inboxes.map((i) => i.id)).toEqual(['Alice']);
   });
 
   it('inboxes() ignores files that are not inbox files', async () => {

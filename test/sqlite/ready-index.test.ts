@@ -130,8 +130,13 @@ describe('SQLite ready index', () => {
       return store;
     };
     /** The same, returned as soon as it is open: a rebuild may still be running. */
-    const openInBootNow = (dir: string, bootId: string): SqliteStore => {
-      const store = new SqliteStore(dir, { clock: clock.now }, { bootId });
+    const openInBootNow = (dir: string, bootId: string, more: { rebuildSliceMs?: number; maxOpenInboxes?: number } = {}): SqliteStore => {
+      const { rebuildSliceMs, maxOpenInboxes } = more;
+      const store = new SqliteStore(
+        dir,
+        { clock: clock.now, ...(maxOpenInboxes === undefined ? {} : { maxOpenInboxes }) },
+        { bootId, ...(rebuildSliceMs === undefined ? {} : { rebuildSliceMs }) },
+      );
       opened.push(store);
       return store;
     };
@@ -206,19 +211,42 @@ describe('SQLite ready index', () => {
     it('gives other work turns while it runs: an ingest during the rebuild is stored and listed', async () => {
       const dir = stores.dir();
       const seed = await openInBoot(dir, 'boot-1');
-      for (let i = 0; i < 200; i++) await seed.inbox(`idle-${i}`).addTimer({ id: 't', due: T0 + 1_000_000 });
+      for (let i = 0; i < 50; i++) await seed.inbox(`idle-${i}`).addTimer({ id: 't', due: T0 + 1_000_000 });
       await closeAll();
 
-      const store = openInBootNow(dir, 'boot-2');
+      // A turn after every inbox, however fast the disk: 50 turns to the ingest's few.
+      const store = openInBootNow(dir, 'boot-2', { rebuildSliceMs: 0 });
       let settled = false;
       const rebuild = store.readyIndexSettled().then(() => {
         settled = true;
       });
       expect(await store.inbox('caller').ingest({ source: 's', sourceId: '1' })).toBe(true);
-      expect(settled).toBe(false); // 200 inbox files take far longer than one slice
+      expect(settled).toBe(false);
       expect(await store.readyInboxes()).toEqual(['caller']);
       await rebuild;
       expect(await store.readyInboxes()).toEqual(['caller']);
+    });
+
+    it('leaves the open-file cache to the inboxes in use: the files it reads are closed again', async () => {
+      const dir = stores.dir();
+      const seed = await openInBoot(dir, 'boot-1');
+      for (let i = 0; i < 40; i++) await seed.inbox(`idle-${i}`).addTimer({ id: 't', due: T0 + 1_000_000 });
+      await closeAll();
+      const before = openDescriptors();
+      const store = openInBootNow(dir, 'boot-2', { maxOpenInboxes: 100 });
+      await store.readyIndexSettled();
+      expect(openDescriptors() - before).toBeLessThanOrEqual(3); // the index's own db, -wal, -shm
+      expect(rebuiltBoots(dir)).toEqual(['boot-2']);
+    });
+
+    it('close() called twice while it runs: both wait for the same shutdown', async () => {
+      const dir = stores.dir();
+      await populate(await openInBoot(dir, 'boot-1'));
+      await closeAll();
+      const store = openInBootNow(dir, 'boot-2');
+      const first = store.close();
+      expect(store.close()).toBe(first);
+      await first;
     });
 
     it('a directory with no inbox files has nothing to re-derive: the boot is recorded at open, even if the store closes at once', async () => {

@@ -118,6 +118,7 @@ export class ReadyIndex {
   private readonly fillDeadStmt: Statement;
   private readonly rebuiltStmt: Statement;
   private readonly markRebuiltStmt: Statement;
+  private readonly forgetStmt: Statement;
 
   constructor(dir: string, busyTimeoutMs: number) {
     const file = join(dir, READY_INDEX_FILE);
@@ -165,6 +166,7 @@ export class ReadyIndex {
     this.fillDeadStmt = this.db.prepare('UPDATE wake SET dead = ? WHERE inbox_id = ? AND dead IS NULL');
     this.rebuiltStmt = this.db.prepare('SELECT boot FROM rebuilt WHERE one = 1').pluck();
     this.markRebuiltStmt = this.db.prepare('INSERT OR REPLACE INTO rebuilt (one, boot) VALUES (1, ?)');
+    this.forgetStmt = this.db.prepare('DELETE FROM wake WHERE inbox_id = ?');
   }
 
   /** The boot in which the whole index was last re-derived from the inbox files; undefined if never. */
@@ -174,6 +176,11 @@ export class ReadyIndex {
 
   markRebuilt(boot: string): void {
     this.markRebuiltStmt.run(boot);
+  }
+
+  /** Drops an inbox's row: for one whose file turned out to be another inbox's. */
+  forget(inboxId: string): void {
+    this.forgetStmt.run(inboxId);
   }
 
   current(inboxId: string): IndexedWake | undefined {

@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import { readClock } from '../../clock.js';
-import { VigilError } from '../../errors.js';
+import { isVigilError, VigilError } from '../../errors.js';
 import type { Inbox, InboxList, InboxListQuery, InboxSummary, NextWake, Store, StoreOptions } from '../contract.js';
 import { emptySummary } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
@@ -35,9 +35,12 @@ const BURST = 16;
  * inbox ids "Alice" and "alice" are two inboxes, but there "alice.db" opens
  * "Alice.db", and one user's events would land in another's inbox. So an
  * inbox's file must be stored under its own name: the name the file system
- * resolves it to (realpath, which gives the stored case there) is compared
- * before the file is opened, and a mismatch is refused, the file untouched.
- * The same check refuses an inbox file that is a link to another inbox's.
+ * resolves it to (realpath, which gives the stored case on macOS and
+ * Windows) is compared before the file is opened, and a mismatch is
+ * refused, the file untouched. Linux's realpath keeps the case it was
+ * given, so a case-folding directory there (ext4 casefold, vfat, an SMB
+ * mount) is not caught. The same check refuses an inbox file that is a
+ * link to another inbox's.
  */
 function assertOwnFile(inboxId: string, file: string): void {
   let stored: string;
@@ -65,9 +68,18 @@ export class SqliteStore implements Store, InboxFiles {
   private readonly ingestGroups = new IngestGroups((inboxId, events) => this.storeEvents(inboxId, events, events.length >= BURST));
   /** The rebuild after a boot (readyIndexSettled); resolved when there is none. */
   private readonly rebuild: Promise<void>;
+  private readonly rebuildSliceMs: number;
+  private closing: Promise<void> | null = null;
 
-  /** `bootId` is for tests: which machine boot this is (boot-id.ts). */
-  constructor(dir: string, options: StoreOptions = {}, { bootId = currentBootId() }: { bootId?: string } = {}) {
+  /**
+   * For tests: `bootId`, which machine boot this is (boot-id.ts), and
+   * `rebuildSliceMs`, how long the rebuild after a boot runs between turns.
+   */
+  constructor(
+    dir: string,
+    options: StoreOptions = {},
+    { bootId = currentBootId(), rebuildSliceMs = REBUILD_SLICE_MS }: { bootId?: string; rebuildSliceMs?: number } = {},
+  ) {
     this.options = resolveOptions(options);
     if (this.options.clock === 'database') {
       throw new VigilError('invalid_options', "clock: 'database' is for PostgreSQL; a SQLite store uses the process clock");
@@ -79,7 +91,8 @@ export class SqliteStore implements Store, InboxFiles {
       dispose: (db) => db.close(),
     });
     this.index = new ReadyIndex(this.dir, this.options.busyTimeoutMs);
-    this.rebuild = this.index.rebuiltInBoot() === bootId ? Promise.resolve() : this.rebuildAfterBoot(bootId, this.inboxFileIds());
+    this.rebuildSliceMs = rebuildSliceMs;
+    this.rebuild = this.index.rebuiltInBoot() === bootId ? Promise.resolve() : this.rebuildAfterBoot(bootId);
   }
 
   /**
@@ -104,9 +117,10 @@ export class SqliteStore implements Store, InboxFiles {
    * does a store closed before the rebuild finished (a CLI command, say: it
    * leaves the rebuild to the next long-lived process).
    */
-  private async rebuildAfterBoot(bootId: string, inboxIds: string[]): Promise<void> {
+  private async rebuildAfterBoot(bootId: string): Promise<void> {
     let complete = true;
     try {
+      const inboxIds = this.inboxFileIds();
       // With nothing to re-derive, the boot is recorded now, so that a store
       // opened and closed at once (the CLI, a test's setup) does not leave it
       // to the next open. Otherwise the open returns first.
@@ -119,7 +133,7 @@ export class SqliteStore implements Store, InboxFiles {
         } catch {
           complete = false;
         }
-        if (performance.now() - slice >= REBUILD_SLICE_MS) {
+        if (performance.now() - slice >= this.rebuildSliceMs) {
           await nextTurn();
           slice = performance.now();
         }
@@ -156,9 +170,23 @@ export class SqliteStore implements Store, InboxFiles {
     this.assertOpen();
     const cached = this.open.get(inboxId);
     if (cached !== undefined) return cached;
+    const db = this.openFile(inboxId, create);
+    if (db !== null) this.open.set(inboxId, db);
+    return db;
+  }
+
+  /** The inbox's file, opened (not cached), or null when it has none and `create` is false. */
+  private openFile(inboxId: string, create: boolean): InboxDb | null {
     const file = join(this.dir, inboxId + FILE_SUFFIX);
     if (!create && !existsSync(file)) return null;
-    assertOwnFile(inboxId, file);
+    try {
+      assertOwnFile(inboxId, file);
+    } catch (error) {
+      // Its index row, if any, describes another inbox's file: drop it, so
+      // that no worker keeps picking this inbox up.
+      this.index.forget(inboxId);
+      throw error;
+    }
     const db = new InboxDb(inboxId, file, this.options, this.index, () => this.now());
     try {
       assertWritable(file);
@@ -166,7 +194,6 @@ export class SqliteStore implements Store, InboxFiles {
       db.close();
       throw error;
     }
-    this.open.set(inboxId, db);
     return db;
   }
 
@@ -197,7 +224,7 @@ export class SqliteStore implements Store, InboxFiles {
     const listed = page.inboxes.slice(0, limit);
     const inboxes = listed.map(({ id, wakeAt }): InboxSummary => {
       const readySince = wakeAt !== null && wakeAt <= now ? wakeAt : null;
-      const c = INBOX_ID_PATTERN.test(id) ? this.connection(id, false) : null;
+      const c = this.listedConnection(id);
       return c === null ? emptySummary(id) : c.read(() => inboxSummary(c, now, readySince));
     });
     return {
@@ -216,8 +243,24 @@ export class SqliteStore implements Store, InboxFiles {
    */
   private countUnknownDead(): void {
     for (const id of this.index.unknownDead()) {
-      const c = INBOX_ID_PATTERN.test(id) ? this.connection(id, false) : null;
+      const c = this.listedConnection(id);
       this.index.fillDead(id, c === null ? 0 : c.read(() => countDead(c)));
+    }
+  }
+
+  /**
+   * The file of an inbox the index lists, or null when there is none to
+   * read: no file, an id no file could have, or a file that is another
+   * inbox's (assertOwnFile; its row is dropped then). One such row must not
+   * fail the whole overview.
+   */
+  private listedConnection(inboxId: string): InboxDb | null {
+    if (!INBOX_ID_PATTERN.test(inboxId)) return null;
+    try {
+      return this.connection(inboxId, false);
+    } catch (error) {
+      if (isVigilError(error, 'invalid_inbox_id')) return null;
+      throw error;
     }
   }
 
@@ -283,18 +326,30 @@ export class SqliteStore implements Store, InboxFiles {
    * ahead of the file. Work the index did not show is announced.
    */
   private rederive(inboxId: string): void {
-    const c = this.connection(inboxId, false);
+    this.assertOpen();
+    // A file that is not open already is opened for this alone, not through
+    // the LRU: a rebuild over every inbox would push out the ones in use.
+    const cached = this.open.peek(inboxId);
+    const c = cached ?? this.openFile(inboxId, false);
     if (c === null) return;
     const before = this.index.current(inboxId);
-    if (!c.settleFromSnapshot()) c.reindex();
+    try {
+      if (!c.settleFromSnapshot()) c.reindex();
+    } finally {
+      if (cached === undefined) c.close();
+    }
     const after = this.index.current(inboxId);
     if (after !== undefined && (earlier(after.wakeAt, before?.wakeAt ?? null) || earlier(after.sendAt, before?.sendAt ?? null))) {
       this.notify(inboxId);
     }
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
     this.closed = true;
     await this.rebuild; // it stops at its next inbox
     this.listeners.clear();
