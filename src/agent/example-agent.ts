@@ -51,6 +51,7 @@ export function createExampleAgent(options: ExampleAgentOptions): Agent {
   return defineAgent({
     name: 'example',
     async run(ctx) {
+      const hasDigest = ctx.events.some(isDigest);
       // Not ctx.stats() on every run: it counts every event the inbox ever
       // had, a cost that grows with its history. A note in memory (saved
       // with this run's finish) says the digest is scheduled; the digest
@@ -60,7 +61,7 @@ export function createExampleAgent(options: ExampleAgentOptions): Agent {
         // timer would move its next occurrence. (An inbox from before the
         // note has one: this reads its stats once, then never again.) Once
         // noted, a digest an operator removes stays removed.
-        if (!ctx.events.some(isDigest) && (await ctx.stats()).timers === 0) {
+        if (!hasDigest && (await ctx.stats()).timers === 0) {
           await ctx.addTimer({
             id: DIGEST_TIMER_ID,
             cron: options.digestCron ?? '0 9 * * *',
@@ -70,7 +71,7 @@ export function createExampleAgent(options: ExampleAgentOptions): Agent {
         }
         await ctx.memory.set(DIGEST_SCHEDULED, true);
       }
-      const dead = ctx.events.some(isDigest) ? (await ctx.stats()).events.dead : 0;
+      const dead = hasDigest ? (await ctx.stats()).events.dead : 0;
       const messages: OutboxMessage[] = [];
       for (const event of ctx.events) {
         const message = await handle(ctx, event, dead, ledger);

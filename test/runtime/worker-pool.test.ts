@@ -188,9 +188,14 @@ describe('worker pool', () => {
 });
 
 describe('worker pool: the lease', () => {
-  it('renews the lease on a heartbeat while a long step runs', async () => {
+  /**
+   * A run held open while the store's clock moves `steps` times by 600 ms:
+   * after each, the pool's heartbeat must have renewed the lease to reach
+   * now + leaseTtlMs. `poolOptions` as the pool is built.
+   */
+  async function expectHeartbeatRenews(leaseTtlMs: number, steps: number, poolOptions: Partial<WorkerPoolOptions>): Promise<void> {
     const clock = createFakeClock(1_700_000_000_000);
-    const { store } = await tempStore({ clock: clock.now, leaseTtlMs: 1_000 });
+    const { store } = await tempStore({ clock: clock.now, leaseTtlMs });
     const release = gate();
     const { events } = await startPool(
       store,
@@ -198,42 +203,30 @@ describe('worker pool: the lease', () => {
         await release.promise;
         return { messages: ['done at last'] };
       },
-      { leaseTtlMs: 1_000, heartbeatMs: 10 },
+      poolOptions,
     );
     const started = nextEvent(events, 'run:started');
     const inbox = store.inbox('ivy');
     await inbox.ingest({ source: 'chat', sourceId: 'long' });
     await started;
-    for (let step = 0; step < 3; step++) {
-      // 600 ms of store time per step, 1,800 in all: far past one leaseTtlMs.
+    for (let step = 0; step < steps; step++) {
       clock.advance(600);
-      const mustReach = clock.now() + 1_000;
+      const mustReach = clock.now() + leaseTtlMs;
       await eventually(async () => ((await inbox.stats()).lease?.until ?? 0) >= mustReach, 'the heartbeat renewed the lease');
     }
     const finished = nextEvent(events, 'run:finished');
     release.open();
     expect((await finished).outcome).toBe('messages');
+  }
+
+  it('renews the lease on a heartbeat while a long step runs', async () => {
+    // 600 ms of store time per step, 1,800 in all: far past one leaseTtlMs.
+    await expectHeartbeatRenews(1_000, 3, { leaseTtlMs: 1_000, heartbeatMs: 10 });
   });
 
   it("renews within the store's lease without being told it (every leaseTtlMs / 3): a 900 ms lease is renewed before it lapses", async () => {
-    const clock = createFakeClock(1_700_000_000_000);
-    const { store } = await tempStore({ clock: clock.now, leaseTtlMs: 900 });
-    const release = gate();
-    const { events } = await startPool(store, async () => {
-      await release.promise;
-      return { messages: ['done'] };
-    });
-    const started = nextEvent(events, 'run:started');
-    const inbox = store.inbox('iris');
-    await inbox.ingest({ source: 'chat', sourceId: 'long' });
-    await started;
-    clock.advance(600);
-    const mustReach = clock.now() + 900;
     // The default heartbeat (leaseTtlMs / 3) comes round within a second of real time.
-    await eventually(async () => ((await inbox.stats()).lease?.until ?? 0) >= mustReach, 'the heartbeat renewed the lease');
-    const finished = nextEvent(events, 'run:finished');
-    release.open();
-    expect((await finished).outcome).toBe('messages');
+    await expectHeartbeatRenews(900, 1, {});
   });
 
   it("a leaseTtlMs other than the store's is invalid_options: the heartbeat must follow the store's leases", async () => {
