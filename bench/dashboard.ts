@@ -19,9 +19,9 @@ import { configSchema } from '../src/config/schema.js';
 import { createApp } from '../src/http/app.js';
 import { createLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
-import { RuntimeEvents } from '../src/runtime/runtime-events.js';
+import { RuntimeEvents } from '../src/events.js';
 import { openStore, type Store } from '../src/index.js';
-import type { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { sqliteBackendOf } from '../src/store/sqlite/sqlite-store.js';
 import { writeBenchmarkSection } from './benchmarks-file.js';
 import { describeMachine } from './machine.js';
 import { openBenchServer } from './postgres-server.js';
@@ -218,11 +218,11 @@ export async function runDashboardFamily(options: { quick: boolean; out: string 
     // Seeding at synchronous NORMAL: the figures are reads, and 10,000 fsyncs of setup measure nothing.
     const dataDir = join(scratch, 'sqlite');
     const copy = await sqliteTemplate(scratch, dataDir, Math.floor((plan.events - plan.bigInboxEvents) / (plan.inboxes - 1)));
-    const sqlite = (await openStore(`sqlite:${dataDir}`, { synchronous: 'normal' })) as SqliteStore;
+    const sqlite = await openStore(`sqlite:${dataDir}`, { synchronous: 'normal' });
     try {
       const copyAndIndex = async (ids: string[]): Promise<void> => {
         await copy(ids);
-        await sqlite.rebuildReadyIndex();
+        await sqliteBackendOf(sqlite).rebuildReadyIndex();
       };
       runs.push(await runOnStore('SQLite', sqlite, plan, options.log, copyAndIndex));
     } finally {

@@ -12,6 +12,7 @@
  * {type:'stats'}, and {type:'stop'} with the final stats once every request
  * in flight is answered. Exits when the parent goes away.
  */
+import { sqliteBackendOf } from '../src/store/sqlite/sqlite-store.js';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { configSchema } from '../src/config/schema.js';
@@ -20,8 +21,7 @@ import { startHttpServer } from '../src/http/server.js';
 import { openStore } from '../src/index.js';
 import { createLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
-import { RuntimeEvents } from '../src/runtime/runtime-events.js';
-import type { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { RuntimeEvents } from '../src/events.js';
 import { BENCH_INBOX, BENCH_SOURCE, type FromChild, type ServerStats, type StoreStats, type ToChild } from './service-protocol.js';
 
 function send(message: FromChild): void {
@@ -66,7 +66,7 @@ async function startVigil(dir: string, secret: string): Promise<{ url: string; r
       clockReads += 1;
       return Date.now();
     },
-  })) as SqliteStore;
+  }));
   const config = configSchema.parse({
     store: `sqlite:${dir}`,
     host: '127.0.0.1',
@@ -92,7 +92,7 @@ async function startVigil(dir: string, secret: string): Promise<{ url: string; r
         const counts = (await store.inbox(BENCH_INBOX).stats()).events;
         readsByStats += clockReads - readsBefore;
         const reads = clockReads - readsByStats;
-        const db = store.connection(BENCH_INBOX, false)?.db;
+        const db = sqliteBackendOf(store).connection(BENCH_INBOX, false)?.db;
         return {
           clockReads: reads,
           stored: counts.pending + counts.running + counts.done + counts.dead,

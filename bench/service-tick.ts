@@ -23,10 +23,9 @@ import { constants, copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { createMetrics } from '../src/observability/metrics.js';
 import { defineAgent, openStore, RuntimeEvents, WorkerPool, type Store } from '../src/index.js';
 import { READY_INDEX_FILE } from '../src/store/sqlite/ready-index.js';
-import type { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { sqliteBackendOf } from '../src/store/sqlite/sqlite-store.js';
 import { median } from './timing.js';
 
 export interface TickPlan {
@@ -131,17 +130,17 @@ async function buildStore(dir: string, n: number, template: { file: string; row:
     db.close();
   }
   // What the store itself would write for a copy: re-derive one entry and compare.
-  const store = (await openStore(`sqlite:${dir}`)) as SqliteStore;
+  const store = await openStore(`sqlite:${dir}`);
   try {
     const probe = inboxName(n - 1);
-    store.connection(probe, false)?.reindex();
+    sqliteBackendOf(store).connection(probe, false)?.reindex();
     const rebuilt = readIndexRow(dir, probe);
     if (rebuilt.wake_at !== template.row.wake_at || rebuilt.send_at !== template.row.send_at || rebuilt.exact !== 1) {
       throw new Error(`tick setup: a copied inbox's entry differs from what the store derives (${JSON.stringify(rebuilt)} vs ${JSON.stringify(template.row)})`);
     }
     const listed = (await store.inboxes()).length;
     if (listed !== n) throw new Error(`tick setup: ${listed} inboxes in ${dir}, expected ${n}`);
-    if ((await store.readyInboxes()).length !== 0) throw new Error('tick setup: idle inboxes are listed as ready');
+    if ((await store.readyInboxes({})).length !== 0) throw new Error('tick setup: idle inboxes are listed as ready');
   } finally {
     await store.close();
   }
@@ -165,7 +164,6 @@ async function openSide(dir: string, n: number, concurrency: number): Promise<Si
     store: poolStore,
     agent: trivialAgent,
     events,
-    metrics: createMetrics({ defaultMetrics: false }),
     concurrency,
     // Only the wake under test (and the timer it arms) may start a pass.
     pollIntervalMs: 600_000,

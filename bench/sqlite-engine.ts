@@ -8,9 +8,9 @@ import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFakeClock, openStore, type FakeClock, type Inbox, type NewEvent, type Store, type StoreOptions } from '../src/index.js';
 import type { InboxDb } from '../src/store/sqlite/inbox-db.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
+import { SqliteStore, sqliteBackendOf } from '../src/store/sqlite/sqlite-store.js';
 import { upsertTimer } from '../src/store/sqlite/timers.js';
-import { validateTimer } from '../src/store/validate.js';
+import { validateTimer } from '../src/store/engine/validate/index.js';
 import { elapsedSeconds, startTimer } from './timing.js';
 import {
   payload,
@@ -65,7 +65,7 @@ export class VigilSqliteSide implements BenchSide {
   async settings(): Promise<SqliteSettings> {
     const probe = await this.open('probe');
     await probe.inbox.ingest({ source: 'probe', sourceId: '1' });
-    const connection = (probe.store as SqliteStore).connection(INBOX, false);
+    const connection = sqliteBackendOf(probe.store).connection(INBOX, false);
     if (connection === null) throw new Error('probe inbox has no file');
     const db = connection.db;
     const result = {
@@ -162,7 +162,8 @@ export class VigilSqliteSide implements BenchSide {
             i < due
               ? { id: `due-${i}`, due: T0, every: HOUR, payload: { n: i } }
               : { id: `later-${i}`, due: T0 + FAR, every: HOUR, payload: { n: i } };
-          upsertTimer(c, validateTimer(spec, setup.maxPayloadBytes), now);
+          const timer = validateTimer(spec, setup.options.maxPayloadBytes);
+          upsertTimer(c, timer, timer.due ?? now);
         }
       });
     } finally {
@@ -248,7 +249,7 @@ export class VigilSqliteSide implements BenchSide {
     // The reference's connect() creates its file and schema before any timer starts; a Vigil
     // inbox file is created by its first write. Create it here too (store internals; bench only),
     // so neither side's timed loop pays for creating a database.
-    (store as SqliteStore).connection(INBOX, true);
+    sqliteBackendOf(store).connection(INBOX, true);
     return { store, inbox: store.inbox(INBOX), clock, dir };
   }
 }

@@ -12,7 +12,7 @@
  * { type: 'kill-me' } at the in-finish / in-dispatch points.
  */
 import { Dispatcher } from '../src/runtime/dispatcher.js';
-import { RuntimeEvents } from '../src/runtime/runtime-events.js';
+import { RuntimeEvents } from '../src/events.js';
 import { WorkerPool } from '../src/runtime/worker-pool.js';
 import type { StoreOptions } from '../src/store/contract.js';
 import { openStore } from '../src/store/open-store.js';
@@ -47,7 +47,7 @@ process.on('message', (message: ParentMessage) => {
 // The parent gone (it crashed, or its test timed out): nobody will kill us, so go.
 process.on('disconnect', () => process.exit(0));
 
-const store = chaosStore(await openStore(config.storeUrl, config.storeOptions), { journal, crashes, atMostOnce: config.atMostOnce });
+const store = chaosStore(await openStore(config.storeUrl, config.storeOptions), { journal, crashes });
 const events = new RuntimeEvents();
 const agent = chaosAgent((inboxId, event) => journal.write({ k: 'crash', holder: config.holder, point: 'poison', inbox: inboxId, event: event.sourceId }));
 const pool = new WorkerPool({
@@ -67,6 +67,7 @@ const dispatcher = new Dispatcher({
   leaseTtlMs: config.leaseTtlMs,
   pollIntervalMs: 500,
   retry: { baseMs: 100, maxMs: 1_000 },
+  delivery: config.atMostOnce ? 'at-most-once' : 'at-least-once',
 });
 await pool.start();
 await dispatcher.start();

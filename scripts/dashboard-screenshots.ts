@@ -17,7 +17,7 @@ import { createApp } from '../src/http/app.js';
 import { startHttpServer } from '../src/http/server.js';
 import { createLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
-import { RuntimeEvents } from '../src/runtime/runtime-events.js';
+import { RuntimeEvents } from '../src/events.js';
 import { openStore, type Inbox } from '../src/index.js';
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: 'docs/images' } } });

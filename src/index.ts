@@ -5,7 +5,7 @@ export { createFakeClock, systemClock, type Clock, type FakeClock } from './cloc
 // The engine: one contract, two stores.
 export { openStore } from './store/open-store.js';
 export type * from './store/contract.js';
-export { MEMORY_LIMITS } from './store/agent-state.js';
+export { MEMORY_LIMITS } from './store/engine/validate/index.js';
 
 // Agents and the runtime that runs them.
 export { defineAgent, TerminalError, type Agent, type AgentContext, type AgentDefinition, type AgentResult, type ScreenVerdict } from './agent/agent.js';
@@ -21,7 +21,7 @@ export { createProxyFetch, type ProxyFetch } from './proxy/proxy-fetch.js';
 export { WorkerPool, type WorkerPoolOptions } from './runtime/worker-pool.js';
 export { Dispatcher, type DispatcherOptions } from './runtime/dispatcher.js';
 export { RunAbortedError, type AbortReason } from './runtime/run-abort.js';
-export { RuntimeEvents, type RuntimeEventMap, type RuntimeEventName } from './runtime/runtime-events.js';
+export { RuntimeEvents, type RuntimeEventMap, type RuntimeEventName } from './events.js';
 
 // Where messages go.
 export { createChannels } from './channels/create-channels.js';

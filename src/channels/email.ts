@@ -5,7 +5,7 @@
  * dedupe on it show it once.
  */
 import { createHash } from 'node:crypto';
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Channel, OutgoingMessage } from './channel.js';
 
 export interface EmailChannelOptions {
@@ -22,15 +22,20 @@ export interface EmailChannelOptions {
 
 export function createEmailChannel(options: EmailChannelOptions): Channel {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const transport = createTransport({
-    host: options.host,
-    port: options.port,
-    secure: options.secure ?? false,
-    ...(options.user === undefined ? {} : { auth: { user: options.user, pass: options.password ?? '' } }),
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-  });
+  // nodemailer is loaded with the first send: a service without an email channel never loads it.
+  let transport: Promise<Transporter> | undefined;
+  const transporter = (): Promise<Transporter> =>
+    (transport ??= import('nodemailer').then(({ createTransport }) =>
+      createTransport({
+        host: options.host,
+        port: options.port,
+        secure: options.secure ?? false,
+        ...(options.user === undefined ? {} : { auth: { user: options.user, pass: options.password ?? '' } }),
+        connectionTimeout: timeoutMs,
+        greetingTimeout: timeoutMs,
+        socketTimeout: timeoutMs,
+      }),
+    ));
   const domain = domainOf(options.from);
   return {
     name: 'email',
@@ -43,14 +48,14 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
         onAbort = () => reject(signal.reason instanceof Error ? signal.reason : new Error('email send aborted'));
         signal.addEventListener('abort', onAbort, { once: true });
       });
-      const sending = transport.sendMail({
+      const sending = transporter().then((mailer) => mailer.sendMail({
         from: options.from,
         to: options.to,
         subject: options.subject ?? 'Update from your agent',
         text: message.body,
         messageId: messageIdFor(message.id, domain),
         headers: { 'X-Vigil-Inbox': message.inboxId, 'X-Vigil-Batch': message.id },
-      });
+      }));
       sending.catch(() => undefined);
       try {
         await Promise.race([sending, aborted]);
@@ -59,7 +64,7 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
       }
     },
     async close() {
-      transport.close();
+      (await transport)?.close();
     },
   };
 }

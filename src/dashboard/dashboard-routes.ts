@@ -126,17 +126,18 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
 
   app.get('/inbox/:id', signedIn, async (c) => {
     const inbox = ctx.store.inbox(c.req.param('id'));
+    const view = ctx.store.view(inbox.id);
     const filter = eventFilter(c);
     const [{ now }, stats] = await Promise.all([ctx.store.nextWake(), inbox.stats()]);
     const [events, timers, approvals, outbox, session, memory, activity, actions, summary] = await Promise.all([
       inbox.events({ status: filter.status ?? undefined, source: filter.source === '' ? undefined : filter.source, newestFirst: true, afterId: filter.before ?? undefined, limit: EVENTS_PER_PAGE + 1 }),
       inbox.timers(),
-      inbox.approvals({ limit: 50 }),
-      inbox.outbox({ limit: 20 }),
+      view.approvals({ limit: 50 }),
+      view.outbox({ limit: 20 }),
       inbox.getSession(),
       inbox.getMemory(),
-      inbox.activity({ since: Math.floor(now / ACTIVITY_BUCKET_MS) * ACTIVITY_BUCKET_MS - (ACTIVITY_BUCKETS - 1) * ACTIVITY_BUCKET_MS, bucketMs: ACTIVITY_BUCKET_MS }),
-      inbox.actions({ limit: 20 }),
+      view.activity({ since: Math.floor(now / ACTIVITY_BUCKET_MS) * ACTIVITY_BUCKET_MS - (ACTIVITY_BUCKETS - 1) * ACTIVITY_BUCKET_MS, bucketMs: ACTIVITY_BUCKET_MS }),
+      view.actions({ limit: 20 }),
       ctx.store.listInboxes({ after: justBefore(inbox.id), limit: 1 }),
     ]);
     if (isEmpty(stats) && timers.length === 0 && approvals.length === 0 && actions.length === 0) {
@@ -221,7 +222,6 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     const inbox = ctx.store.inbox(c.req.param('id'));
     return act(c, inbox, 'send held now', 'outbox', async () => {
       const count = await inbox.expediteOutbox();
-      if (count > 0) ctx.events.emit('outbox:expedited', { inboxId: inbox.id, count });
       return { result: `${count} ${count === 1 ? 'message' : 'messages'} to send now`, notice: count > 0 ? 'sending' : 'nothing-held' };
     });
   });

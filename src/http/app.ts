@@ -10,7 +10,7 @@ import type { ServiceConfig } from '../config/schema.js';
 import { resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { RuntimeEvents } from '../runtime/runtime-events.js';
+import type { RuntimeEvents } from '../events.js';
 import type { Store } from '../store/contract.js';
 import { dashboardRoutes } from '../dashboard/dashboard-routes.js';
 import { errorBody, fromStoreError, HttpError } from './http-error.js';

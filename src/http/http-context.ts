@@ -2,7 +2,7 @@
 import type { Clock } from '../clock.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
-import type { RuntimeEvents } from '../runtime/runtime-events.js';
+import type { RuntimeEvents } from '../events.js';
 import type { ApprovalAnswer, ApprovalOutcome, Inbox, NewEvent, Store } from '../store/contract.js';
 import { HttpError } from './http-error.js';
 import type { SignInThrottle } from './sign-in-throttle.js';
@@ -24,16 +24,13 @@ export interface HttpContext {
   signIns: SignInThrottle;
 }
 
-/** The ack both ingestion routes give, once the event is durable: 202 new, 200 duplicate. */
-export async function ingestEvent(ctx: HttpContext, inbox: Inbox, event: NewEvent): Promise<Response> {
+/**
+ * The ack both ingestion routes give, once the event is durable: 202 new,
+ * 200 duplicate. The store reports it (event:ingested), which the metrics
+ * and the log hear.
+ */
+export async function ingestEvent(inbox: Inbox, event: NewEvent): Promise<Response> {
   const stored = await inbox.ingest(event);
-  (stored ? ctx.metrics.ingested : ctx.metrics.duplicates).inc({ source: event.source });
-  try {
-    ctx.events.emit('event:ingested', { inboxId: inbox.id, source: event.source, sourceId: event.sourceId, stored });
-  } catch (error) {
-    // The event is durable: a failing subscriber must not turn the ack into a 500 the sender retries.
-    ctx.logger.error({ err: error, inboxId: inbox.id }, 'an event:ingested listener threw');
-  }
   return stored ? Response.json({ stored: true }, { status: 202 }) : Response.json({ stored: false, duplicate: true }, { status: 200 });
 }
 
@@ -41,10 +38,5 @@ export async function ingestEvent(ctx: HttpContext, inbox: Inbox, event: NewEven
 export async function answerApproval(ctx: HttpContext, inboxId: string, approvalId: string, answer: ApprovalAnswer): Promise<Exclude<ApprovalOutcome, 'unknown'>> {
   const outcome = await ctx.store.inbox(inboxId).answerApproval(approvalId, answer);
   if (outcome === 'unknown') throw new HttpError(404, 'unknown_approval', `no approval ${JSON.stringify(approvalId)} was requested in this inbox`);
-  try {
-    ctx.events.emit('approval:answered', { inboxId, approvalId, outcome });
-  } catch (error) {
-    ctx.logger.error({ err: error, inboxId }, 'an approval:answered listener threw');
-  }
   return outcome;
 }

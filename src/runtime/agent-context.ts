@@ -9,7 +9,7 @@ import { StagedMemory } from '../agent/memory.js';
 import { StagedSession } from '../agent/session.js';
 import { createToolBox } from '../agent/tools.js';
 import { VigilError } from '../errors.js';
-import { validateApprovalRequest } from '../store/validate.js';
+import { validateApprovalRequest } from '../store/engine/validate/index.js';
 import { describeAction, type ApprovalLink } from '../agent/approval-summary.js';
 import type { ProxyFetch } from '../proxy/proxy-fetch.js';
 import type { ApprovalRequest, ClaimedEvent, Inbox, MemoryChanges } from '../store/contract.js';

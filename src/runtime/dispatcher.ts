@@ -7,8 +7,9 @@
  * loses nothing; this loop only decides *when* to try that inbox again
  * (exponential backoff, per inbox, in memory: a restart simply tries at
  * once). It finds inboxes through `store.dispatchableInboxes`, woken by the
- * one timer armed from `nextWake().sendAt`, runs that queued messages and a
- * safety poll.
+ * store's 'outbox' hints (a run queued messages, an operator expedited
+ * them: on PostgreSQL from any machine), the one timer armed from
+ * `nextWake().sendAt`, and a safety poll.
  *
  * Every channel send gets a deadline well under the store's leaseTtlMs:
  * that is how long the store reserves a batch, and a send still running
@@ -19,19 +20,19 @@ import { performance } from 'node:perf_hooks';
 import { batchId, type Channel, type OutgoingMessage } from '../channels/channel.js';
 import { VigilError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
-import type { Metrics } from '../observability/metrics.js';
 import type { HeldMessage, RetryBackoff, Store } from '../store/contract.js';
 import { describeError } from './call-agent.js';
 import { leaseTtlOf } from './lease-ttl.js';
-import type { RuntimeEvents } from './runtime-events.js';
+import type { RuntimeEvents } from '../events.js';
 import { WakeLoop, type PassResult } from './wake-loop.js';
 
 export interface DispatcherOptions {
   store: Store;
   /** Every batch goes to all of them. The dispatcher owns them from here: stop() closes them. */
   channels: Channel[];
-  events: RuntimeEvents;
-  metrics?: Metrics;
+  /** Where deliveries are reported (outbox:sent, channel:failed, …); default the store's own (Store.events). */
+  events?: RuntimeEvents;
+  /** For what goes wrong around the deliveries (the store failing); what happens in them is an event. */
   logger?: Logger;
   /** The safety poll (default 5 s). */
   pollIntervalMs?: number;
@@ -83,7 +84,6 @@ export class Dispatcher {
   private readonly store: Store;
   private readonly channels: Channel[];
   private readonly events: RuntimeEvents;
-  private readonly metrics: Metrics | undefined;
   private readonly logger: Logger | undefined;
   private readonly retry: RetryBackoff;
   private readonly sendTimeoutMs: number;
@@ -94,9 +94,8 @@ export class Dispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly backoff = new Map<string, Backoff>();
   private readonly partial = new Map<string, PartialDelivery>();
-  private readonly held = new Map<string, number>();
   private readonly stopSignal = new AbortController();
-  private stopListening: (() => void) | null = null;
+  private stopListening: (() => Promise<void>) | null = null;
   private state: 'new' | 'started' | 'stopping' = 'new';
   private stopping: Promise<void> | null = null;
 
@@ -108,8 +107,7 @@ export class Dispatcher {
     if (names.size !== options.channels.length) throw new VigilError('invalid_options', 'channel names must be unique');
     this.store = options.store;
     this.channels = options.channels;
-    this.events = options.events;
-    this.metrics = options.metrics;
+    this.events = options.events ?? options.store.events;
     this.logger = options.logger;
     const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 5_000);
     this.retry = options.retry ?? { baseMs: 1_000, maxMs: 300_000 };
@@ -137,21 +135,11 @@ export class Dispatcher {
   async start(): Promise<void> {
     if (this.state !== 'new') return;
     this.state = 'started';
-    // No store.subscribe: its hints announce events, timers and approvals,
-    // none of which fills an outbox, so every ingest would cost a pass for
-    // nothing. What does fill it is a run finishing with messages: one in
-    // this process wakes us directly, so a reply goes out now rather than at
-    // the next poll (each `vigil serve` runs a pool and a dispatcher, so the
-    // process that ran the agent is the one that hears it).
-    const stopRuns = this.events.on('run:finished', (run) => {
-      if (run.outcome === 'messages') this.loop.wake();
+    // Only outbox hints: work hints announce events, timers and approvals,
+    // none of which fills an outbox, so every ingest would cost a pass for nothing.
+    this.stopListening = await this.store.subscribe((inboxId, kind) => {
+      if (kind === 'outbox') this.wake(inboxId);
     });
-    // An operator's "send now" makes held messages due at once.
-    const stopExpedited = this.events.on('outbox:expedited', ({ inboxId }) => this.wake(inboxId));
-    this.stopListening = () => {
-      stopRuns();
-      stopExpedited();
-    };
     this.loop.start();
   }
 
@@ -180,7 +168,7 @@ export class Dispatcher {
   private async drain(graceMs: number): Promise<void> {
     const wasStarted = this.state === 'started';
     this.state = 'stopping';
-    this.stopListening?.();
+    await this.stopListening?.().catch(() => undefined);
     await this.loop.stop();
     const deadline = performance.now() + graceMs;
     if (wasStarted) await this.sendWhatIsDue(deadline);
@@ -258,17 +246,13 @@ export class Dispatcher {
     try {
       const count = await inbox.dispatch((body, messages) => this.deliver(inboxId, body, messages), { atMostOnce: this.atMostOnce });
       this.backoff.delete(inboxId);
-      if (count > 0) {
-        this.events.emit('outbox:sent', { inboxId, count, channels: this.channels.map((c) => c.name) });
-        this.logger?.info({ inboxId, count }, 'outbox sent');
-      }
+      if (count > 0) this.events.emit('outbox:sent', { inboxId, count, channels: this.channels.map((c) => c.name) });
     } catch (error) {
       // At most once, the store recorded the batch as sent before the channels
       // saw it: there is nothing held to retry. A store failure still is.
       if (this.atMostOnce && error instanceof ChannelsFailed) this.lost(inboxId, error);
       else this.failed(inboxId, error);
     }
-    await this.recordHeld(inbox.id);
   }
 
   /** The SendFn: every channel that has not yet taken this exact batch gets it; any failure throws. */
@@ -283,7 +267,7 @@ export class Dispatcher {
       const channel = pending[i]!.name;
       if (result.status === 'fulfilled') {
         delivered.add(channel);
-        this.metrics?.outboxSent.inc({ channel }, messages.length);
+        this.events.emit('channel:delivered', { inboxId, channel, count: messages.length });
       } else {
         failures.push({ channel, error: describeError(result.reason) });
       }
@@ -325,11 +309,7 @@ export class Dispatcher {
     const retryInMs = Math.min(this.retry.baseMs * 2 ** failures, this.retry.maxMs);
     this.backoff.set(inboxId, { failures: failures + 1, retryAt: performance.now() + retryInMs });
     if (error instanceof ChannelsFailed) {
-      for (const { channel, error: text } of error.failures) {
-        this.metrics?.channelFailures.inc({ channel });
-        this.events.emit('channel:failed', { inboxId, channel, error: text, retryInMs });
-        this.logger?.warn({ inboxId, channel, error: text, retryInMs }, 'channel failed; the messages stay held');
-      }
+      for (const { channel, error: text } of error.failures) this.events.emit('channel:failed', { inboxId, channel, error: text, retryInMs });
     } else {
       this.logger?.error({ inboxId, err: error, retryInMs }, 'dispatch failed in the store; retrying');
     }
@@ -337,29 +317,9 @@ export class Dispatcher {
 
   /** At most once: the channels that failed never get this batch. Said loudly, as it is a loss by choice. */
   private lost(inboxId: string, error: ChannelsFailed): void {
-    for (const { channel, error: text } of error.failures) {
-      this.metrics?.channelFailures.inc({ channel });
-      this.metrics?.outboxLost.inc({ channel }, error.messages);
-      this.events.emit('outbox:lost', { inboxId, channel, count: error.messages, error: text });
-      this.logger?.error({ inboxId, channel, count: error.messages, error: text }, 'channel failed; at-most-once delivery: these messages are not sent again');
-    }
+    for (const { channel, error: text } of error.failures) this.events.emit('outbox:lost', { inboxId, channel, count: error.messages, error: text });
   }
 
-  /** The held-messages gauge: what each inbox had left after its last dispatch. */
-  private async recordHeld(inboxId: string): Promise<void> {
-    if (this.metrics === undefined) return;
-    try {
-      // Not stats(): it counts every done event and sent message, a cost that grows with the inbox's history.
-      const held = (await this.store.inbox(inboxId).outbox({ limit: 1 })).heldCount;
-      if (held === 0) this.held.delete(inboxId);
-      else this.held.set(inboxId, held);
-      let total = 0;
-      for (const n of this.held.values()) total += n;
-      this.metrics.outboxHeld.set(total);
-    } catch {
-      // A gauge is not worth failing a delivery for.
-    }
-  }
 }
 
 function positive(name: string, value: number): number {

@@ -15,7 +15,6 @@ import type { Agent, ScreenVerdict } from '../agent/agent.js';
 import type { Clock } from '../clock.js';
 import type { ApprovalLink } from '../agent/approval-summary.js';
 import type { Logger } from '../observability/logger.js';
-import type { Metrics } from '../observability/metrics.js';
 import type { ProxyFetch } from '../proxy/proxy-fetch.js';
 import { isVigilError } from '../errors.js';
 import type { ClaimedEvent, Inbox, RunOutcome } from '../store/contract.js';
@@ -23,12 +22,12 @@ import { createAgentContext } from './agent-context.js';
 import { callAgent, describeError, type AgentOutcome } from './call-agent.js';
 import { LeaseHeartbeat } from './lease-heartbeat.js';
 import { RunAbortedError } from './run-abort.js';
-import type { RuntimeEventMap, RuntimeEvents } from './runtime-events.js';
+import type { RuntimeEventMap, RuntimeEvents } from '../events.js';
 
 export interface RunInboxDeps {
   agent: Agent;
   events: RuntimeEvents;
-  metrics?: Metrics | undefined;
+  /** For what goes wrong around a run (a release that failed); what happens in one is an event. */
   logger?: Logger | undefined;
   holder: string;
   runTimeoutMs: number;
@@ -53,11 +52,10 @@ type RunLabel = RuntimeEventMap['run:finished']['outcome'];
 const MAX_ERROR_CHARS = 2_000;
 
 export async function runInbox(deps: RunInboxDeps, inbox: Inbox): Promise<InboxTurn> {
-  const { events, metrics, holder } = deps;
+  const { events, holder } = deps;
   const inboxId = inbox.id;
   // R7: needs no lease; every worker may fire timers, the store makes it once.
   const fired = await inbox.runScheduler();
-  if (fired > 0) events.emit('scheduler:fired', { inboxId, due: fired });
   if (deps.draining()) return fired > 0 ? 'worked' : 'idle';
 
   const gen = await inbox.acquire(holder);
@@ -67,9 +65,7 @@ export async function runInbox(deps: RunInboxDeps, inbox: Inbox): Promise<InboxT
   const reportLost = (): void => {
     if (lostReported) return;
     lostReported = true;
-    metrics?.leaseLost.inc();
     events.emit('lease:lost', { inboxId, gen });
-    deps.logger?.warn({ inboxId, gen }, 'lease lost: run aborted, its finish will be refused');
   };
   const heartbeat = new LeaseHeartbeat(inbox, holder, gen, deps.heartbeatMs, () => {
     reportLost();
@@ -77,18 +73,8 @@ export async function runInbox(deps: RunInboxDeps, inbox: Inbox): Promise<InboxT
   });
 
   let batches = 0;
-  let deadBefore: number | null = null;
   try {
     heartbeat.start();
-    // Not stats(): it counts every done event, a cost that grows with the
-    // inbox's history on every turn. The dead list stays short (operators
-    // redrive it), and one running row is all a takeover needs.
-    deadBefore = deps.metrics === undefined ? null : await countDead(inbox);
-    // Events still `running` before we claimed anything belong to an older
-    // generation: we are taking over from a worker that crashed or stalled.
-    const takeover = (await inbox.events({ status: 'running', limit: 1 })).length > 0;
-    events.emit('lease:acquired', { inboxId, gen, takeover });
-    if (takeover) metrics?.leaseTakeovers.inc();
     for (;;) {
       if (deps.draining() || deps.shutdown.aborted) break;
       // Renew between steps, so a claim never starts on a lease about to lapse.
@@ -103,7 +89,7 @@ export async function runInbox(deps: RunInboxDeps, inbox: Inbox): Promise<InboxT
     }
   } finally {
     const newerGen = await heartbeat.stop();
-    await settle(deps, inbox, gen, batches > 0 ? deadBefore : null, heartbeat.lost ? newerGen : gen);
+    await release(deps, inbox, gen, heartbeat.lost ? newerGen : gen);
   }
   return batches > 0 || fired > 0 ? 'worked' : 'idle';
 }
@@ -116,7 +102,7 @@ async function runBatch(
   controller: AbortController,
   reportLost: () => void,
 ): Promise<RunLabel> {
-  const { events, metrics, holder } = deps;
+  const { events, holder } = deps;
   const inboxId = inbox.id;
   const startedAt = performance.now();
   events.emit('run:started', { inboxId, gen, eventIds: batch.map((event) => event.id) });
@@ -190,12 +176,6 @@ async function runBatch(
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(decisions.length === 0 ? {} : { decisions }),
   });
-  metrics?.runs.inc({ outcome: label });
-  metrics?.runDuration.observe(durationMs / 1000);
-  for (const decision of decisions) deps.logger?.info({ inboxId, gen, ...decision }, 'tool call %s: %s', decision.tool, decision.decision);
-  const log = { inboxId, gen, events: eventIds.length, outcome: label, durationMs: Math.round(durationMs) };
-  if (label === 'messages' || label === 'nothing') deps.logger?.info(log, 'run finished');
-  else deps.logger?.warn({ ...log, error: outcome.error }, 'run did not complete');
   return label;
 }
 
@@ -219,7 +199,6 @@ async function screen(deps: RunInboxDeps, inbox: Inbox, gen: number, claimed: Cl
   for (const [reason, eventIds] of byReason) {
     if (!(await inbox.finish(deps.holder, gen, eventIds, { error: clip(`screened out: ${reason}`), dead: true }))) return null;
     deps.events.emit('run:screened', { inboxId: inbox.id, gen, eventIds, reason });
-    deps.logger?.warn({ inboxId: inbox.id, gen, eventIds, reason }, 'events screened out (dead, redrivable)');
   }
   const rejected = new Set(verdict.reject.map((entry) => entry.eventId));
   return claimed.filter((event) => !rejected.has(event.id));
@@ -254,27 +233,8 @@ function toOutcome(result: AgentOutcome, runTimeoutMs: number): { label: RunLabe
   }
 }
 
-/** Dead events, counted up to a cap far above what an operator leaves unredriven. */
-const DEAD_COUNT_CAP = 10_000;
-
-async function countDead(inbox: Inbox): Promise<number> {
-  return (await inbox.events({ status: 'dead', limit: DEAD_COUNT_CAP })).length;
-}
-
-/**
- * After the last batch: count events the claims parked as dead (only this
- * lease's claims move events to dead, so the difference is ours), then
- * release whichever lease we still hold.
- */
-async function settle(deps: RunInboxDeps, inbox: Inbox, gen: number, deadBefore: number | null, releaseGen: number | null): Promise<void> {
-  try {
-    if (deadBefore !== null && deps.metrics !== undefined) {
-      const dead = (await countDead(inbox)) - deadBefore;
-      if (dead > 0) deps.metrics.deadEvents.inc(dead);
-    }
-  } catch (error) {
-    deps.logger?.warn({ inboxId: inbox.id, err: error }, 'could not count dead events');
-  }
+/** After the last batch: release whichever lease we still hold. */
+async function release(deps: RunInboxDeps, inbox: Inbox, gen: number, releaseGen: number | null): Promise<void> {
   if (releaseGen === null) return;
   try {
     await inbox.release(deps.holder, releaseGen);
@@ -284,7 +244,15 @@ async function settle(deps: RunInboxDeps, inbox: Inbox, gen: number, deadBefore:
   }
 }
 
+/**
+ * An error as the store keeps it: bounded, and text both stores keep as
+ * given (contract.ts): a NUL or a lone surrogate in an agent's error message
+ * becomes U+FFFD rather than a refused finish.
+ */
 function clip(text: string): string {
   const trimmed = text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
-  return trimmed === '' ? 'error' : trimmed;
+  return trimmed === '' ? 'error' : trimmed.replace(UNSTORABLE, '\uFFFD');
 }
+
+// eslint-disable-next-line no-control-regex -- the NUL is what it looks for
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

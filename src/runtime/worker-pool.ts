@@ -18,20 +18,20 @@ import { systemClock, type Clock } from '../clock.js';
 import type { ProxyFetch } from '../proxy/proxy-fetch.js';
 import type { ApprovalLink } from '../agent/approval-summary.js';
 import type { Logger } from '../observability/logger.js';
-import type { Metrics } from '../observability/metrics.js';
 import { VigilError } from '../errors.js';
 import type { Store } from '../store/contract.js';
 import { RunAbortedError } from './run-abort.js';
 import { runInbox, type InboxTurn, type RunInboxDeps } from './run-inbox.js';
 import { leaseTtlOf } from './lease-ttl.js';
-import type { RuntimeEvents } from './runtime-events.js';
+import type { RuntimeEvents } from '../events.js';
 import { WakeLoop, type PassResult } from './wake-loop.js';
 
 export interface WorkerPoolOptions {
   store: Store;
   agent: Agent;
-  events: RuntimeEvents;
-  metrics?: Metrics;
+  /** Where runs are reported (run:started, run:finished, lease:lost, …); default the store's own (Store.events). */
+  events?: RuntimeEvents;
+  /** For what goes wrong around the runs (the store failing); what happens in them is an event (src/observability/observe.ts). */
   logger?: Logger;
   /** This pool's name on leases; unique per process. Default: host/pid/random. */
   holder?: string;
@@ -90,8 +90,7 @@ export class WorkerPool {
     const heartbeatMs = options.heartbeatMs === false ? null : positive('heartbeatMs', options.heartbeatMs ?? Math.max(1, Math.floor(leaseTtlMs / 3)));
     this.deps = {
       agent: options.agent,
-      events: options.events,
-      metrics: options.metrics,
+      events: options.events ?? options.store.events,
       logger: options.logger,
       holder: this.holder,
       runTimeoutMs: positive('runTimeoutMs', options.runTimeoutMs ?? 60_000),
@@ -113,7 +112,9 @@ export class WorkerPool {
   async start(): Promise<void> {
     if (this.state !== 'new') return;
     this.state = 'started';
-    this.unsubscribe = await this.store.subscribe((inboxId) => this.wake(inboxId));
+    this.unsubscribe = await this.store.subscribe((inboxId, kind) => {
+      if (kind === 'work') this.wake(inboxId);
+    });
     this.loop.start();
   }
 

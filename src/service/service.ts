@@ -15,14 +15,14 @@ import { createApp } from '../http/app.js';
 import { startHttpServer } from '../http/server.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
+import { observe } from '../observability/observe.js';
 import { Dispatcher } from '../runtime/dispatcher.js';
-import { RuntimeEvents } from '../runtime/runtime-events.js';
+import { RuntimeEvents } from '../events.js';
 import { WorkerPool } from '../runtime/worker-pool.js';
 import type { Store } from '../store/contract.js';
 import { openStore } from '../store/open-store.js';
 import { createProxyFetch } from '../proxy/proxy-fetch.js';
 import { loadAgent } from './load-agent.js';
-import { logRuntimeEvents } from './log-events.js';
 
 export interface ServiceOptions {
   logger?: Logger;
@@ -50,7 +50,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   const env = options.env ?? process.env;
   const logger = options.logger ?? createLogger({ level: config.log.level });
   const metrics = createMetrics();
-  const events = new RuntimeEvents();
+  const events = new RuntimeEvents((error, name) => logger.error({ err: error, event: name }, 'a listener of %s threw; the operation it reports stands', name));
 
   // Everything that can fail on a bad config fails here, before the store opens or a port is taken.
   const linkSecretSetting = config.linkSecret ?? config.token;
@@ -59,8 +59,8 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   const { agent, refundsFile } = await loadAgent(config.agent, config.store);
   const channels = createChannels(channelsConfig, options.stdout === undefined ? {} : { stdout: options.stdout });
 
-  const store = await openStore(config.store, config.engine);
-  const stopLogging = logRuntimeEvents(events, logger);
+  const store = await openStore(config.store, { ...config.engine, events });
+  const stopLogging = observe(events, { metrics, logger });
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   let pool: WorkerPool | undefined;
   let dispatcher: Dispatcher | undefined;
@@ -85,8 +85,6 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     pool = new WorkerPool({
       store,
       agent,
-      events,
-      metrics,
       logger,
       concurrency: config.workers.concurrency,
       runTimeoutMs: config.workers.runTimeoutMs,
@@ -97,8 +95,6 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     dispatcher = new Dispatcher({
       store,
       channels,
-      events,
-      metrics,
       logger,
       pollIntervalMs: config.workers.pollIntervalMs,
       delivery: config.delivery,

@@ -2,8 +2,29 @@
  * The store contract: what every backend (SQLite, PostgreSQL) promises.
  * Each method names the SPEC rule it implements; the conformance suite in
  * test/conformance/ holds every backend to exactly these words.
+ *
+ * One engine keeps it (store/engine/): it validates, decides each rule's
+ * plan, tells subscribers and emits the domain events; a backend only runs
+ * the SQL verbs of store/engine/port.ts.
+ *
+ * Ids and keys, the same on both stores (R1, R11):
+ * - An inbox id matches `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` (never a path).
+ *   Ids are compared exactly, but two ids that differ only in case never
+ *   both exist in one store: the second is refused with `invalid_inbox_id`.
+ *   (A file system that ignores case would otherwise give two users one
+ *   SQLite file; PostgreSQL refuses the same, so a store moves between
+ *   backends unchanged.)
+ * - Keys (`source`, `sourceId`, timer and approval ids, holders, memory
+ *   keys) are 1 to 256 UTF-16 code units (timer ids 200, memory keys 200),
+ *   compared exactly, case included, byte for byte.
+ * - No text the store keeps as text may hold U+0000 (NUL) or a lone UTF-16
+ *   surrogate: keys, message bodies, errors, operator actions. Such input is
+ *   refused with the call's `invalid_*` code before anything is written.
+ *   Payloads, sessions, memory values and approval actions are JSON, which
+ *   escapes both, so they round-trip unchanged.
  */
 import type { Clock } from '../clock.js';
+import type { RuntimeEvents } from '../events.js';
 
 export type EventStatus = 'pending' | 'running' | 'done' | 'dead';
 
@@ -273,16 +294,25 @@ export interface Inbox {
   redrive(eventId: number): Promise<boolean>;
   stats(): Promise<InboxStats>;
 
+  /** The operator's "send now": every held message skips the gap once (R9 as urgent); how many. */
+  expediteOutbox(): Promise<number>;
+  /** Keeps what a person did, with the store's time. */
+  recordAction(action: Omit<OperatorAction, 'at'>): Promise<void>;
+}
+
+/**
+ * What a person reads about one inbox (the dashboard): a read model beside
+ * the engine's verbs, each read at a cost that follows its page or window,
+ * not the inbox's history.
+ */
+export interface InboxView {
+  readonly id: string;
   /** Newest requested first. */
   approvals(query?: { limit?: number }): Promise<ApprovalRow[]>;
   /** Held messages, the latest sent ones, and when the next send may happen. */
   outbox(query?: { limit?: number }): Promise<OutboxView>;
   /** Events received and finished per bucket from `since` to now, oldest bucket first, empty buckets included. */
   activity(query: { since: number; bucketMs: number }): Promise<ActivityBucket[]>;
-  /** The operator's "send now": every held message skips the gap once (R9 as urgent); how many. */
-  expediteOutbox(): Promise<number>;
-  /** Keeps what a person did, with the store's time. */
-  recordAction(action: Omit<OperatorAction, 'at'>): Promise<void>;
   /** Newest first. */
   actions(query?: { limit?: number }): Promise<OperatorAction[]>;
 }
@@ -294,8 +324,17 @@ export interface Store {
    * both read it from here rather than being told it a second time.
    */
   readonly leaseTtlMs: number;
+  /**
+   * The engine's and the runtime's events: the store emits what it did
+   * (event:ingested, lease:acquired, events:dead, …) for the calls made
+   * through this object; a worker pool and dispatcher on it emit theirs here
+   * too unless given another emitter.
+   */
+  readonly events: RuntimeEvents;
   /** R11: validates the id; cheap, creates nothing until the first write. */
   inbox(id: string): Inbox;
+  /** The dashboard's reads of one inbox (R11 as for inbox()). */
+  view(id: string): InboxView;
   /** Ids of the inboxes that exist. */
   inboxes(): Promise<string[]>;
   /**
@@ -318,16 +357,23 @@ export interface Store {
    */
   nextWake(): Promise<NextWake>;
   /**
-   * Wake-up hints: `listener(inboxId)` is called soon after an event, timer
-   * or approval lands in an inbox (PostgreSQL: LISTEN/NOTIFY from any
-   * machine; SQLite: writes through this store object). A hint only, never
-   * the truth: keep polling `readyInboxes` as well. Resolves to a function
-   * that stops listening.
+   * Wake-up hints: `listener(inboxId, 'work')` soon after an event, timer
+   * or approval lands in an inbox (what a worker pool waits for), and
+   * `listener(inboxId, 'outbox')` after a run queues messages or an operator
+   * expedites them (what a dispatcher waits for). PostgreSQL: LISTEN/NOTIFY,
+   * from any machine; SQLite: writes through this store object and the
+   * ready index's rebuild. A hint only, never the truth: keep polling
+   * `readyInboxes` as well. Resolves to a function that stops listening.
    */
-  subscribe(listener: (inboxId: string) => void): Promise<() => Promise<void>>;
+  subscribe(listener: WakeListener): Promise<() => Promise<void>>;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
+
+/** What a hint announces: work for a worker pool, or messages for a dispatcher. */
+export type WakeKind = 'work' | 'outbox';
+
+export type WakeListener = (inboxId: string, kind: WakeKind) => void;
 
 export interface NextWake {
   wakeAt: number | null;
@@ -342,6 +388,8 @@ export interface RetryBackoff {
 
 export interface StoreOptions {
   clock?: Clock | 'database';
+  /** Where the store emits its domain events (Store.events); a new emitter if absent. */
+  events?: RuntimeEvents;
   leaseTtlMs?: number;
   maxAttempts?: number;
   outboxGapMs?: number;

@@ -4,6 +4,8 @@
  * returns. One mapping, so the two stores cannot drift apart in what they
  * hand a caller.
  */
+import type { DeadEvent } from '../events.js';
+import type { DueTimer } from './engine/port.js';
 import type {
   ActivityBucket,
   ApprovalRow,
@@ -29,6 +31,21 @@ export interface ClaimedRecord {
   attempts: number;
 }
 
+/** An event a claim sent dead (R4), as RETURNING gives it. */
+export interface DeadRecord {
+  id: number;
+  source: string;
+  source_id: string;
+  attempts: number;
+  last_error: string | null;
+}
+
+export function toDeadEvents(rows: DeadRecord[]): DeadEvent[] {
+  return rows
+    .map((row) => ({ id: row.id, source: row.source, sourceId: row.source_id, attempts: row.attempts, lastError: row.last_error }))
+    .sort((a, b) => a.id - b.id);
+}
+
 export interface EventRecord extends ClaimedRecord {
   status: EventStatus;
   error: string | null;
@@ -46,6 +63,20 @@ export interface TimerRecord {
   payload: string;
   key_source: string | null;
   key_source_id: string | null;
+}
+
+/** A due timer's row as the scheduler's plan takes it (engine/scheduler.ts). */
+export function toDueTimer(row: TimerRecord): DueTimer {
+  return {
+    id: row.id,
+    due: row.due,
+    every: row.every,
+    cron: row.cron,
+    tz: row.tz,
+    missed: row.missed,
+    payloadJson: row.payload,
+    key: row.key_source !== null && row.key_source_id !== null ? { source: row.key_source, sourceId: row.key_source_id } : null,
+  };
 }
 
 export interface ListedTimerRecord extends TimerRecord {

@@ -1,13 +1,22 @@
 /**
- * Crash points: a Store wrapper that makes a worker die at a named moment,
- * so a test can write the failure scenario its agent must survive.
+ * Crash points: a Store whose worker dies at a named moment, so a test can
+ * write the failure scenario its agent must survive. The points sit on the
+ * store's backend verbs (wrap-port.ts), so each one falls on a real commit
+ * boundary:
  *
- *   after-claim              claimBatch commits (the attempt is counted), then the
- *                            worker dies holding the batch: nobody runs or finishes it.
+ *   after-acquire            the lease is granted; the worker never uses it
+ *   after-claim              the claim commits (the attempt is counted), then the
+ *                            worker dies holding the batch: nobody runs or finishes it
  *   before-finish            the agent ran (its side effects happened), then the
- *                            worker dies before `finish`: no outcome, no reply queued.
- *   between-send-and-record  dispatch's send callback delivers the message, then the
- *                            dispatcher dies before the store records it as sent.
+ *                            worker dies before `finish` reaches the store
+ *   in-finish                the finish runs in the store and is cut off before its
+ *                            COMMIT: it rolls back whole (R10), nothing of it stays
+ *   after-finish             the finish commits; the worker dies before it hears so
+ *   in-dispatch              the dispatch's reservation is cut off before its COMMIT:
+ *                            nothing is reserved, nothing sent
+ *   between-send-and-record  the channel took the batch; the store never records it
+ *                            (it stays reserved until leaseTtlMs, then goes again)
+ *   before-release           the turn is over; the lease is never released
  *
  * The crash throws a SimulatedCrash out of the call and then behaves like a
  * dead process, not like an error: the operation after the point never
@@ -16,20 +25,19 @@
  * inbox throw SimulatedCrash without reaching the store, so its lease is not
  * released and lapses after leaseTtlMs, as a killed process's would. Run the
  * next worker under another holder name (a restarted process gets a new one).
- * A crashed dispatch is left hanging inside the store (its send never
- * returns), so the batch stays reserved until leaseTtlMs passes.
  */
 import { VigilError } from '../errors.js';
-import type { ClaimedEvent, DispatchOptions, HeldMessage, Inbox, InboxList, InboxListQuery, NextWake, RunOutcome, SendFn, Store } from '../store/contract.js';
-import { InboxProxy } from './inbox-proxy.js';
+import type { ClaimedEvent, HeldMessage, Store } from '../store/contract.js';
+import type { InboxPort } from '../store/engine/port.js';
 import { CRASH_POINTS, SimulatedCrash, type CrashPoint, type CrashSite } from './simulated-crash.js';
+import { wrapPort } from './wrap-port.js';
 
 export interface CrashOptions {
   /** Where the worker dies. */
   at: CrashPoint;
   /** Only in this inbox (default: any). */
   inbox?: string;
-  /** Only this worker (after-claim, before-finish; default: any). */
+  /** Only this worker (the lease points; default: any). */
   holder?: string;
   /** How many crashes to simulate before behaving normally (default 1; Infinity: every time). */
   times?: number;
@@ -48,7 +56,13 @@ export interface CrashingStore extends Store {
 
 /** Wraps `store` so that a worker crashes at `options.at` (see the module comment). */
 export function crashingStore(store: Store, options: CrashOptions): CrashingStore {
-  return new CrashingStoreImpl(store, checkOptions(options));
+  const plan = new CrashPlan(checkOptions(options));
+  const wrapped = wrapPort(store, (inner) => crashPoints(inner, plan));
+  return Object.assign(wrapped, {
+    inner: store,
+    crashes: plan.crashes,
+    isDead: (inboxId: string, holder: string) => plan.isDead(inboxId, holder),
+  });
 }
 
 function checkOptions(options: CrashOptions): CrashOptions {
@@ -65,49 +79,15 @@ function checkOptions(options: CrashOptions): CrashOptions {
 
 const key = (inboxId: string, holder: string): string => `${inboxId}\u0000${holder}`;
 
-class CrashingStoreImpl implements CrashingStore {
+/** Which crashes are still due, who is dead, and what each inbox's workers claimed (for the finish points' sites). */
+class CrashPlan {
   readonly crashes: SimulatedCrash[] = [];
   private remaining: number;
   private readonly dead = new Set<string>();
-  /** What each inbox's workers claimed through this wrapper, by event id: for before-finish's site. */
   private readonly claimed = new Map<string, Map<number, ClaimedEvent>>();
 
-  constructor(
-    readonly inner: Store,
-    private readonly options: CrashOptions,
-  ) {
+  constructor(private readonly options: CrashOptions) {
     this.remaining = options.times ?? 1;
-  }
-
-  get leaseTtlMs(): number {
-    return this.inner.leaseTtlMs;
-  }
-  inbox(id: string): Inbox {
-    return new CrashingInbox(this.inner.inbox(id), this);
-  }
-  inboxes(): Promise<string[]> {
-    return this.inner.inboxes();
-  }
-  readyInboxes(options?: { limit?: number }): Promise<string[]> {
-    return this.inner.readyInboxes(options);
-  }
-  listInboxes(query?: InboxListQuery): Promise<InboxList> {
-    return this.inner.listInboxes(query);
-  }
-  dispatchableInboxes(options?: { limit?: number }): Promise<string[]> {
-    return this.inner.dispatchableInboxes(options);
-  }
-  nextWake(): Promise<NextWake> {
-    return this.inner.nextWake();
-  }
-  subscribe(listener: (inboxId: string) => void): Promise<() => Promise<void>> {
-    return this.inner.subscribe(listener);
-  }
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.close();
   }
 
   isDead(inboxId: string, holder: string): boolean {
@@ -121,13 +101,17 @@ class CrashingStoreImpl implements CrashingStore {
     throw new SimulatedCrash(site, `simulated crash: worker ${JSON.stringify(holder)} is dead (it crashed ${this.options.at}); its ${call} never happens`);
   }
 
-  /** The crash for this site, if one is due here (it is counted and the worker marked dead), else null. */
-  crashAt(site: CrashSite): SimulatedCrash | null {
+  /** Whether a crash is due at this site (without counting it). */
+  due(site: CrashSite): boolean {
     const { at, inbox, holder, when } = this.options;
-    if (site.point !== at || this.remaining <= 0) return null;
-    if (inbox !== undefined && site.inboxId !== inbox) return null;
-    if (holder !== undefined && site.holder !== null && site.holder !== holder) return null;
-    if (when !== undefined && !when(site)) return null;
+    if (site.point !== at || this.remaining <= 0) return false;
+    if (inbox !== undefined && site.inboxId !== inbox) return false;
+    if (holder !== undefined && site.holder !== null && site.holder !== holder) return false;
+    return when === undefined || when(site);
+  }
+
+  /** The crash at this site: counted, the worker marked dead. */
+  crash(site: CrashSite): SimulatedCrash {
     this.remaining -= 1;
     const crash = new SimulatedCrash(site);
     this.crashes.push(crash);
@@ -155,64 +139,73 @@ class CrashingStoreImpl implements CrashingStore {
   }
 }
 
-class CrashingInbox extends InboxProxy {
-  constructor(
-    inner: Inbox,
-    private readonly crashing: CrashingStoreImpl,
-  ) {
-    super(inner);
-  }
-
-  override acquire(holder: string): Promise<number | null> {
-    return this.alive(holder, 'acquire', () => this.inner.acquire(holder));
-  }
-
-  override release(holder: string, gen: number): Promise<boolean> {
-    return this.alive(holder, 'release', () => this.inner.release(holder, gen));
-  }
-
-  override claimBatch(holder: string, gen: number): Promise<ClaimedEvent[]> {
-    return this.alive(holder, 'claimBatch', async () => {
-      const batch = await this.inner.claimBatch(holder, gen);
-      this.crashing.rememberClaimed(this.id, batch);
+function crashPoints(inner: InboxPort, plan: CrashPlan): Partial<InboxPort> {
+  const inboxId = inner.id;
+  const site = (point: CrashPoint, holder: string | null, more: Partial<CrashSite> = {}): CrashSite => ({
+    point,
+    inboxId,
+    holder,
+    events: [],
+    eventIds: [],
+    messages: [],
+    ...more,
+  });
+  return {
+    async acquire(holder) {
+      plan.assertAlive(inboxId, holder, 'acquire');
+      const acquired = await inner.acquire(holder);
+      const here = site('after-acquire', holder);
+      if (acquired !== null && plan.due(here)) throw plan.crash(here);
+      return acquired;
+    },
+    async claim(holder, gen) {
+      plan.assertAlive(inboxId, holder, 'claimBatch');
+      const claim = await inner.claim(holder, gen);
+      plan.rememberClaimed(inboxId, claim.events);
       // An empty claim took nothing in hand: there is nothing for a crash to lose.
-      if (batch.length === 0) return batch;
-      const crash = this.crashing.crashAt({ point: 'after-claim', inboxId: this.id, holder, events: batch, eventIds: batch.map((e) => e.id), messages: [] });
-      if (crash !== null) throw crash;
-      return batch;
-    });
-  }
-
-  override finish(holder: string, gen: number, ids: readonly number[], outcome?: RunOutcome): Promise<boolean> {
-    return this.alive(holder, 'finish', async () => {
-      const events = this.crashing.claimedEvents(this.id, ids);
-      const crash = this.crashing.crashAt({ point: 'before-finish', inboxId: this.id, holder, events, eventIds: [...ids], messages: [] });
-      if (crash !== null) throw crash;
-      const finished = await this.inner.finish(holder, gen, ids, outcome);
-      if (finished) this.crashing.forgetClaimed(this.id, ids);
+      if (claim.events.length === 0) return claim;
+      const here = site('after-claim', holder, { events: claim.events, eventIds: claim.events.map((e) => e.id) });
+      if (plan.due(here)) throw plan.crash(here);
+      return claim;
+    },
+    async finish(holder, gen, ids, outcome, options) {
+      plan.assertAlive(inboxId, holder, 'finish');
+      const inHand = { events: plan.claimedEvents(inboxId, ids), eventIds: [...ids] };
+      const before = site('before-finish', holder, inHand);
+      if (plan.due(before)) throw plan.crash(before);
+      const during = site('in-finish', holder, inHand);
+      if (plan.due(during)) {
+        await inner.finish(holder, gen, ids, outcome, { ...options, rollback: true });
+        throw plan.crash(during);
+      }
+      const finished = await inner.finish(holder, gen, ids, outcome, options);
+      if (finished) plan.forgetClaimed(inboxId, ids);
+      const after = site('after-finish', holder, inHand);
+      if (finished && plan.due(after)) throw plan.crash(after);
       return finished;
-    });
-  }
-
-  override dispatch(send: SendFn, options?: DispatchOptions): Promise<number> {
-    let crashed!: (crash: SimulatedCrash) => void;
-    const crash = new Promise<never>((_, reject) => {
-      crashed = reject;
-    });
-    const sendThenMaybeDie: SendFn = async (body: string, messages: HeldMessage[]) => {
-      await send(body, messages); // a send that throws is a failed delivery, not a crash
-      const found = this.crashing.crashAt({ point: 'between-send-and-record', inboxId: this.id, holder: null, events: [], eventIds: [], messages });
-      if (found === null) return;
-      crashed(found);
-      // The dead dispatcher never comes back to record (or release) the batch:
-      // its reservation stays until leaseTtlMs, then another dispatcher sends it again.
-      await new Promise<never>(() => undefined);
-    };
-    return Promise.race([this.inner.dispatch(sendThenMaybeDie, options), crash]);
-  }
-
-  private async alive<T>(holder: string, call: string, fn: () => Promise<T>): Promise<T> {
-    this.crashing.assertAlive(this.id, holder, call);
-    return fn();
-  }
+    },
+    async release(holder, gen) {
+      plan.assertAlive(inboxId, holder, 'release');
+      const here = site('before-release', holder);
+      if (plan.due(here)) throw plan.crash(here);
+      return inner.release(holder, gen);
+    },
+    async reserve(planBatch, options) {
+      let messages: readonly HeldMessage[] = [];
+      const seeing: typeof planBatch = (input) => {
+        const batch = planBatch(input);
+        messages = batch?.messages ?? [];
+        return batch;
+      };
+      const here = site('in-dispatch', null);
+      if (!plan.due(here)) return inner.reserve(planBatch, options);
+      await inner.reserve(seeing, { ...options, rollback: true });
+      throw plan.crash({ ...here, messages });
+    },
+    async markSent(batch) {
+      const here = site('between-send-and-record', null, { messages: batch.messages });
+      if (plan.due(here)) throw plan.crash(here);
+      return inner.markSent(batch);
+    },
+  };
 }

@@ -3,8 +3,8 @@
  *
  *   throwawayStore()   a SQLite store in a temporary directory (or a fresh
  *                      PostgreSQL schema) with a fake clock
- *   crashingStore()    a worker that dies at a named point: after-claim,
- *                      before-finish, between-send-and-record
+ *   crashingStore()    a worker that dies at a named point: the eight points of
+ *                      the chaos harness, each on a real commit boundary
  *   runOnce()          one worker turn at one inbox, the runtime's own code path
  */
 export { createFakeClock, type Clock, type FakeClock } from '../clock.js';

@@ -9,9 +9,9 @@ import type { Agent } from '../agent/agent.js';
 import { systemClock, type Clock, type FakeClock } from '../clock.js';
 import type { ApprovalLink } from '../http/approval-links.js';
 import { runInbox } from '../runtime/run-inbox.js';
-import { RuntimeEvents, type RuntimeEventMap } from '../runtime/runtime-events.js';
-import type { ClaimedEvent, Store } from '../store/contract.js';
-import { InboxProxy } from './inbox-proxy.js';
+import type { RuntimeEventMap, RuntimeEvents } from '../events.js';
+import type { ClaimedEvent, Inbox, Store } from '../store/contract.js';
+import type { CrashingStore } from './crashing-store.js';
 import { isSimulatedCrash, type SimulatedCrash } from './simulated-crash.js';
 
 export interface RunOnceOptions {
@@ -26,7 +26,7 @@ export interface RunOnceOptions {
   clock?: FakeClock | Clock;
   /** A run longer than this is aborted and finished with an error (default 60 s, real time). */
   runTimeoutMs?: number;
-  /** Where the turn's runtime events go (run:started, run:finished, lease:acquired, ...). */
+  /** Where the turn's runtime events go (run:started, run:finished, ...; default the store's own). */
   events?: RuntimeEvents;
   /** Builds the link ctx.requestApproval returns (default: none, the link is null). */
   approvalLink?: (link: ApprovalLink) => string;
@@ -47,12 +47,17 @@ export interface TurnResult {
 export async function runOnce(options: RunOnceOptions): Promise<TurnResult> {
   const { store, agent, holder = 'worker', runTimeoutMs = 60_000 } = options;
   const clock: Clock = options.clock === undefined ? systemClock : typeof options.clock === 'function' ? options.clock : options.clock.now;
-  const events = options.events ?? new RuntimeEvents();
-  const inbox = new RecordingInbox(store.inbox(options.inbox));
+  const events = options.events ?? store.events;
+  const claimed: ClaimedEvent[][] = [];
+  const inbox = recordingClaims(store.inbox(options.inbox), claimed);
   const runs: RuntimeEventMap['run:finished'][] = [];
   const stopListening = events.on('run:finished', (run) => {
     if (run.inboxId === inbox.id) runs.push(run);
   });
+  // A crash the runtime swallowed (a release that "failed" is only logged, as it should be in
+  // production) still ended this worker: the crashing store's record says so.
+  const crashes = (store as Partial<CrashingStore>).crashes;
+  const crashedBefore = crashes?.length ?? 0;
   try {
     const outcome = await runInbox(
       {
@@ -68,27 +73,33 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnResult> {
       },
       inbox,
     );
-    return { outcome, crash: null, claimed: inbox.claimed, runs };
+    const swallowed = crashes !== undefined && crashes.length > crashedBefore ? crashes[crashes.length - 1]! : null;
+    return swallowed === null ? { outcome, crash: null, claimed, runs } : { outcome: 'crashed', crash: swallowed, claimed, runs };
   } catch (error) {
     if (!isSimulatedCrash(error)) throw error;
-    return { outcome: 'crashed', crash: error, claimed: inbox.claimed, runs };
+    return { outcome: 'crashed', crash: error, claimed, runs };
   } finally {
     stopListening();
   }
 }
 
-/** Keeps what the turn claimed, including the batch a worker died holding (after-claim). */
-class RecordingInbox extends InboxProxy {
-  readonly claimed: ClaimedEvent[][] = [];
-
-  override async claimBatch(holder: string, gen: number): Promise<ClaimedEvent[]> {
+/** The inbox, keeping what the turn claimed, including the batch a worker died holding (after-claim). */
+function recordingClaims(inner: Inbox, claimed: ClaimedEvent[][]): Inbox {
+  const claimBatch = async (holder: string, gen: number): Promise<ClaimedEvent[]> => {
     try {
-      const batch = await this.inner.claimBatch(holder, gen);
-      if (batch.length > 0) this.claimed.push(batch);
+      const batch = await inner.claimBatch(holder, gen);
+      if (batch.length > 0) claimed.push(batch);
       return batch;
     } catch (error) {
-      if (isSimulatedCrash(error) && error.point === 'after-claim' && error.events.length > 0) this.claimed.push([...error.events]);
+      if (isSimulatedCrash(error) && error.point === 'after-claim' && error.events.length > 0) claimed.push([...error.events]);
       throw error;
     }
-  }
+  };
+  return new Proxy(inner, {
+    get(target, property) {
+      if (property === 'claimBatch') return claimBatch;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

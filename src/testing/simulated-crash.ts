@@ -6,22 +6,34 @@
  */
 import type { ClaimedEvent, HeldMessage } from '../store/contract.js';
 
-/** Where a worker can be made to crash (see crashingStore). */
-export type CrashPoint = 'after-claim' | 'before-finish' | 'between-send-and-record';
+/**
+ * Where a worker can be made to crash (see crashingStore): the eight points
+ * the chaos harness kills real processes at (chaos/crash-points.ts).
+ */
+export const CRASH_POINTS = [
+  'after-acquire',
+  'after-claim',
+  'before-finish',
+  'in-finish',
+  'after-finish',
+  'in-dispatch',
+  'between-send-and-record',
+  'before-release',
+] as const;
 
-export const CRASH_POINTS: readonly CrashPoint[] = ['after-claim', 'before-finish', 'between-send-and-record'];
+export type CrashPoint = (typeof CRASH_POINTS)[number];
 
 /** What was in hand when the worker crashed. */
 export interface CrashSite {
   point: CrashPoint;
   inboxId: string;
-  /** The worker's lease holder; null at between-send-and-record (dispatch has no holder). */
+  /** The worker's lease holder; null at the dispatch points (a dispatch has no holder). */
   holder: string | null;
-  /** after-claim: the batch just claimed; before-finish: the claimed events being finished (as far as this wrapper saw them claimed). */
+  /** after-claim: the batch just claimed; the finish points: the claimed events being finished (as far as this wrapper saw them claimed). */
   events: readonly ClaimedEvent[];
-  /** before-finish: the ids handed to finish; after-claim: the claimed ids. */
+  /** The finish points: the ids handed to finish; after-claim: the claimed ids. */
   eventIds: readonly number[];
-  /** between-send-and-record: the messages that were just sent. */
+  /** between-send-and-record: the messages that were just sent; in-dispatch: the batch that was being reserved. */
   messages: readonly HeldMessage[];
 }
 

@@ -19,7 +19,7 @@ import {
   type Turn,
 } from '../../src/index.js';
 import { bound } from '../../src/agent/tool-loop.js';
-import { RuntimeEvents } from '../../src/runtime/runtime-events.js';
+import { RuntimeEvents } from '../../src/events.js';
 import { WorkerPool } from '../../src/runtime/worker-pool.js';
 import { defer, eventually, nextEvent, tempStore } from '../runtime/helpers.js';
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { OutgoingMessage } from '../../src/channels/channel.js';
 import { createWebhookChannel } from '../../src/channels/webhook.js';
 import { Dispatcher } from '../../src/runtime/dispatcher.js';
-import { RuntimeEvents } from '../../src/runtime/runtime-events.js';
+import { RuntimeEvents } from '../../src/events.js';
 import { defer, nextEvent, queueMessages, tempStore } from '../runtime/helpers.js';
 import { startReceiver } from './receiver.js';
 

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock, openStore } from '../../src/index.js';
-import { latestVersion } from '../../src/store/sqlite/migrate.js';
+import { INBOX_SCHEMA } from '../../src/store/sqlite/migrate.js';
 import { ServiceHarness } from '../fixtures/service-process.js';
 
 const harness = new ServiceHarness();
@@ -143,7 +143,7 @@ describe('inbox commands', () => {
     expect(result.stderr).toContain('is not dead');
     // Recorded in the inbox, as the dashboard's actions are: the one that changed something.
     const reopened = await openStore(`sqlite:${dir}`);
-    const actions = await reopened.inbox('alice').actions();
+    const actions = await reopened.view('alice').actions();
     await reopened.close();
     expect(actions).toHaveLength(1);
     expect(actions[0]).toMatchObject({ action: 'redrive', target: `event ${id}`, result: 'pending again' });
@@ -165,7 +165,7 @@ describe('inbox commands', () => {
     result = await harness.cli(['approve', 'bob', 'never-asked', 'yes', ...flag]);
     expect([result.code, result.stdout]).toEqual([1, 'unknown\n']);
     const reopened = await openStore(`sqlite:${dir}`);
-    const actions = await reopened.inbox('alice').actions();
+    const actions = await reopened.view('alice').actions();
     expect(await reopened.inboxes()).toEqual(['alice']); // nothing recorded (or created) for bob
     await reopened.close();
     expect(actions.map((a) => [a.action, a.target, a.result])).toEqual([
@@ -200,7 +200,7 @@ describe('timers, migrate, demo', () => {
     const { flag } = storeDir();
     await harness.cli(['ingest', 'alice', 'chat', 'm1', ...flag]);
     const result = await harness.cli(['migrate', ...flag]);
-    expect([result.code, result.stdout]).toEqual([0, `schema version ${latestVersion()} (1 inbox file checked)\n`]);
+    expect([result.code, result.stdout]).toEqual([0, `schema version ${INBOX_SCHEMA.latestVersion()} (1 inbox file checked)\n`]);
   });
 
   it('demo plays the eight scenarios, each with what it shows', async () => {

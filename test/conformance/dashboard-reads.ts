@@ -239,14 +239,14 @@ export function dashboardReads(target: StoreTarget): void {
         expect(await inbox.answerApproval('answered', 'yes')).toBe('yes');
         clock.set(T0 + 1_000);
         // Past its deadline but not yet recorded: still null.
-        expect((await inbox.approvals()).find((a) => a.id === 'expires')!.answer).toBeNull();
+        expect((await store.view(inbox.id).approvals()).find((a) => a.id === 'expires')!.answer).toBeNull();
         await inbox.runScheduler();
-        expect(await inbox.approvals()).toEqual([
+        expect(await store.view(inbox.id).approvals()).toEqual([
           { id: 'open', action: null, requestedAt: T0 + 20, expiresAt: T0 + 60_020, answer: null, answeredAt: null },
           { id: 'answered', action: 'send it', requestedAt: T0 + 10, expiresAt: T0 + 5_010, answer: 'yes', answeredAt: T0 + 30 },
           { id: 'expires', action: { refund: 1 }, requestedAt: T0, expiresAt: T0 + 1_000, answer: 'expired', answeredAt: T0 + 1_000 },
         ]);
-        expect((await inbox.approvals({ limit: 1 })).map((a) => a.id)).toEqual(['open']);
+        expect((await store.view(inbox.id).approvals({ limit: 1 })).map((a) => a.id)).toEqual(['open']);
       });
     });
 
@@ -254,14 +254,14 @@ export function dashboardReads(target: StoreTarget): void {
       it('shows held and sent messages and when the gap lets the next send go', async () => {
         const { store, clock } = await open({ outboxGapMs: GAP });
         const inbox = store.inbox('alice');
-        expect(await inbox.outbox()).toEqual({ held: [], heldCount: 0, sent: [], nextSendAt: null });
+        expect(await store.view(inbox.id).outbox()).toEqual({ held: [], heldCount: 0, sent: [], nextSendAt: null });
         await queue(inbox, 'first');
-        expect((await inbox.outbox()).nextSendAt).toBe(T0); // nothing paced yet: at once
+        expect((await store.view(inbox.id).outbox()).nextSendAt).toBe(T0); // nothing paced yet: at once
         expect(await inbox.dispatch(() => undefined)).toBe(1);
         clock.set(T0 + 10);
         await queue(inbox, 'second', 'third');
         clock.set(T0 + 20);
-        const view = await inbox.outbox();
+        const view = await store.view(inbox.id).outbox();
         expect(view.held).toEqual([
           { id: view.held[0]!.id, body: 'second', urgent: false, createdAt: T0 + 10, sentAt: null },
           { id: view.held[1]!.id, body: 'third', urgent: false, createdAt: T0 + 10, sentAt: null },
@@ -270,7 +270,7 @@ export function dashboardReads(target: StoreTarget): void {
         expect(view.nextSendAt).toBe(T0 + GAP);
         expect(view.held[0]!.id).toBeLessThan(view.held[1]!.id);
         expect(view.heldCount).toBe(2);
-        const firstOnly = await inbox.outbox({ limit: 1 });
+        const firstOnly = await store.view(inbox.id).outbox({ limit: 1 });
         expect(firstOnly.held.map((m) => m.body)).toEqual(['second']);
         expect(firstOnly.heldCount).toBe(2); // all of them, whatever the limit
 
@@ -280,10 +280,10 @@ export function dashboardReads(target: StoreTarget): void {
           await inbox.finish('W', gen, [], { messages: [{ body: 'urgent', urgent: true }] });
           await inbox.release('W', gen);
         })();
-        expect((await inbox.outbox()).nextSendAt).toBe(T0 + 20);
+        expect((await store.view(inbox.id).outbox()).nextSendAt).toBe(T0 + 20);
         clock.set(T0 + 30);
         expect(await inbox.dispatch(() => undefined)).toBe(1);
-        const after = await inbox.outbox();
+        const after = await store.view(inbox.id).outbox();
         expect(after.sent.map((m) => [m.body, m.urgent, m.sentAt])).toEqual([
           ['urgent', true, T0 + 30],
           ['first', false, T0],
@@ -303,7 +303,7 @@ export function dashboardReads(target: StoreTarget): void {
         expect(await store.dispatchableInboxes()).toEqual([]);
 
         expect(await inbox.expediteOutbox()).toBe(2);
-        const view = await inbox.outbox();
+        const view = await store.view(inbox.id).outbox();
         expect(view.held.map((m) => m.urgent)).toEqual([true, true]);
         expect(view.nextSendAt).toBe(T0 + 10);
         expect(await store.dispatchableInboxes()).toEqual(['alice']);
@@ -311,11 +311,11 @@ export function dashboardReads(target: StoreTarget): void {
         const sent: string[] = [];
         expect(await inbox.dispatch((body) => void sent.push(body))).toBe(2);
         expect(sent).toEqual(['second\n\nthird']);
-        expect(await inbox.outbox()).toMatchObject({ held: [], heldCount: 0, nextSendAt: null });
+        expect(await store.view(inbox.id).outbox()).toMatchObject({ held: [], heldCount: 0, nextSendAt: null });
 
         // Once: a message queued after it waits for the gap again (which the expedited send did not use).
         await queue(inbox, 'fourth');
-        expect((await inbox.outbox()).nextSendAt).toBe(T0 + GAP);
+        expect((await store.view(inbox.id).outbox()).nextSendAt).toBe(T0 + GAP);
         expect(await inbox.dispatch(() => undefined)).toBe(0);
         expect(await inbox.expediteOutbox()).toBe(1);
         expect(await inbox.expediteOutbox()).toBe(1);
@@ -341,7 +341,7 @@ export function dashboardReads(target: StoreTarget): void {
         clock.set(T0 + 4_100);
         await inbox.ingest({ source: 's', sourceId: '4' });
         clock.set(T0 + 4_500);
-        expect(await inbox.activity({ since: T0, bucketMs: 1_000 })).toEqual([
+        expect(await store.view(inbox.id).activity({ since: T0, bucketMs: 1_000 })).toEqual([
           { start: T0, received: 2, finished: 0, runs: 0 },
           { start: T0 + 1_000, received: 1, finished: 2, runs: 1 },
           { start: T0 + 2_000, received: 0, finished: 0, runs: 0 },
@@ -349,12 +349,12 @@ export function dashboardReads(target: StoreTarget): void {
           { start: T0 + 4_000, received: 1, finished: 0, runs: 0 },
         ]);
         // A bucket is [start, start + bucketMs); the window starts at since.
-        expect(await inbox.activity({ since: T0 + 1_500, bucketMs: 3_000 })).toEqual([
+        expect(await store.view(inbox.id).activity({ since: T0 + 1_500, bucketMs: 3_000 })).toEqual([
           { start: T0 + 1_500, received: 2, finished: 3, runs: 2 },
           { start: T0 + 4_500, received: 0, finished: 0, runs: 0 },
         ]);
-        expect(await inbox.activity({ since: T0 + 4_500, bucketMs: 1 })).toEqual([{ start: T0 + 4_500, received: 0, finished: 0, runs: 0 }]);
-        expect(await inbox.activity({ since: T0 + 5_000, bucketMs: 1_000 })).toEqual([]);
+        expect(await store.view(inbox.id).activity({ since: T0 + 4_500, bucketMs: 1 })).toEqual([{ start: T0 + 4_500, received: 0, finished: 0, runs: 0 }]);
+        expect(await store.view(inbox.id).activity({ since: T0 + 5_000, bucketMs: 1_000 })).toEqual([]);
       });
     });
 
@@ -367,14 +367,14 @@ export function dashboardReads(target: StoreTarget): void {
         await inbox.recordAction({ actor: 'ben', action: 'expedite', target: 'outbox', result: '2 messages' });
         clock.set(T0 + 5);
         await inbox.recordAction({ actor: 'ana', action: 'answer', target: 'approval refund-1', result: 'yes' });
-        expect(await inbox.actions()).toEqual([
+        expect(await store.view(inbox.id).actions()).toEqual([
           { at: T0 + 5, actor: 'ana', action: 'answer', target: 'approval refund-1', result: 'yes' },
           { at: T0 + 5, actor: 'ben', action: 'expedite', target: 'outbox', result: '2 messages' },
           { at: T0, actor: 'ana', action: 'redrive', target: 'event 7', result: 'ok' },
         ]);
-        expect((await inbox.actions({ limit: 1 })).map((a) => a.action)).toEqual(['answer']);
-        expect(await (await reopen()).inbox('alice').actions({ limit: 2 })).toHaveLength(2);
-        expect(await store.inbox('bob').actions()).toEqual([]);
+        expect((await store.view(inbox.id).actions({ limit: 1 })).map((a) => a.action)).toEqual(['answer']);
+        expect(await (await reopen()).view('alice').actions({ limit: 2 })).toHaveLength(2);
+        expect(await store.view('bob').actions()).toEqual([]);
       });
     });
 
@@ -384,15 +384,15 @@ export function dashboardReads(target: StoreTarget): void {
         const ghost = store.inbox('ghost');
         clock.set(T0 + 2_500);
         expect(await ghost.events({ status: 'dead', source: 's', newestFirst: true, afterId: 5 })).toEqual([]);
-        expect(await ghost.approvals()).toEqual([]);
-        expect(await ghost.outbox()).toEqual({ held: [], heldCount: 0, sent: [], nextSendAt: null });
-        expect(await ghost.activity({ since: T0, bucketMs: 1_000 })).toEqual([
+        expect(await store.view(ghost.id).approvals()).toEqual([]);
+        expect(await store.view(ghost.id).outbox()).toEqual({ held: [], heldCount: 0, sent: [], nextSendAt: null });
+        expect(await store.view(ghost.id).activity({ since: T0, bucketMs: 1_000 })).toEqual([
           { start: T0, received: 0, finished: 0, runs: 0 },
           { start: T0 + 1_000, received: 0, finished: 0, runs: 0 },
           { start: T0 + 2_000, received: 0, finished: 0, runs: 0 },
         ]);
         expect(await ghost.expediteOutbox()).toBe(0);
-        expect(await ghost.actions()).toEqual([]);
+        expect(await store.view(ghost.id).actions()).toEqual([]);
         expect(await store.inboxes()).toEqual([]);
         expect(await store.listInboxes()).toEqual({ inboxes: [], next: null, total: 0, needAttention: 0, now: T0 + 2_500 });
         expect(await store.inboxes()).toEqual([]);
@@ -416,16 +416,16 @@ export function dashboardReads(target: StoreTarget): void {
         ['events afterId 1.5', (s) => s.inbox('ghost').events({ afterId: 1.5 })],
         ['events afterId "3"', (s) => s.inbox('ghost').events({ afterId: '3' as never })],
         ['events limit 0', (s) => s.inbox('ghost').events({ limit: 0 })],
-        ['approvals limit 0', (s) => s.inbox('ghost').approvals({ limit: 0 })],
-        ['approvals limit 501', (s) => s.inbox('ghost').approvals({ limit: 501 })],
-        ['outbox limit -1', (s) => s.inbox('ghost').outbox({ limit: -1 })],
-        ['actions limit 2.5', (s) => s.inbox('ghost').actions({ limit: 2.5 })],
-        ['activity with no query', (s) => s.inbox('ghost').activity(undefined as never)],
-        ['activity since -1', (s) => s.inbox('ghost').activity({ since: -1, bucketMs: 1_000 })],
-        ['activity since 1.5', (s) => s.inbox('ghost').activity({ since: 1.5, bucketMs: 1_000 })],
-        ['activity bucketMs 0', (s) => s.inbox('ghost').activity({ since: T0, bucketMs: 0 })],
-        ['activity bucketMs -5', (s) => s.inbox('ghost').activity({ since: T0, bucketMs: -5 })],
-        ['activity over 10,000 buckets', (s) => s.inbox('ghost').activity({ since: 0, bucketMs: 1 })],
+        ['approvals limit 0', (s) => s.view('ghost').approvals({ limit: 0 })],
+        ['approvals limit 501', (s) => s.view('ghost').approvals({ limit: 501 })],
+        ['outbox limit -1', (s) => s.view('ghost').outbox({ limit: -1 })],
+        ['actions limit 2.5', (s) => s.view('ghost').actions({ limit: 2.5 })],
+        ['activity with no query', (s) => s.view('ghost').activity(undefined as never)],
+        ['activity since -1', (s) => s.view('ghost').activity({ since: -1, bucketMs: 1_000 })],
+        ['activity since 1.5', (s) => s.view('ghost').activity({ since: 1.5, bucketMs: 1_000 })],
+        ['activity bucketMs 0', (s) => s.view('ghost').activity({ since: T0, bucketMs: 0 })],
+        ['activity bucketMs -5', (s) => s.view('ghost').activity({ since: T0, bucketMs: -5 })],
+        ['activity over 10,000 buckets', (s) => s.view('ghost').activity({ since: 0, bucketMs: 1 })],
         ['recordAction with nothing', (s) => s.inbox('ghost').recordAction(undefined as never)],
         ['recordAction actor ""', (s) => s.inbox('ghost').recordAction({ actor: '', action: 'a', target: 't', result: 'r' })],
         ['recordAction action missing', (s) => s.inbox('ghost').recordAction({ actor: 'a', target: 't', result: 'r' } as never)],
@@ -446,7 +446,7 @@ export function dashboardReads(target: StoreTarget): void {
         const inbox = store.inbox('alice');
         await inbox.recordAction({ actor: 'ana', action: 'note', target: 'inbox', result: 'ok' });
         await expectVigilError(inbox.recordAction({ actor: 'ana', action: '', target: 'inbox', result: 'ok' }), 'invalid_argument');
-        expect(await inbox.actions()).toHaveLength(1);
+        expect(await store.view(inbox.id).actions()).toHaveLength(1);
       });
     });
   });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useStore, type StoreTarget } from './harness.js';
-import { expectVigilErrorSync } from './helpers.js';
+import { T0 } from './harness.js';
+import { expectVigilError, expectVigilErrorSync } from './helpers.js';
 
 export function r11InboxIds(target: StoreTarget): void {
   describe(`R11 inbox ids (${target.name})`, () => {
@@ -47,12 +48,22 @@ export function r11InboxIds(target: StoreTarget): void {
       expect(await (await reopen()).inbox(id).getEvent('s', '1')).not.toBeNull();
     });
 
-    it('ids are case-sensitive: Alice and alice are two inboxes', async () => {
-      const { store } = await open();
+    it('two ids that differ only in case never both exist: the second is refused on every write, the first keeps its events', async () => {
+      const { store, reopen } = await open();
       await store.inbox('Alice').ingest({ source: 's', sourceId: '1' });
-      await store.inbox('alice').ingest({ source: 's', sourceId: '1', payload: 'lower' });
-      expect(await store.inboxes()).toEqual(['Alice', 'alice']);
-      expect((await store.inbox('Alice').events())[0]!.payload).toBeNull();
+      const other = await reopen(); // another process, which never saw 'Alice' written
+      for (const write of [
+        () => other.inbox('alice').ingest({ source: 's', sourceId: '1', payload: 'lower' }),
+        () => other.inbox('ALICE').acquire('W'),
+        () => other.inbox('aLiCe').addTimer({ id: 't', due: T0 }),
+        () => store.inbox('alice').requestApproval({ id: 'a', expiresInMs: 1_000, action: 'x' }),
+      ]) {
+        await expectVigilError(write(), 'invalid_inbox_id');
+      }
+      expect(await store.inboxes()).toEqual(['Alice']);
+      expect(await other.inbox('alice').events()).toEqual([]);
+      expect((await store.inbox('Alice').events()).map((e) => e.payload)).toEqual([null]);
+      expect(await store.inbox('Alice').ingest({ source: 's', sourceId: '2' })).toBe(true);
     });
 
     it('inboxes are isolated from each other', async () => {

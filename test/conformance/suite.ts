@@ -17,6 +17,8 @@ import { readyInboxes } from './ready-inboxes.js';
 import { agentState } from './agent-state.js';
 import { statsAndLifecycle } from './stats.js';
 import { dashboardReads } from './dashboard-reads.js';
+import { idsAndKeys } from './ids-and-keys.js';
+import { eventsAndHints } from './events-and-hints.js';
 
 export function runStoreConformance(target: StoreTarget): void {
   r1Dedupe(target);
@@ -30,10 +32,12 @@ export function runStoreConformance(target: StoreTarget): void {
   r9Outbox(target);
   r10Atomicity(target);
   r11InboxIds(target);
+  idsAndKeys(target);
   r12Concurrency(target);
   r13Clocks(target);
   readyInboxes(target);
   statsAndLifecycle(target);
   agentState(target);
   dashboardReads(target);
+  eventsAndHints(target);
 }

@@ -101,12 +101,12 @@ describe('the dashboard in Chromium', () => {
     await expect.poll(() => events.locator('.badge.done').count(), { timeout: 15_000 }).toBe(1);
     await expect.poll(() => overview.locator('#outbox').textContent(), { timeout: 15_000 }).toContain('handled flaky-1');
     expect(await overview.evaluate(() => (globalThis as unknown as { marker?: number }).marker)).toBe(1);
-    expect((await store.inbox('carol').actions())[0]).toMatchObject({ action: 'redrive', result: 'pending again' });
+    expect((await store.view('carol').actions())[0]).toMatchObject({ action: 'redrive', result: 'pending again' });
   });
 
   it('answers an approval and sees the agent follow up, without reloading', async () => {
     await send('dave', 'r-1', 'refund 25');
-    await waitFor('the approval to be asked', async () => (await store.inbox('dave').approvals()).length === 1);
+    await waitFor('the approval to be asked', async () => (await store.view('dave').approvals()).length === 1);
 
     const page = await signedIn('/inbox/dave');
     await page.evaluate(() => ((globalThis as unknown as { marker: number }).marker = 1));
@@ -125,7 +125,7 @@ describe('the dashboard in Chromium', () => {
   it('a late tap on a page left open says "expired" and approves nothing', async () => {
     await send('erin', 'r-2', 'refund 40 5000');
     const [approval] = await waitFor('the approval to be asked', async () => {
-      const rows = await store.inbox('erin').approvals();
+      const rows = await store.view('erin').approvals();
       return rows.length === 1 ? rows : undefined;
     });
     // A tab left open on a phone: no script, so nothing refreshes the stale buttons.

@@ -60,7 +60,7 @@ describe('dashboard sign-in', () => {
     }
     const actions = await post(t, '/inbox/alice/send-now', '', { csrf: 'x' });
     expect(actions.status).toBe(401);
-    expect(await t.store.inbox('alice').actions()).toEqual([]);
+    expect(await t.store.view('alice').actions()).toEqual([]);
   });
 
   it('a wrong token is refused with no cookie; the right one sets an HttpOnly, SameSite=Strict cookie', async () => {
@@ -257,7 +257,7 @@ describe('dashboard actions', () => {
     expect(done.status).toBe(303);
     expect(done.headers.get('location')).toBe(`/inbox/alice?notice=redriven&ref=${encodeURIComponent(`event ${id}`)}`);
     expect((await t.store.inbox('alice').events())[0]).toMatchObject({ status: 'pending', attempts: 0 });
-    const [record] = await t.store.inbox('alice').actions();
+    const [record] = await t.store.view('alice').actions();
     expect(record).toMatchObject({ action: 'redrive', target: `event ${id}`, result: 'pending again' });
     expect(record!.actor).toMatch(/^dashboard:[0-9a-f]{12}$/);
     expect(t.logs().some((line) => line.msg === `operator action: redrive event ${id} → pending again`)).toBe(true);
@@ -282,7 +282,7 @@ describe('dashboard actions', () => {
     const page = await get(t, late.headers.get('location') as string, cookie);
     expect(page.body).toContain('Expired: approval refund-2 ran out of time');
     expect(await inbox.answerApproval('refund-2', 'yes')).toBe('expired');
-    expect((await inbox.actions()).map((a) => a.result)).toEqual(['expired (too late)', 'already answered yes', 'yes']);
+    expect((await t.store.view(inbox.id).actions()).map((a) => a.result)).toEqual(['expired (too late)', 'already answered yes', 'yes']);
     expect(await post(t, '/inbox/alice/answer', cookie, { csrf, approval: 'refund-1', answer: 'maybe' }).then((r) => r.status)).toBe(400);
   });
 

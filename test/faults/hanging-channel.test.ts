@@ -13,7 +13,7 @@ import { afterEach, expect, it } from 'vitest';
 import type { Channel, OutgoingMessage } from '../../src/channels/channel.js';
 import { openStore } from '../../src/index.js';
 import { Dispatcher } from '../../src/runtime/dispatcher.js';
-import { RuntimeEvents, type RuntimeEventMap } from '../../src/runtime/runtime-events.js';
+import { RuntimeEvents, type RuntimeEventMap } from '../../src/events.js';
 import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
 import { defer, gate, queueMessages, tempStore } from '../runtime/helpers.js';
 

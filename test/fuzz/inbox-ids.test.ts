@@ -10,7 +10,7 @@ import { join, relative } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { VigilError } from '../../src/index.js';
-import { INBOX_ID_PATTERN } from '../../src/store/validate.js';
+import { INBOX_ID_PATTERN } from '../../src/store/engine/validate/index.js';
 import { expectVigilCode, nastyString, outcomeOf, useFuzzStore } from './fuzz-kit.js';
 
 /** Every file under `dir`, as paths relative to it. */

@@ -9,7 +9,8 @@ import { configSchema, type ServiceConfigInput } from '../../src/config/schema.j
 import { createApp, type AppDeps } from '../../src/http/app.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
-import { RuntimeEvents } from '../../src/runtime/runtime-events.js';
+import type { RuntimeEvents } from '../../src/events.js';
+import { observe } from '../../src/observability/observe.js';
 import type { FakeClock, Store } from '../../src/index.js';
 import { T0, useTempStores } from '../sqlite/temp-dirs.js';
 
@@ -76,12 +77,16 @@ export function useHttpApps(open?: StoreOpener) {
         },
       });
       const metrics = createMetrics({ defaultMetrics: false });
-      const events = new RuntimeEvents();
+      const logger = createLogger({ level: 'info', destination });
+      // As the service wires them (service.ts): the store's events, observed and logged.
+      const events = store.events;
+      events.onListenerError = (error, name) => logger.error({ err: error, event: name }, 'a listener of %s threw; the operation it reports stands', name);
+      observe(events, { metrics, logger });
       const app = createApp({
         store,
         config: configSchema.parse({ sources: SOURCES, token: SECRETS.token, ...config }),
         metrics,
-        logger: createLogger({ level: 'info', destination }),
+        logger,
         events,
         linkSecret: SECRETS.link,
         publicUrl: 'http://127.0.0.1:8787',

@@ -44,12 +44,12 @@ async function functions(schema: string): Promise<{ signature: string; body: str
 }
 
 /**
- * A schema as a Vigil from before src/store/postgres/functions left it at
- * step 5: the tables of steps 1-5, and the functions its step 4 made. Two
- * stand in for all of them: the finish with the arguments it had then, and
- * a claim with another body and no plan_cache_mode.
+ * A schema one step behind the code: the tables of every step but the last,
+ * and a function as an older Vigil defined it (vigil_claim with another
+ * body and no plan_cache_mode). An upgrade must leave it exactly as a new
+ * schema is.
  */
-async function schemaAtStep5(schema: string): Promise<void> {
+async function schemaOneStepBehind(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   try {
@@ -59,18 +59,14 @@ async function schemaAtStep5(schema: string): Promise<void> {
     await client.query(
       'CREATE TABLE vigil_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())',
     );
-    for (const step of migrations().slice(0, 5)) {
+    for (const step of migrations().slice(0, latestVersion() - 1)) {
       await client.query(step.sql);
       await client.query('INSERT INTO vigil_migrations (version, name) VALUES ($1, $2)', [step.version, step.name]);
     }
     await client.query(`
-      CREATE FUNCTION vigil_finish(p_inbox text, p_holder text, p_gen bigint, p_ids bigint[], p_error text, p_bodies text[],
-                                   p_urgent boolean[], p_now bigint, p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
-      RETURNS boolean LANGUAGE sql AS $$ SELECT false $$`);
-    await client.query(`
       CREATE FUNCTION vigil_claim(p_inbox text, p_holder text, p_gen bigint, p_now bigint, p_max_attempts integer,
                                   p_batch_limit integer, p_base bigint, p_max bigint, p_gap bigint)
-      RETURNS TABLE (id bigint, source text, source_id text, payload text, attempts integer)
+      RETURNS TABLE (kind text, id bigint, source text, source_id text, payload text, attempts integer, last_error text)
       LANGUAGE plpgsql SET enable_seqscan = off AS $$ BEGIN RETURN; END $$`);
     await client.query('COMMIT');
   } finally {
@@ -84,21 +80,21 @@ describe('PostgreSQL migrations', () => {
     const stores = await Promise.all(Array.from({ length: 8 }, () => open(schema)));
     const steps = await ledger(schema);
     expect(steps.map((s) => s.version)).toEqual(Array.from({ length: latestVersion() }, (_, i) => i + 1));
-    expect(steps.map((s) => s.name)).toEqual(['001-inboxes-and-events.sql', '002-timers-and-approvals.sql', '003-outbox.sql', '004-operations.sql', '005-outbox-wake-indexes.sql', '006-session-and-memory.sql', '007-dashboard.sql', '008-generic-plans-and-lean-claims.sql']);
+    expect(steps.map((s) => s.name)).toEqual(migrations().map((m) => m.name));
     expect(await tables(schema)).toEqual(['approvals', 'events', 'inboxes', 'memory', 'operator_actions', 'outbox', 'sessions', 'timers', 'vigil_migrations', 'work']);
     // They all work on the same rows.
     expect(await stores[0]!.inbox('a').ingest({ source: 's', sourceId: '1' })).toBe(true);
     expect(await stores[7]!.inbox('a').ingest({ source: 's', sourceId: '1' })).toBe(false);
   });
 
-  it('a schema an older Vigil left at step 5 upgrades: its functions end up exactly those of a new schema, and they work', async () => {
-    const old = db.freshSchema('step5');
-    await schemaAtStep5(old);
+  it('a schema one step behind upgrades: its functions end up exactly those of a new schema, and they work', async () => {
+    const old = db.freshSchema('behind');
+    await schemaOneStepBehind(old);
     const fresh = db.freshSchema('fresh');
     await open(fresh);
     const store = await open(old);
     expect((await ledger(old)).map((s) => s.version)).toEqual(Array.from({ length: latestVersion() }, (_, i) => i + 1));
-    // The old finish (other arguments) is gone, the old claim replaced: nothing of step 4's functions is left over.
+    // The old claim is replaced: nothing of the older definitions is left over.
     expect(await functions(old)).toEqual(await functions(fresh));
     const inbox = store.inbox('a');
     await inbox.ingest({ source: 's', sourceId: '1' });
@@ -117,7 +113,7 @@ describe('PostgreSQL migrations', () => {
        WHERE n.nspname = $1 AND 'enable_seqscan=off' = ANY (p.proconfig) ORDER BY p.proname`,
       [schema],
     );
-    expect(rows.map((row) => row.name)).toEqual(['vigil_acquire', 'vigil_claim', 'vigil_events_in_play', 'vigil_finish', 'vigil_ingest', 'vigil_refresh_work', 'vigil_release']);
+    expect(rows.map((row) => row.name)).toEqual(['vigil_acquire', 'vigil_claim', 'vigil_events_in_play', 'vigil_finish', 'vigil_ingest', 'vigil_lock_inbox', 'vigil_refresh_work', 'vigil_release']);
     for (const row of rows) expect({ name: row.name, config: row.config }).toEqual({ name: row.name, config: expect.arrayContaining(['plan_cache_mode=force_generic_plan']) });
   });
 

@@ -80,6 +80,26 @@ describe('LISTEN/NOTIFY wake-up hints', () => {
     expect(await next).toBe('carol');
   });
 
+  it("a run that queues messages through one machine wakes an outbox subscriber on another ('outbox'); one that queues none does not", async () => {
+    const { a, b } = await twoMachines();
+    const heard: Array<[string, string]> = [];
+    await a.subscribe((inboxId, kind) => heard.push([inboxId, kind]));
+    const inbox = b.inbox('alice');
+    await inbox.ingest({ source: 's', sourceId: '1' });
+    await inbox.ingest({ source: 's', sourceId: '2' });
+    const gen = (await inbox.acquire('W'))!;
+    const [first, second] = await inbox.claimBatch('W', gen);
+    await inbox.finish('W', gen, [first!.id], {});
+    await inbox.finish('W', gen, [second!.id], { messages: ['reply'] });
+    await eventually(async () => heard.length === 3, 'three hints arrived');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(heard).toEqual([
+      ['alice', 'work'],
+      ['alice', 'work'],
+      ['alice', 'outbox'],
+    ]);
+  });
+
   it('a duplicate ingest stores nothing and wakes nobody', async () => {
     const { a, b } = await twoMachines();
     const heard = hints();

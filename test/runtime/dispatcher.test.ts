@@ -1,17 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { Channel, OutgoingMessage } from '../../src/channels/channel.js';
 import { createFakeClock, type Store } from '../../src/index.js';
-import { createMetrics } from '../../src/observability/metrics.js';
+import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
+import { observe } from '../../src/observability/observe.js';
 import { Dispatcher, type DispatcherOptions } from '../../src/runtime/dispatcher.js';
-import { RuntimeEvents } from '../../src/runtime/runtime-events.js';
+import { RuntimeEvents } from '../../src/events.js';
 import { defer, gate, nextEvent, queueMessages, recordingChannel, tempStore } from './helpers.js';
 
 const NO_POLL = 2 ** 31 - 1;
 
-async function startDispatcher(store: Store, channels: Channel[], options: Partial<DispatcherOptions> = {}) {
-  const events = options.events ?? new RuntimeEvents();
-  const metrics = options.metrics ?? createMetrics({ defaultMetrics: false });
-  const dispatcher = new Dispatcher({ store, channels, events, metrics, pollIntervalMs: NO_POLL, retry: { baseMs: 20, maxMs: 1_000 }, ...options });
+/** A started dispatcher, stopped after the test; its metrics come from the events it and the store emit (observe). */
+async function startDispatcher(store: Store, channels: Channel[], options: Partial<DispatcherOptions> & { metrics?: Metrics } = {}) {
+  const { metrics = createMetrics({ defaultMetrics: false }), ...rest } = options;
+  const events = rest.events ?? store.events;
+  defer(observe(events, { metrics }));
+  const dispatcher = new Dispatcher({ store, channels, events, pollIntervalMs: NO_POLL, retry: { baseMs: 20, maxMs: 1_000 }, ...rest });
   await dispatcher.start();
   defer(() => dispatcher.stop({ graceMs: 0 }));
   return { dispatcher, events, metrics };
@@ -29,7 +32,7 @@ describe('dispatcher', () => {
     const inbox = store.inbox('alice');
     await queueMessages(inbox, 'e1', ['hello', 'world']);
     const channel = recordingChannel();
-    const events = new RuntimeEvents();
+    const events = store.events;
     const first = nextEvent(events, 'outbox:sent');
     const { dispatcher, metrics } = await startDispatcher(store, [channel], { events });
 
@@ -70,7 +73,7 @@ describe('dispatcher', () => {
     const { store } = await tempStore({ outboxGapMs: 150 });
     const inbox = store.inbox('bob');
     const channel = recordingChannel();
-    const events = new RuntimeEvents();
+    const events = store.events;
     const first = nextEvent(events, 'outbox:sent');
     await queueMessages(inbox, 'e1', ['one']);
     await startDispatcher(store, [channel], { events });
@@ -90,7 +93,7 @@ describe('dispatcher', () => {
     await queueMessages(inbox, 'e1', ['important']);
     const channel = recordingChannel();
     channel.failNext(3, 'connection refused');
-    const events = new RuntimeEvents();
+    const events = store.events;
     const failures: { channel: string; error: string; retryInMs: number }[] = [];
     events.on('channel:failed', ({ channel: name, error, retryInMs }) => failures.push({ channel: name, error, retryInMs }));
     const sent = nextEvent(events, 'outbox:sent');
@@ -114,7 +117,7 @@ describe('dispatcher', () => {
     const steady = recordingChannel('steady');
     const flaky = recordingChannel('flaky');
     flaky.failNext(1);
-    const events = new RuntimeEvents();
+    const events = store.events;
     const failed = nextEvent(events, 'channel:failed');
     const sent = nextEvent(events, 'outbox:sent');
     await startDispatcher(store, [steady, flaky], { events });
@@ -142,7 +145,7 @@ describe('dispatcher', () => {
         received.push(message);
       },
     };
-    const events = new RuntimeEvents();
+    const events = store.events;
     const failed = nextEvent(events, 'channel:failed');
     const sent = nextEvent(events, 'outbox:sent');
     await startDispatcher(store, [hanging], { events, ...options });
@@ -206,7 +209,7 @@ describe('dispatcher', () => {
     const inbox = store.inbox('jo');
     await queueMessages(inbox, 'e1', ['sent now']);
     const channel = recordingChannel();
-    const events = new RuntimeEvents();
+    const events = store.events;
     const first = nextEvent(events, 'outbox:sent');
     const { dispatcher } = await startDispatcher(store, [channel], { events });
     await first;
@@ -226,7 +229,7 @@ describe('dispatcher', () => {
     const good = recordingChannel('good');
     const bad = recordingChannel('bad');
     bad.failNext(1, 'receiver down');
-    const events = new RuntimeEvents();
+    const events = store.events;
     const lost = nextEvent(events, 'outbox:lost');
     const { dispatcher, metrics } = await startDispatcher(store, [good, bad], { events, delivery: 'at-most-once' });
     expect(await lost).toEqual({ inboxId: 'lena', channel: 'bad', count: 1, error: 'receiver down' });
@@ -248,7 +251,7 @@ describe('dispatcher', () => {
     const good = recordingChannel('good');
     const bad = recordingChannel('bad');
     bad.failNext(1, 'receiver down');
-    const events = new RuntimeEvents();
+    const events = store.events;
     const sent = nextEvent(events, 'outbox:sent');
     await startDispatcher(store, [good, bad], { events });
     await sent;
@@ -279,15 +282,13 @@ describe('dispatcher', () => {
     );
   });
 
-  it('wakes when a run in this process queues messages', async () => {
-    const { store, reopen } = await tempStore();
+  it("wakes on the store's outbox hint when a finish queues messages, with its poll off", async () => {
+    const { store } = await tempStore();
     const channel = recordingChannel();
-    const events = new RuntimeEvents();
+    const events = store.events;
     await startDispatcher(store, [channel], { events });
-    // Written through another store object: no hint reaches the dispatcher, and its poll is off.
-    await queueMessages((await reopen()).inbox('gina'), 'e1', ['reply']);
     const sent = nextEvent(events, 'outbox:sent');
-    events.emit('run:finished', { inboxId: 'gina', gen: 1, eventIds: [1], outcome: 'messages', durationMs: 1 });
+    await queueMessages(store.inbox('gina'), 'e1', ['reply']);
     await sent;
     expect(channel.received.map((m) => m.body)).toEqual(['reply']);
   });

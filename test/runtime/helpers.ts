@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, expect } from 'vitest';
 import type { Channel, OutgoingMessage } from '../../src/channels/channel.js';
 import { openStore, type Inbox, type OutboxMessage, type Store, type StoreOptions } from '../../src/index.js';
-import type { RuntimeEventMap, RuntimeEventName, RuntimeEvents } from '../../src/runtime/runtime-events.js';
+import type { RuntimeEventMap, RuntimeEventName, RuntimeEvents } from '../../src/events.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 

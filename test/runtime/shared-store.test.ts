@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/agent/agent.js';
 import type { Store } from '../../src/index.js';
-import { RuntimeEvents } from '../../src/runtime/runtime-events.js';
+import { RuntimeEvents } from '../../src/events.js';
 import { WorkerPool } from '../../src/runtime/worker-pool.js';
 import { defer, eventually, tempStore } from './helpers.js';
 
@@ -16,7 +16,9 @@ function counted(store: Store): { store: Store; calls: () => number } {
   let calls = 0;
   const wrapper: Store = {
     leaseTtlMs: store.leaseTtlMs,
+    events: store.events,
     inbox: (id) => store.inbox(id),
+    view: (id) => store.view(id),
     inboxes: () => store.inboxes(),
     readyInboxes: (options) => {
       calls += 1;

@@ -2,16 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { defineAgent, idempotencyKeyFor, type AgentContext, type AgentResult } from '../../src/agent/agent.js';
 import { createFakeClock, type Store } from '../../src/index.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
+import { observe } from '../../src/observability/observe.js';
 import { RunAbortedError } from '../../src/runtime/run-abort.js';
-import { RuntimeEvents } from '../../src/runtime/runtime-events.js';
+import { RuntimeEvents } from '../../src/events.js';
 import { WorkerPool, type WorkerPoolOptions } from '../../src/runtime/worker-pool.js';
 import { defer, eventually, gate, nextEvent, tempStore } from './helpers.js';
 
 /** A started pool that is stopped after the test. The safety poll is off unless asked for. */
-async function startPool(store: Store, run: (ctx: AgentContext) => Promise<AgentResult>, options: Partial<WorkerPoolOptions> = {}) {
-  const events = options.events ?? new RuntimeEvents();
-  const metrics = options.metrics ?? createMetrics({ defaultMetrics: false });
-  const pool = new WorkerPool({ store, agent: defineAgent({ run }), events, metrics, pollIntervalMs: 1e9, ...options });
+async function startPool(store: Store, run: (ctx: AgentContext) => Promise<AgentResult>, options: Partial<WorkerPoolOptions> & { metrics?: Metrics } = {}) {
+  const { metrics = createMetrics({ defaultMetrics: false }), ...rest } = options;
+  const events = rest.events ?? store.events;
+  defer(observe(events, { metrics }));
+  const pool = new WorkerPool({ store, agent: defineAgent({ run }), events, pollIntervalMs: 1e9, ...rest });
   await pool.start();
   defer(() => pool.stop({ graceMs: 0 }));
   return { pool, events, metrics };
@@ -307,7 +309,7 @@ describe('worker pool: the lease', () => {
     await inbox.claimBatch('crashed-worker', crashed!);
     clock.advance(1_500);
 
-    const events = new RuntimeEvents();
+    const events = store.events;
     const acquired = nextEvent(events, 'lease:acquired');
     const finished = nextEvent(events, 'run:finished');
     // No hint: the pool's first look at readyInboxes finds the lapsed lease.

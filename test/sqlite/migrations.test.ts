@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { VigilError } from '../../src/index.js';
-import { latestVersion, migrate, migrations } from '../../src/store/sqlite/migrate.js';
+import { INBOX_SCHEMA, migrate } from '../../src/store/sqlite/migrate.js';
 import { T0, useTempStores } from './temp-dirs.js';
 
 const stores = useTempStores();
@@ -19,7 +19,7 @@ function writeOldFile(dir: string, id: string, version: number): string {
   const db = new Database(file);
   try {
     db.pragma('journal_mode = WAL');
-    migrate(db, file, version);
+    migrate(db, file, INBOX_SCHEMA, version);
     db.prepare("INSERT INTO events (source, source_id, payload, received_at) VALUES ('mail', 'm-1', '{\"subject\":\"old\"}', 5)").run();
     db.prepare("INSERT INTO lease (one, holder, gen, until) VALUES (1, 'old-worker', 7, 10)").run();
   } finally {
@@ -39,8 +39,8 @@ function userVersion(file: string): number {
 
 describe('SQLite schema migrations', () => {
   it('numbers its migrations 1..n with no gaps', () => {
-    expect(migrations().map((m) => m.version)).toEqual(Array.from({ length: latestVersion() }, (_, i) => i + 1));
-    expect(latestVersion()).toBeGreaterThanOrEqual(3);
+    expect(INBOX_SCHEMA.migrations().map((m) => m.version)).toEqual(Array.from({ length: INBOX_SCHEMA.latestVersion() }, (_, i) => i + 1));
+    expect(INBOX_SCHEMA.latestVersion()).toBeGreaterThanOrEqual(3);
   });
 
   it('a new inbox file is created at the latest version', async () => {
@@ -48,10 +48,10 @@ describe('SQLite schema migrations', () => {
     const { store } = await stores.open(dir);
     await store.inbox('alice').ingest({ source: 's', sourceId: '1' });
     await store.close();
-    expect(userVersion(join(dir, 'alice.db'))).toBe(latestVersion());
+    expect(userVersion(join(dir, 'alice.db'))).toBe(INBOX_SCHEMA.latestVersion());
   });
 
-  it.each(Array.from({ length: latestVersion() }, (_, i) => i + 1))(
+  it.each(Array.from({ length: INBOX_SCHEMA.latestVersion() }, (_, i) => i + 1))(
     'a file at version %i is upgraded on open, its events and lease intact, and every later feature works',
     async (version) => {
       const dir = stores.dir();
@@ -73,7 +73,7 @@ describe('SQLite schema migrations', () => {
         },
       ]);
       expect((await inbox.stats()).lease).toEqual({ holder: 'old-worker', gen: 7, until: 10 });
-      expect(userVersion(file)).toBe(latestVersion());
+      expect(userVersion(file)).toBe(INBOX_SCHEMA.latestVersion());
       // The old lease expired long ago: the takeover continues its generations.
       expect(await inbox.acquire('new-worker')).toBe(8);
       const [event] = await inbox.claimBatch('new-worker', 8);
@@ -96,12 +96,12 @@ describe('SQLite schema migrations', () => {
     await first.store.close();
     const second = await stores.open(dir);
     expect(await second.store.inbox('alice').events()).toHaveLength(1);
-    expect(userVersion(file)).toBe(latestVersion());
+    expect(userVersion(file)).toBe(INBOX_SCHEMA.latestVersion());
   });
 
   it('a file with a newer schema (user_version 99) is refused with schema_too_new and left untouched', async () => {
     const dir = stores.dir();
-    const file = writeOldFile(dir, 'future', latestVersion());
+    const file = writeOldFile(dir, 'future', INBOX_SCHEMA.latestVersion());
     const db = new Database(file);
     db.pragma('user_version = 99');
     db.pragma('wal_checkpoint(TRUNCATE)');

@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock, type Store } from '../../src/index.js';
 import { READY_INDEX_FILE } from '../../src/store/sqlite/ready-index.js';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore, sqliteBackendOf } from '../../src/store/sqlite/sqlite-store.js';
+import { VigilStore } from '../../src/store/engine/store.js';
 import { T0, openDescriptors, useTempStores } from './temp-dirs.js';
 
 const stores = useTempStores();
@@ -95,7 +96,7 @@ describe('SQLite ready index', () => {
     await first.store.close();
     removeIndex(dir);
     const { store, clock } = await stores.open(dir);
-    await (store as SqliteStore).readyIndexSettled();
+    await sqliteBackendOf(store).readyIndexSettled();
     expect(await store.readyInboxes()).toEqual(['has-event']);
     expect(await store.dispatchableInboxes()).toEqual(['has-mail']);
     clock.set(T0 + 100);
@@ -113,7 +114,7 @@ describe('SQLite ready index', () => {
     index.exec('DELETE FROM wake');
     index.close();
     expect(await store.readyInboxes()).toEqual([]); // the hint is gone; the truth is not
-    expect(await (store as SqliteStore).rebuildReadyIndex()).toBe(4);
+    expect(await sqliteBackendOf(store).rebuildReadyIndex()).toBe(4);
     expect(await store.readyInboxes()).toEqual(['has-event']);
     expect(await store.dispatchableInboxes()).toEqual(['has-mail']);
     clock.set(T0 + 100);
@@ -122,20 +123,22 @@ describe('SQLite ready index', () => {
 
   describe('after a power loss (a new machine boot)', () => {
     const clock = createFakeClock(T0);
-    const opened: SqliteStore[] = [];
+    const opened: Store[] = [];
     /** A store opened in that boot, once its rebuild (if the boot is new to the index) is done. */
-    const openInBoot = async (dir: string, bootId: string): Promise<SqliteStore> => {
+    const openInBoot = async (dir: string, bootId: string): Promise<Store> => {
       const store = openInBootNow(dir, bootId);
-      await store.readyIndexSettled();
+      await sqliteBackendOf(store).readyIndexSettled();
       return store;
     };
     /** The same, returned as soon as it is open: a rebuild may still be running. */
-    const openInBootNow = (dir: string, bootId: string, more: { rebuildSliceMs?: number; maxOpenInboxes?: number } = {}): SqliteStore => {
+    const openInBootNow = (dir: string, bootId: string, more: { rebuildSliceMs?: number; maxOpenInboxes?: number } = {}): Store => {
       const { rebuildSliceMs, maxOpenInboxes } = more;
-      const store = new SqliteStore(
-        dir,
-        { clock: clock.now, ...(maxOpenInboxes === undefined ? {} : { maxOpenInboxes }) },
-        { bootId, ...(rebuildSliceMs === undefined ? {} : { rebuildSliceMs }) },
+      const store = new VigilStore(
+        new SqliteStore(
+          dir,
+          { clock: clock.now, ...(maxOpenInboxes === undefined ? {} : { maxOpenInboxes }) },
+          { bootId, ...(rebuildSliceMs === undefined ? {} : { rebuildSliceMs }) },
+        ),
       );
       opened.push(store);
       return store;
@@ -202,7 +205,7 @@ describe('SQLite ready index', () => {
       await store.subscribe((inboxId) => heard.push(inboxId));
       // Nothing re-derived yet: the index answers with what it kept.
       expect(await store.readyInboxes()).toEqual(['has-event']);
-      await store.readyIndexSettled();
+      await sqliteBackendOf(store).readyIndexSettled();
       expect(await store.readyInboxes()).toEqual(['has-event', 'late']);
       // The two rows the power loss took; nothing for the rows the index still had right.
       expect(heard.sort()).toEqual(['late', 'late-timer']);
@@ -217,7 +220,7 @@ describe('SQLite ready index', () => {
       // A turn after every inbox, however fast the disk: 50 turns to the ingest's few.
       const store = openInBootNow(dir, 'boot-2', { rebuildSliceMs: 0 });
       let settled = false;
-      const rebuild = store.readyIndexSettled().then(() => {
+      const rebuild = sqliteBackendOf(store).readyIndexSettled().then(() => {
         settled = true;
       });
       expect(await store.inbox('caller').ingest({ source: 's', sourceId: '1' })).toBe(true);
@@ -234,7 +237,7 @@ describe('SQLite ready index', () => {
       await closeAll();
       const before = openDescriptors();
       const store = openInBootNow(dir, 'boot-2', { maxOpenInboxes: 100 });
-      await store.readyIndexSettled();
+      await sqliteBackendOf(store).readyIndexSettled();
       expect(openDescriptors() - before).toBeLessThanOrEqual(3); // the index's own db, -wal, -shm
       expect(rebuiltBoots(dir)).toEqual(['boot-2']);
     });
@@ -282,12 +285,12 @@ describe('SQLite ready index', () => {
       expect(await (await openInBoot(dir, 'boot-2')).readyInboxes()).toEqual(['claimed']);
     });
 
-    it('an index from before this rule (no boot recorded) is re-derived once, then not again in the same boot', async () => {
+    it('an index with no boot recorded (and no rows) is re-derived once, then not again in the same boot', async () => {
       const dir = stores.dir();
       await populate(await openInBoot(dir, 'boot-1'));
       await closeAll();
       const old = new Database(join(dir, READY_INDEX_FILE));
-      old.exec('DROP TABLE rebuilt; DELETE FROM wake');
+      old.exec('DELETE FROM rebuilt; DELETE FROM wake');
       old.close();
       const store = await openInBoot(dir, 'boot-1');
       expect(await store.readyInboxes()).toEqual(['has-event']);
@@ -324,7 +327,7 @@ describe('SQLite ready index', () => {
     await first.store.close();
     removeIndex(dir);
     const { store, clock } = await stores.open(dir, { leaseTtlMs: 1_000 });
-    await (store as SqliteStore).rebuildReadyIndex();
+    await sqliteBackendOf(store).rebuildReadyIndex();
     clock.set(T0 + 1_000);
     expect(await store.readyInboxes()).toEqual([]);
     clock.set(T0 + 1_001);
@@ -379,44 +382,6 @@ describe('SQLite ready index', () => {
       expect(await store.listInboxes({ attention: true, stuckAfterMs: 0 })).toMatchObject({ total: 2, needAttention: 2 });
     });
 
-    it('an index file from before the column is upgraded, and the dead events of every inbox are counted once', async () => {
-      const dir = stores.dir();
-      const first = await stores.open(dir);
-      await populateAttention(first.store);
-      await first.store.close();
-      // The index as the previous version wrote it: no dead column, no indexes on it.
-      const old = new Database(join(dir, READY_INDEX_FILE));
-      old.exec(`
-        DROP INDEX wake_with_dead; DROP INDEX wake_dead_unknown;
-        CREATE TABLE old_wake (inbox_id TEXT PRIMARY KEY, wake_at INTEGER, send_at INTEGER, seq INTEGER NOT NULL, exact INTEGER NOT NULL) WITHOUT ROWID;
-        INSERT INTO old_wake SELECT inbox_id, wake_at, send_at, seq, exact FROM wake;
-        DROP TABLE wake; ALTER TABLE old_wake RENAME TO wake;
-        CREATE INDEX wake_by_time ON wake (wake_at) WHERE wake_at IS NOT NULL;
-        CREATE INDEX send_by_time ON wake (send_at) WHERE send_at IS NOT NULL;`);
-      old.close();
-
-      const { store } = await stores.open(dir);
-      expect(deadColumn(dir)).toEqual({ 'has-dead': null, 'has-event': null, idle: null });
-      expect(await store.readyInboxes()).toEqual(['has-event']); // the rest of the row is as it was
-      const list = await store.listInboxes({ attention: true });
-      expect(list.inboxes.map((i) => i.id)).toEqual(['has-dead']);
-      expect(list.needAttention).toBe(1);
-      expect(deadColumn(dir)).toEqual({ 'has-dead': 1, 'has-event': 0, idle: 0 });
-    });
-
-    it('a write fills the unknown count of its own inbox', async () => {
-      const dir = stores.dir();
-      const first = await stores.open(dir);
-      await populateAttention(first.store);
-      await first.store.close();
-      const old = new Database(join(dir, READY_INDEX_FILE));
-      old.exec('UPDATE wake SET dead = NULL');
-      old.close();
-      const { store } = await stores.open(dir);
-      await store.inbox('has-dead').addTimer({ id: 't', due: T0 + 5 });
-      expect(deadColumn(dir)['has-dead']).toBe(1);
-    });
-
     it('rebuildReadyIndex() restores it', async () => {
       const dir = stores.dir();
       const first = await stores.open(dir);
@@ -424,7 +389,7 @@ describe('SQLite ready index', () => {
       await first.store.close();
       removeIndex(dir);
       const { store } = await stores.open(dir);
-      expect(await (store as SqliteStore).rebuildReadyIndex()).toBe(3);
+      expect(await sqliteBackendOf(store).rebuildReadyIndex()).toBe(3);
       expect(deadColumn(dir)).toEqual({ 'has-dead': 1, 'has-event': 0, idle: 0 });
       expect((await store.listInboxes({ attention: true })).inboxes.map((i) => i.id)).toEqual(['has-dead']);
     });

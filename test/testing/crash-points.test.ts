@@ -148,6 +148,99 @@ describe('before-finish', () => {
   });
 });
 
+describe('after-acquire', () => {
+  it('the lease is taken and never used: nothing is claimed, and another worker runs the event once it lapses', async () => {
+    const { store, clock } = await kit();
+    const { agent, calls } = refundAgent();
+    await store.inbox('shop').ingest({ source: 'chat', sourceId: 'order-2' });
+    const crashing = crashingStore(store, { at: 'after-acquire' });
+    const a = await runOnce({ store: crashing, inbox: 'shop', agent, holder: 'A', clock });
+    expect([a.outcome, a.crash?.point, a.claimed]).toEqual(['crashed', 'after-acquire', []]);
+    expect(await store.inbox('shop').getEvent('chat', 'order-2')).toMatchObject({ status: 'pending', attempts: 0 });
+    expect((await runOnce({ store, inbox: 'shop', agent, holder: 'B', clock })).outcome).toBe('busy');
+    clock.advance(LEASE_TTL + 1);
+    expect((await runOnce({ store, inbox: 'shop', agent, holder: 'B', clock })).outcome).toBe('worked');
+    expect(calls).toHaveLength(1);
+    expect(await store.inbox('shop').getEvent('chat', 'order-2')).toMatchObject({ status: 'done', attempts: 1 });
+  });
+});
+
+describe('in-finish', () => {
+  it('the finish is cut off before its COMMIT: none of it stays (no reply, no memory, events still running), and the retry finishes once', async () => {
+    const { store, clock } = await kit();
+    const calls: string[] = [];
+    const agent = defineAgent({
+      async run(ctx) {
+        calls.push(ctx.events[0]!.sourceId);
+        await ctx.memory.set('seen', calls.length);
+        return { messages: ['done'] };
+      },
+    });
+    await store.inbox('shop').ingest({ source: 'chat', sourceId: 'order-3' });
+    const crashing = crashingStore(store, { at: 'in-finish' });
+    const a = await runOnce({ store: crashing, inbox: 'shop', agent, holder: 'A', clock });
+    expect([a.outcome, a.crash?.point, a.crash?.eventIds.length]).toEqual(['crashed', 'in-finish', 1]);
+    const inbox = store.inbox('shop');
+    expect(await inbox.getEvent('chat', 'order-3')).toMatchObject({ status: 'running', attempts: 1 });
+    expect((await inbox.stats()).outbox.held).toBe(0);
+    expect(await inbox.getMemory()).toEqual({});
+    clock.advance(LEASE_TTL + 1);
+    expect((await runOnce({ store, inbox: 'shop', agent, holder: 'B', clock })).outcome).toBe('worked');
+    expect(await inbox.getMemory()).toEqual({ seen: 2 });
+    expect((await inbox.stats()).outbox.held).toBe(1);
+  });
+});
+
+describe('after-finish', () => {
+  it('the finish committed and the worker never heard: the reply is queued once and the event is not run again', async () => {
+    const { store, clock } = await kit();
+    const { agent, calls } = refundAgent();
+    await store.inbox('shop').ingest({ source: 'chat', sourceId: 'order-4' });
+    const crashing = crashingStore(store, { at: 'after-finish' });
+    const a = await runOnce({ store: crashing, inbox: 'shop', agent, holder: 'A', clock });
+    expect([a.outcome, a.crash?.point]).toEqual(['crashed', 'after-finish']);
+    expect(await store.inbox('shop').getEvent('chat', 'order-4')).toMatchObject({ status: 'done' });
+    clock.advance(LEASE_TTL + 1);
+    expect((await runOnce({ store, inbox: 'shop', agent, holder: 'B', clock })).outcome).toBe('idle');
+    expect(calls).toHaveLength(1);
+    expect((await store.inbox('shop').stats()).outbox.held).toBe(1);
+  });
+});
+
+describe('before-release', () => {
+  it('the turn is over but the lease is never released: the next worker waits it out, and finds nothing left to do', async () => {
+    const { store, clock } = await kit();
+    const { agent, calls } = refundAgent();
+    await store.inbox('shop').ingest({ source: 'chat', sourceId: 'order-5' });
+    const crashing = crashingStore(store, { at: 'before-release' });
+    const a = await runOnce({ store: crashing, inbox: 'shop', agent, holder: 'A', clock });
+    expect([a.outcome, a.crash?.point]).toEqual(['crashed', 'before-release']);
+    expect((await store.inbox('shop').stats()).lease).toMatchObject({ holder: 'A', gen: 1 });
+    await store.inbox('shop').ingest({ source: 'chat', sourceId: 'order-6' });
+    expect((await runOnce({ store, inbox: 'shop', agent, holder: 'B', clock })).outcome).toBe('busy');
+    clock.advance(LEASE_TTL + 1);
+    expect((await runOnce({ store, inbox: 'shop', agent, holder: 'B', clock })).outcome).toBe('worked');
+    expect(calls).toHaveLength(2);
+  });
+});
+
+describe('in-dispatch', () => {
+  it('the reservation is cut off before its COMMIT: nothing is sent or reserved, and the next dispatch sends the batch once', async () => {
+    const made = await kit();
+    const { store } = made;
+    const { agent } = refundAgent();
+    await store.inbox('shop').ingest({ source: 'chat', sourceId: 'order-8' });
+    await runOnce({ store, inbox: 'shop', agent, holder: 'A', clock: made.clock });
+    const sent: string[] = [];
+    const crashing = crashingStore(store, { at: 'in-dispatch' });
+    const crash = await crashing.inbox('shop').dispatch((body) => void sent.push(body)).catch((error: unknown) => error);
+    expect(isSimulatedCrash(crash) && [crash.point, crash.messages.map((m) => m.body)]).toEqual(['in-dispatch', ['refunded order-8']]);
+    expect(sent).toEqual([]);
+    expect(await store.inbox('shop').dispatch((body) => void sent.push(body))).toBe(1); // not reserved: no lease to wait out
+    expect(sent).toEqual(['refunded order-8']);
+  });
+});
+
 describe('between-send-and-record', () => {
   async function withReply(made: ThrowawayStore): Promise<void> {
     const { agent } = refundAgent();
@@ -176,18 +269,18 @@ describe('between-send-and-record', () => {
     expect((await store.inbox('shop').stats()).outbox).toEqual({ held: 0, sent: 1 });
   });
 
-  it('with atMostOnce the message is recorded before the send, so it is never sent twice', async () => {
+  it('with atMostOnce the batch is recorded before the send: there is no moment between send and record to die in, and it goes once', async () => {
     const made = await kit();
     const { store, clock } = made;
     await withReply(made);
     const sent: string[] = [];
     const crashing = crashingStore(store, { at: 'between-send-and-record' });
 
-    await expect(crashing.inbox('shop').dispatch((body) => void sent.push(body), { atMostOnce: true })).rejects.toThrow(SimulatedCrash);
-    expect(sent).toEqual(['refunded order-9']);
+    expect(await crashing.inbox('shop').dispatch((body) => void sent.push(body), { atMostOnce: true })).toBe(1);
+    expect(crashing.crashes).toEqual([]);
     clock.advance(LEASE_TTL + 1);
     expect(await store.inbox('shop').dispatch((body) => void sent.push(body), { atMostOnce: true })).toBe(0);
-    expect(sent).toHaveLength(1);
+    expect(sent).toEqual(['refunded order-9']);
     expect((await store.inbox('shop').stats()).outbox).toEqual({ held: 0, sent: 1 });
   });
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { VigilError } from '../../src/index.js';
-import { toJson } from '../../src/store/validate.js';
+import { toJson } from '../../src/store/engine/validate/index.js';
 
 function refusal(value: unknown): string {
   try {

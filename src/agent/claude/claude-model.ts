@@ -8,7 +8,7 @@
  * becomes a ModelError, sorted into retryable (the run's events are tried
  * again later) and terminal (they go dead at once).
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { VigilError } from '../../errors.js';
 import type { AssistantTurn, TextBlock, ToolUseBlock, Turn } from '../conversation.js';
 import { ModelError, type Model, type ModelReply, type ToolSpec } from '../model.js';
@@ -34,6 +34,15 @@ export interface ClaudeModelOptions {
 const DEFAULT_MAX_TOKENS = 1024;
 const DEFAULT_MAX_RETRIES = 2;
 
+type Sdk = typeof Anthropic;
+let sdk: Promise<Sdk> | undefined;
+
+/** The SDK, imported at the first call: a service that never calls Claude never loads it. */
+function loadSdk(): Promise<Sdk> {
+  sdk ??= import('@anthropic-ai/sdk').then((module) => module.default);
+  return sdk;
+}
+
 export function claudeModel(options: ClaudeModelOptions): Model {
   const settings = checkOptions(options);
   const { model, system, maxTokens, client, redact } = settings;
@@ -57,13 +66,14 @@ export function claudeModel(options: ClaudeModelOptions): Model {
       if (system !== undefined) params.system = system;
       if (tools.length > 0) params.tools = tools.map(toApiTool);
 
+      const Sdk = await loadSdk();
       let message: Anthropic.Message;
       try {
-        message = await client.messages.create(params, { ...perCall, signal });
+        message = await client(Sdk).messages.create(params, { ...perCall, signal });
       } catch (error) {
         // The run was aborted (lease lost, timeout, shutdown): that is the outcome, not a model failure.
         signal.throwIfAborted();
-        throw toModelError(error, redact);
+        throw toModelError(Sdk, error, redact);
       }
       return fromMessage(message, redact);
     },
@@ -74,7 +84,8 @@ interface Settings {
   model: string;
   system: string | undefined;
   maxTokens: number;
-  client: Anthropic;
+  /** The client given, or one built (once) with the SDK when it is loaded. */
+  client: (Sdk: Sdk) => Anthropic;
   /** Removes the API key from any text we put in an error. */
   redact: (text: string) => string;
 }
@@ -102,19 +113,21 @@ function checkOptions(options: ClaudeModelOptions): Settings {
       fail('client must be an Anthropic client');
     }
     if (apiKey !== undefined || baseURL !== undefined) fail('pass either client or apiKey/baseURL, not both (the client has its own)');
-    return { model, system, maxTokens, client, redact: redactor(typeof client.apiKey === 'string' ? client.apiKey : undefined) };
+    return { model, system, maxTokens, client: () => client, redact: redactor(typeof client.apiKey === 'string' ? client.apiKey : undefined) };
   }
 
   const key = apiKey ?? process.env.ANTHROPIC_API_KEY;
   if (key === undefined || key.trim() === '') fail('no API key: set ANTHROPIC_API_KEY or pass apiKey (or a client)');
   const resolvedKey = key as string;
-  const built = new Anthropic({
-    apiKey: resolvedKey,
-    ...(baseURL !== undefined ? { baseURL } : {}),
-    maxRetries: maxRetries ?? DEFAULT_MAX_RETRIES,
-    ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}),
-  });
-  return { model, system, maxTokens, client: built, redact: redactor(resolvedKey) };
+  let built: Anthropic | undefined;
+  const build = (Sdk: Sdk): Anthropic =>
+    (built ??= new Sdk({
+      apiKey: resolvedKey,
+      ...(baseURL !== undefined ? { baseURL } : {}),
+      maxRetries: maxRetries ?? DEFAULT_MAX_RETRIES,
+      ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}),
+    }));
+  return { model, system, maxTokens, client: build, redact: redactor(resolvedKey) };
 }
 
 function redactor(key: string | undefined): (text: string) => string {
@@ -200,7 +213,7 @@ function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-function toModelError(error: unknown, redact: (text: string) => string): ModelError {
+function toModelError(Anthropic: Sdk, error: unknown, redact: (text: string) => string): ModelError {
   if (error instanceof ModelError) return error;
   if (error instanceof Anthropic.APIConnectionTimeoutError) {
     return new ModelError('Claude API request timed out (after the SDK retries)', true, undefined, { cause: error });

@@ -14,8 +14,8 @@ export function migrateCommand(): Command {
       if (url.startsWith('sqlite:')) {
         const ids = await store.inboxes();
         for (const id of ids) await store.inbox(id).stats();
-        const { latestVersion } = await import('../../store/sqlite/migrate.js');
-        print(`schema version ${latestVersion()} (${ids.length} inbox file${ids.length === 1 ? '' : 's'} checked)`);
+        const { INBOX_SCHEMA } = await import('../../store/sqlite/migrate.js');
+        print(`schema version ${INBOX_SCHEMA.latestVersion()} (${ids.length} inbox file${ids.length === 1 ? '' : 's'} checked)`);
       } else {
         const { latestVersion } = await import('../../store/postgres/migrate.js');
         print(`schema version ${latestVersion()}`);

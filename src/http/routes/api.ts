@@ -27,7 +27,7 @@ export function apiRoutes(ctx: HttpContext): Hono {
     if (typeof text !== 'string' || text.trim() === '') {
       throw new HttpError(400, 'invalid_message', 'the body must be {"text": "<a non-empty string>"}');
     }
-    return ingestEvent(ctx, inbox, { source: CHAT_SOURCE, sourceId: key, payload: { text } });
+    return ingestEvent(inbox, { source: CHAT_SOURCE, sourceId: key, payload: { text } });
   });
 
   app.post('/:inbox/approvals/:id', async (c) => {

@@ -32,7 +32,7 @@ export function hookRoutes(ctx: HttpContext): Hono {
       if (reply !== undefined) return c.json(reply, 200);
       const sourceId = verifier.key(headers, payload);
       if (sourceId === undefined) throw new HttpError(400, 'missing_key', `the delivery has no unique id: ${verifier.keyName} is missing`);
-      const ack = await ingestEvent(ctx, inbox, { source: sourceName, sourceId, payload });
+      const ack = await ingestEvent(inbox, { source: sourceName, sourceId, payload });
       return verifier.acknowledge?.(headers) ?? ack;
     } catch (error) {
       const refusal = error instanceof HttpError ? error : fromStoreError(error);

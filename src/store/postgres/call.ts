@@ -5,8 +5,9 @@
  * The TypeScript side validates the input, then calls its function through
  * a named (prepared once per connection) statement.
  *
- * Round trips per operation (was: BEGIN, lock, each rule statement, work
- * refresh, COMMIT): ingest 1 (two statements, pipelined: see callThenWake),
+ * Round trips per operation, where a transaction of statements would cross
+ * the network for BEGIN, the lock, each rule's statement, the work refresh
+ * and COMMIT: ingest 1 (two statements, pipelined: see callThenWake),
  * acquire 1, release 1, claimBatch 1, finish 2 (see callThenCommit).
  */
 import type { ResolvedOptions } from '../options.js';
@@ -31,13 +32,15 @@ export interface CallTarget {
    * come back, so a connection lost while the statement runs never commits
    * it. Two round trips. (A one-statement transaction commits when the
    * statement ends, whether or not the client is still there to hear of it.)
+   * `wake` sends `SELECT vigil_wake(channel)` with the COMMIT, in its round
+   * trip; `rollback` (tests only) rolls back instead of committing.
    */
-  callThenCommit<T extends object>(statement: Statement, params: unknown[]): Promise<T[]>;
+  callThenCommit<T extends object>(statement: Statement, params: unknown[], options?: { wake?: boolean; rollback?: boolean }): Promise<T[]>;
   /**
    * The same as `call`, with `SELECT vigil_wake(channel)` pipelined behind
-   * it in the same round trip: the LISTEN/NOTIFY hint for a statement that
-   * stored events, sent as its own transaction once the statement's has
-   * committed (see vigil_wake). A lost hint does not fail the call.
+   * it in the same round trip: the LISTEN/NOTIFY hint the statement left
+   * (functions/ingest.sql), sent as its own transaction once the
+   * statement's has committed. A lost hint does not fail the call.
    */
   callThenWake<T extends object>(statement: Statement, params: unknown[]): Promise<T[]>;
 }

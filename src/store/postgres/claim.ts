@@ -4,18 +4,23 @@
  * pending, exhausted ones dead, then the oldest due retry alone or the
  * never-tried events up to batchLimit; attempts counted at claim.
  */
-import type { ClaimedEvent } from '../contract.js';
-import { toClaimedEvents, type ClaimedRecord } from '../rows.js';
+import type { Claim } from '../engine/port.js';
+import { toClaimedEvents, toDeadEvents, type ClaimedRecord, type DeadRecord } from '../rows.js';
 import { workParams, type CallTarget, type Statement } from './call.js';
 
 const CLAIM: Statement = {
   name: 'vigil_claim',
-  text: 'SELECT id, source, source_id, payload, attempts FROM vigil_claim($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+  text: 'SELECT kind, id, source, source_id, payload, attempts, last_error FROM vigil_claim($1, $2, $3, $4, $5, $6, $7, $8, $9)',
 };
 
-export async function claimBatch(db: CallTarget, inboxId: string, holder: string, gen: number): Promise<ClaimedEvent[]> {
+type ClaimRow = ClaimedRecord & DeadRecord & { kind: 'claimed' | 'dead' };
+
+export async function claimBatch(db: CallTarget, inboxId: string, holder: string, gen: number): Promise<Claim> {
   const { options } = db;
   const [maxAttempts, baseMs, maxMs, gapMs] = workParams(options);
-  const rows = await db.call<ClaimedRecord>(CLAIM, [inboxId, holder, gen, db.appNow(), maxAttempts, options.batchLimit, baseMs, maxMs, gapMs]);
-  return toClaimedEvents(rows);
+  const rows = await db.call<ClaimRow>(CLAIM, [inboxId, holder, gen, db.appNow(), maxAttempts, options.batchLimit, baseMs, maxMs, gapMs]);
+  return {
+    events: toClaimedEvents(rows.filter((row) => row.kind === 'claimed')),
+    dead: toDeadEvents(rows.filter((row) => row.kind === 'dead')),
+  };
 }

@@ -1,17 +1,11 @@
 /**
- * R9: the paced outbox. Held messages go out as one body (joined by a blank
- * line) at most once per outboxGapMs; urgent ones go at once and do not
- * count against the gap.
- *
- * Reserve, send, record (docs/design/outbox-dispatch.md): the send happens
- * between two transactions, never inside one, so a hanging channel holds no
- * row lock. The batch is reserved for leaseTtlMs; a crash, or a send slower
- * than the reservation, makes it sendable again: at-least-once. With
- * `atMostOnce` the batch is recorded as sent before the send.
+ * R9's SQL on one inbox's rows: reserve a batch, then record it as sent or
+ * release it. What a batch holds is the engine's plan (outbox-batch.ts);
+ * the protocol around the send is engine/dispatch.ts.
  */
-import { planDispatch, type DispatchPlan } from '../outbox-batch.js';
+import type { PlanDispatch, Reserved } from '../engine/port.js';
+import type { DispatchPlan } from '../outbox-batch.js';
 import type { InboxTx } from './inbox-tx.js';
-
 
 const IN_FLIGHT = `
 SELECT 1 FROM outbox
@@ -48,24 +42,23 @@ interface HeldRecord {
   reserved_by: string | null;
 }
 
-/** Picks what may go now and reserves it (or, at most once, records it as sent). */
-export async function reserveBatch(tx: InboxTx, atMostOnce: boolean): Promise<DispatchPlan | null> {
+/** Unless a dispatch is in flight: the held messages to the engine's plan, and its batch reserved (or, at most once, recorded as sent). */
+export async function reserveBatch(tx: InboxTx, plan: PlanDispatch, atMostOnce: boolean): Promise<Reserved | null> {
   const { inboxId, now } = tx;
   if ((await tx.rows(IN_FLIGHT, [inboxId, now])).length > 0) return null; // another dispatcher is sending
-  const lastPaced = tx.inbox.lastPacedAt;
   const held = (await tx.rows<HeldRecord>(HELD, [inboxId])).map((row) => ({
     id: row.id,
     body: row.body,
     urgent: row.urgent,
     reservedBefore: row.reserved_by !== null,
   }));
-  const plan = planDispatch(held, lastPaced, now, tx.options.outboxGapMs);
-  if (plan === null) return null;
-  if (plan.pacing !== null) await tx.run(SET_PACED, [inboxId, now]);
-  const ids = plan.messages.map((m) => m.id);
+  const batch = plan({ held, lastPaced: tx.inbox.lastPacedAt, now });
+  if (batch === null) return null;
+  if (batch.pacing !== null) await tx.run(SET_PACED, [inboxId, now]);
+  const ids = batch.messages.map((m) => m.id);
   if (atMostOnce) await tx.run(MARK_SENT_NOW, [inboxId, now, ids]);
-  else await tx.run(RESERVE, [inboxId, plan.token, now + tx.options.leaseTtlMs, ids]);
-  return plan;
+  else await tx.run(RESERVE, [inboxId, batch.token, now + tx.options.leaseTtlMs, ids]);
+  return { batch, held: held.length };
 }
 
 /** The send succeeded: the reserved rows are sent. */

@@ -7,7 +7,7 @@
  * already committing.
  */
 import { VigilError } from '../../errors.js';
-import { memoryFull } from '../agent-state.js';
+import { memoryFull } from '../engine/validate/index.js';
 
 /** Serialization failure, deadlock, lock not available: another transaction won; the same call may succeed now. */
 const CONTENTION_SQLSTATES = new Set(['40001', '40P01', '55P03']);
@@ -42,8 +42,19 @@ export function isTransient(error: unknown): boolean {
 /** Raised by vigil_finish (functions/finish.sql) when memory would outgrow its limit. */
 const MEMORY_FULL = 'VG001';
 
+/** Raised by vigil_lock_inbox (functions/inbox-lock.sql): an inbox whose id differs only in case exists (contract.ts). */
+const CASE_COLLISION = 'VG002';
+
 export function translate(error: unknown): unknown {
   if (error instanceof VigilError) return error;
+  const { code, constraint } = (error ?? {}) as { code?: unknown; constraint?: unknown };
+  if (code === CASE_COLLISION || (code === '23505' && constraint === 'inboxes_id_ignoring_case')) {
+    return new VigilError(
+      'invalid_inbox_id',
+      'this inbox cannot be created: another inbox has the same id in another case, and two inbox ids may not differ only in case',
+      { cause: error },
+    );
+  }
   if ((error as { code?: unknown } | null)?.code === MEMORY_FULL) {
     return memoryFull(Number((error as { detail?: unknown }).detail));
   }

@@ -6,13 +6,13 @@
  * running: a finish retried after a lost response cannot queue its messages
  * twice, and a reply is never queued for an event that will run again.
  */
-import { MEMORY_LIMITS } from '../agent-state.js';
-import type { CheckedOutcome } from '../validate.js';
+import type { FinishOptions } from '../engine/port.js';
+import { MEMORY_LIMITS, type CheckedOutcome } from '../engine/validate/index.js';
 import { workParams, type CallTarget, type Statement } from './call.js';
 
 const FINISH: Statement = {
   name: 'vigil_finish',
-  text: 'SELECT vigil_finish($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21) AS finished',
+  text: 'SELECT vigil_finish($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) AS finished',
 };
 
 export async function finishRun(
@@ -22,6 +22,7 @@ export async function finishRun(
   gen: number,
   ids: number[],
   outcome: CheckedOutcome,
+  { wake, rollback = false }: FinishOptions,
 ): Promise<boolean> {
   // Not db.call: a finish cut off while its call runs must never commit
   // (test/postgres/connection-loss), and a one-statement transaction would
@@ -46,7 +47,8 @@ export async function finishRun(
     outcome.approvals.map((a) => a.actionJson),
     outcome.approvals.map((a) => a.expiresInMs),
     db.appNow(),
+    wake,
     ...workParams(db.options),
-  ]);
-  return row?.finished === true;
+  ], { wake, rollback });
+  return !rollback && row?.finished === true;
 }

@@ -34,6 +34,7 @@ export interface InboxRow {
 }
 
 interface LockedRow {
+  inbox_id: string | null;
   holder: string | null;
   gen: number;
   lease_until: number | null;
@@ -41,22 +42,13 @@ interface LockedRow {
   db_now: number;
 }
 
-// The no-op-looking bump is the lock: an UPDATE (unlike SELECT ... FOR UPDATE)
-// evaluates RETURNING after the lock is granted, so db_now is read after any wait.
-const LOCK_EXISTING = `
-UPDATE inboxes SET write_seq = write_seq + 1 WHERE inbox_id = $1
-RETURNING holder, gen, lease_until, last_paced_at, ${DB_NOW_MS} AS db_now`;
-
-const LOCK_OR_CREATE = `
-INSERT INTO inboxes AS i (inbox_id, created_at) VALUES ($1, ${DB_NOW_MS})
-ON CONFLICT (inbox_id) DO UPDATE SET write_seq = i.write_seq + 1
-RETURNING holder, gen, lease_until, last_paced_at, ${DB_NOW_MS} AS db_now`;
+// vigil_lock_inbox (functions/inbox-lock.sql) locks the row with an UPDATE,
+// so db_now, evaluated for its result row, is read after the lock is granted.
+const LOCK = `
+SELECT inbox_id, holder, gen, lease_until, last_paced_at, ${DB_NOW_MS} AS db_now FROM vigil_lock_inbox($1, $2)`;
 
 /** What a rule sees inside its transaction. */
 export class InboxTx {
-  /** Set by a rule that wants LISTEN/NOTIFY subscribers told (sent at commit). */
-  wakeSubscribers = false;
-
   constructor(
     private readonly client: pg.ClientBase,
     readonly inboxId: string,
@@ -78,19 +70,20 @@ export class InboxTx {
 export interface TxContext {
   readonly pool: pg.Pool;
   readonly options: ResolvedOptions;
-  readonly channel: string;
 }
 
 /**
  * Runs `fn` in one transaction on `inboxId`. With `create` the inbox row is
  * made if missing; without it, an inbox that was never written returns
- * `absent` and nothing is created.
+ * `absent` and nothing is created. `rollback` (tests only: vigil/testing's
+ * in- crash points) runs it all, then rolls it back instead of committing.
  */
 export async function inboxTransaction<T>(
   ctx: TxContext,
   inboxId: string,
   create: boolean,
   fn: (tx: InboxTx) => Promise<T>,
+  rollback = false,
 ): Promise<{ value: T } | 'absent'> {
   const clock = ctx.options.clock;
   const appNow = clock === 'database' ? null : readClock(clock as Clock);
@@ -99,10 +92,10 @@ export async function inboxTransaction<T>(
       // Pipelined (connection.ts): BEGIN and the lock go out together, one round trip.
       const [, lockResult] = await Promise.all([
         client.query('BEGIN'),
-        client.query<LockedRow>(create ? LOCK_OR_CREATE : LOCK_EXISTING, [inboxId]),
+        client.query<LockedRow>(LOCK, [inboxId, create]),
       ]);
       const locked = lockResult.rows[0];
-      if (locked === undefined) {
+      if (locked === undefined || locked.inbox_id === null) {
         await client.query('ROLLBACK');
         return 'absent';
       }
@@ -110,9 +103,8 @@ export async function inboxTransaction<T>(
       const row: InboxRow = { holder: locked.holder, gen: locked.gen, until: locked.lease_until, lastPacedAt: locked.last_paced_at };
       const tx = new InboxTx(client, inboxId, now, row, ctx.options);
       const value = await fn(tx);
-      // The hint is delivered by PostgreSQL at COMMIT, never for a rolled-back write.
-      await refreshWork(tx, tx.wakeSubscribers ? ctx.channel : null);
-      await client.query('COMMIT');
+      await refreshWork(tx);
+      await client.query(rollback ? 'ROLLBACK' : 'COMMIT');
       return { value };
     } catch (error) {
       // On a lost connection this fails too, and withClient drops the connection.

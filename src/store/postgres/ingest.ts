@@ -4,7 +4,7 @@
  * read, vigil_ingest's look for keys already stored, only ever answers
  * "duplicate": a stored key is never deleted, so that answer is final.)
  */
-import type { CheckedEvent } from '../validate.js';
+import type { CheckedEvent } from '../engine/validate/index.js';
 import type { CallTarget, Statement } from './call.js';
 import type { InboxTx } from './inbox-tx.js';
 
@@ -35,8 +35,9 @@ interface Key {
 }
 
 /** One boolean per event, in order: true if stored, false for a duplicate (the first payload wins). */
-export async function ingestEvents(db: CallTarget, inboxId: string, events: CheckedEvent[]): Promise<boolean[]> {
-  const stored = await db.callThenWake<Key>(INGEST, [inboxId, db.appNow(), ...columns(events)]);
+export async function ingestEvents(db: CallTarget, inboxId: string, events: CheckedEvent[], wake: boolean): Promise<boolean[]> {
+  const params = [inboxId, db.appNow(), ...columns(events)];
+  const stored = wake ? await db.callThenWake<Key>(INGEST, params) : await db.call<Key>(INGEST, params);
   return matchStored(events, stored);
 }
 

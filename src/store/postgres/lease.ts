@@ -6,11 +6,12 @@
  * With the default `clock: 'database'`, `now` is the server's clock (R13):
  * workers whose own clocks disagree still agree on who holds the lease.
  */
+import type { Acquired } from '../engine/port.js';
 import { workParams, type CallTarget, type Statement } from './call.js';
 
 const ACQUIRE: Statement = {
   name: 'vigil_acquire',
-  text: 'SELECT vigil_acquire($1, $2, $3, $4, $5, $6, $7, $8) AS gen',
+  text: 'SELECT o_gen AS gen, o_renewed AS renewed, o_takeover AS takeover FROM vigil_acquire($1, $2, $3, $4, $5, $6, $7, $8)',
 };
 
 const RELEASE: Statement = {
@@ -23,10 +24,16 @@ const RELEASE: Statement = {
  * after its lease lapsed, starts a new one, so a worker that slept through
  * its expiry can never pass the fence with its old claim. Creates the inbox.
  */
-export async function acquireLease(db: CallTarget, inboxId: string, holder: string): Promise<number | null> {
+export async function acquireLease(db: CallTarget, inboxId: string, holder: string): Promise<Acquired | null> {
   const { options } = db;
-  const [row] = await db.call<{ gen: number | null }>(ACQUIRE, [inboxId, holder, db.appNow(), options.leaseTtlMs, ...workParams(options)]);
-  return row?.gen ?? null;
+  const [row] = await db.call<{ gen: number | null; renewed: boolean; takeover: boolean }>(ACQUIRE, [
+    inboxId,
+    holder,
+    db.appNow(),
+    options.leaseTtlMs,
+    ...workParams(options),
+  ]);
+  return row === undefined || row.gen === null ? null : { gen: row.gen, renewed: row.renewed, takeover: row.takeover };
 }
 
 /** R2: ends the lease now, so the next acquire takes over at once with gen + 1. */

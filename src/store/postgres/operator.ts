@@ -2,7 +2,7 @@
  * What a person does to an inbox from the dashboard or the CLI: the "send
  * now" of its outbox, and the record of every such action.
  */
-import type { CheckedAction } from '../validate-dashboard.js';
+import type { CheckedAction } from '../engine/validate/index.js';
 import type { InboxTx } from './inbox-tx.js';
 
 /**

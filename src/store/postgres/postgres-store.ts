@@ -1,29 +1,31 @@
 /**
- * The PostgreSQL store: one database (one schema) for all inboxes, shared
- * by any number of processes and machines, through a pg connection pool.
+ * The PostgreSQL backend (engine/port.ts, StorePort): one database (one
+ * schema) for all inboxes, shared by any number of processes and machines,
+ * through a pg connection pool.
  * Each inbox's writes are serialised by a lock on its row in `inboxes`;
  * leases use the database's clock unless a clock is injected (R13).
  */
 import type pg from 'pg';
 import { readClock, type Clock } from '../../clock.js';
 import { VigilError } from '../../errors.js';
-import type { Inbox, InboxList, InboxListQuery, NextWake, Store, StoreOptions } from '../contract.js';
+import type { InboxList, NextWake, StoreOptions, WakeKind, WakeListener } from '../contract.js';
+import type { StorePort } from '../engine/port.js';
+import type { CheckedInboxListQuery } from '../engine/validate/index.js';
 import { toSummary, type SummaryRecord } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
-import { validateInboxId, validateLimit } from '../validate.js';
-import { validateInboxListQuery } from '../validate-dashboard.js';
 import { LIST_INBOXES } from './dashboard.js';
 import { createPool, DB_NOW_MS, parseConnection, type Connection } from './connection.js';
 import { translate } from './errors.js';
 import type { Statement } from './call.js';
 import { inboxTransaction, withClient, type InboxTx } from './inbox-tx.js';
 import { migrate } from './migrate.js';
-import { PostgresInbox, type InboxBackend } from './postgres-inbox.js';
-import { WakeListener } from './wake-listener.js';
+import { PostgresInboxPort, type InboxBackend } from './inbox-port.js';
+import { PostgresViewPort } from './view-port.js';
+import { NotificationListener } from './wake-listener.js';
 import { DISPATCHABLE_INBOXES, READY_INBOXES } from './work.js';
 
 /** Opens (and migrates) the store; `clock` defaults to `'database'` here. */
-export async function openPostgresStore(url: string, options: StoreOptions = {}): Promise<Store> {
+export async function openPostgresStore(url: string, options: StoreOptions = {}): Promise<PostgresStore> {
   const resolved = resolveOptions(options, 'database');
   const connection = parseConnection(url, (options as StoreOptions | undefined)?.schema);
   const pool = createPool(connection);
@@ -36,16 +38,16 @@ export async function openPostgresStore(url: string, options: StoreOptions = {})
   return new PostgresStore(pool, connection, resolved);
 }
 
-export class PostgresStore implements Store, InboxBackend {
+export class PostgresStore implements StorePort, InboxBackend {
   private closed = false;
-  private readonly listener: WakeListener;
+  private readonly listener: NotificationListener;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly connection: Connection,
     readonly options: ResolvedOptions,
   ) {
-    this.listener = new WakeListener(connection.config, connection.channel);
+    this.listener = new NotificationListener(connection.config, connection.channel);
   }
 
   get schema(): string {
@@ -56,27 +58,22 @@ export class PostgresStore implements Store, InboxBackend {
     return this.connection.channel;
   }
 
-  get leaseTtlMs(): number {
-    return this.options.leaseTtlMs;
-  }
-
-  get maxPayloadBytes(): number {
-    return this.options.maxPayloadBytes;
-  }
-
   appNow(): number | null {
     const clock = this.options.clock;
     return clock === 'database' ? null : readClock(clock as Clock);
   }
 
-  inbox(id: string): Inbox {
-    this.assertOpen();
-    return new PostgresInbox(this, validateInboxId(id));
+  inbox(id: string): PostgresInboxPort {
+    return new PostgresInboxPort(this, id);
   }
 
-  async transaction<T>(inboxId: string, create: boolean, fn: (tx: InboxTx) => Promise<T>): Promise<{ value: T } | 'absent'> {
+  view(id: string): PostgresViewPort {
+    return new PostgresViewPort(this, id);
+  }
+
+  async transaction<T>(inboxId: string, create: boolean, fn: (tx: InboxTx) => Promise<T>, rollback = false): Promise<{ value: T } | 'absent'> {
     this.assertOpen();
-    return inboxTransaction({ pool: this.pool, options: this.options, channel: this.channel }, inboxId, create, fn);
+    return inboxTransaction({ pool: this.pool, options: this.options }, inboxId, create, fn, rollback);
   }
 
   /** One statement on a pooled connection: its own transaction, one snapshot. */
@@ -119,7 +116,7 @@ export class PostgresStore implements Store, InboxBackend {
     return withClient(this.pool, async (client) => (await client.query<T>({ name: statement.name, text: statement.text, values: params })).rows);
   }
 
-  async callThenCommit<T extends object>(statement: Statement, params: unknown[]): Promise<T[]> {
+  async callThenCommit<T extends object>(statement: Statement, params: unknown[], { wake = false, rollback = false } = {}): Promise<T[]> {
     this.assertOpen();
     return withClient(this.pool, async (client) => {
       try {
@@ -130,7 +127,19 @@ export class PostgresStore implements Store, InboxBackend {
             client.query<T>({ name: statement.name, text: statement.text, values: params }),
           ]),
         );
-        await client.query('COMMIT');
+        if (rollback) {
+          await client.query('ROLLBACK');
+          return rows;
+        }
+        if (!wake) {
+          await client.query('COMMIT');
+          return rows;
+        }
+        // The hint the call left goes out with the COMMIT, after it, in the same round trip; a lost hint fails nothing.
+        const [commit] = await Promise.allSettled(
+          inOneWrite(client, () => [client.query('COMMIT'), client.query({ name: 'vigil_wake', text: 'SELECT vigil_wake($1)', values: [this.channel] })]),
+        );
+        if (commit.status === 'rejected') throw commit.reason;
         return rows;
       } catch (error) {
         // On a lost connection this fails too, and withClient drops the connection.
@@ -162,9 +171,8 @@ export class PostgresStore implements Store, InboxBackend {
   }
 
   /** One statement: the page's summaries, the counts over all pages, and now (dashboard.ts). */
-  async listInboxes(query?: InboxListQuery): Promise<InboxList> {
+  async listInboxes({ search, after, limit, attention, stuckAfterMs }: CheckedInboxListQuery): Promise<InboxList> {
     this.assertOpen();
-    const { search, after, limit, attention, stuckAfterMs } = validateInboxListQuery(query);
     const rows = await this.query<InboxPageRow>(LIST_INBOXES, [this.appNow(), stuckAfterMs, search, attention, after ?? '', limit + 1]);
     const head = rows[0]!;
     const page = rows.filter((row) => row.inbox_id !== null);
@@ -185,11 +193,11 @@ export class PostgresStore implements Store, InboxBackend {
     };
   }
 
-  async readyInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
+  async readyInboxes(limit: number): Promise<string[]> {
     return this.pick(READY_INBOXES, limit);
   }
 
-  async dispatchableInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
+  async dispatchableInboxes(limit: number): Promise<string[]> {
     return this.pick(DISPATCHABLE_INBOXES, limit);
   }
 
@@ -205,15 +213,18 @@ export class PostgresStore implements Store, InboxBackend {
 
   private async pick(sql: string, limit: number): Promise<string[]> {
     this.assertOpen();
-    const checked = validateLimit(limit);
-    const rows = await this.query<{ inbox_id: string }>(sql, [this.appNow(), checked]);
+    const rows = await this.query<{ inbox_id: string }>(sql, [this.appNow(), limit]);
     return rows.map((row) => row.inbox_id);
   }
 
-  async subscribe(listener: (inboxId: string) => void): Promise<() => Promise<void>> {
+  async subscribe(listener: WakeListener): Promise<() => Promise<void>> {
     this.assertOpen();
-    if (typeof listener !== 'function') throw new VigilError('invalid_argument', 'subscribe needs a listener function');
     return this.listener.add(listener);
+  }
+
+  /** A NOTIFY of its own (no WAL, no flush): every machine listening hears it. */
+  async notify(inboxId: string, kind: WakeKind): Promise<void> {
+    await this.query('SELECT pg_notify($1, $2)', [this.channel, `${kind}:${inboxId}`]);
   }
 
   async close(): Promise<void> {
@@ -221,10 +232,6 @@ export class PostgresStore implements Store, InboxBackend {
     this.closed = true;
     await this.listener.close();
     await this.pool.end();
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.close();
   }
 
   private assertOpen(): void {

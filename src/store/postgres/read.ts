@@ -1,6 +1,6 @@
 /** Reads for people and tools: events, stats. R6's dead letters are listed here. */
 import type { EventStatus, InboxStats } from '../contract.js';
-import type { CheckedEventQuery } from '../validate.js';
+import type { CheckedEventQuery } from '../engine/validate/index.js';
 import { emptyStats, EVENT_COLUMNS } from '../rows.js';
 import { DB_NOW_MS } from './connection.js';
 import type { InboxTx } from './inbox-tx.js';

@@ -1,9 +1,7 @@
-/** R7: timers live in their own table and feed the inbox; a pass never starts a run. */
-import { approvalPayload } from '../approval-payload.js';
-import { VigilError } from '../../errors.js';
-import type { TimerRecord } from '../rows.js';
-import { nextCronTime, planFiring, timerEventKey } from '../schedule.js';
-import type { CheckedEvent, CheckedTimer } from '../validate.js';
+/** R7: timers live in their own table and feed the inbox; a pass never starts a run. The plan is the engine's (engine/scheduler.ts). */
+import type { ExpiredApproval, PlanFiring } from '../engine/port.js';
+import type { CheckedTimer } from '../engine/validate/index.js';
+import { toDueTimer, type TimerRecord } from '../rows.js';
 import type { InboxTx } from './inbox-tx.js';
 import { insertEvents } from './ingest.js';
 
@@ -30,12 +28,7 @@ const MARK_EXPIRED = `
 UPDATE approvals SET answer = 'expired', answered_at = $3 WHERE inbox_id = $1 AND id = $2 AND answer IS NULL`;
 
 /** Creates or replaces a timer by id; a replaced timer is live again (done = false). */
-export async function upsertTimer(tx: InboxTx, timer: CheckedTimer): Promise<void> {
-  let due = timer.due;
-  if (due === null) {
-    due = nextCronTime(timer.cron as string, timer.tz, tx.now);
-    if (due === null) throw new VigilError('invalid_timer', `timer ${JSON.stringify(timer.id)}: cron pattern never matches after now`);
-  }
+export async function upsertTimer(tx: InboxTx, timer: CheckedTimer, due: number): Promise<void> {
   await tx.run(UPSERT_TIMER, [
     tx.inboxId,
     timer.id,
@@ -50,38 +43,20 @@ export async function upsertTimer(tx: InboxTx, timer: CheckedTimer): Promise<voi
   ]);
 }
 
-/**
- * R7: each due timer becomes inbox events and advances in the same
- * transaction, so a second pass at the same instant finds nothing due; the
- * event key (timer id @ scheduled time) turns a replay of the same
- * occurrence into a duplicate. R8: approvals past their deadline with no
- * answer get their `expired` event here too. Returns how many were due.
- */
-export async function runScheduler(tx: InboxTx): Promise<number> {
+/** R7 and R8's expiries: the due rows in, the engine's plan applied, in the caller's transaction. */
+export async function fireTimers(tx: InboxTx, plan: PlanFiring): Promise<void> {
   const { inboxId, now } = tx;
-  const due = await tx.rows<TimerRecord>(DUE_TIMERS, [inboxId, now]);
-  for (const timer of due) {
-    const firing = planFiring(timer, now);
-    const base = JSON.parse(timer.payload) as Record<string, unknown>;
-    const events: CheckedEvent[] = firing.occurrences.map(({ scheduledFor, skipped }) => {
-      const key =
-        timer.key_source !== null && timer.key_source_id !== null
-          ? { source: timer.key_source, sourceId: timer.key_source_id }
-          : timerEventKey(timer.id, scheduledFor);
-      return { ...key, payloadJson: JSON.stringify({ ...base, scheduledFor, lateBy: now - scheduledFor, skipped }) };
-    });
-    await insertEvents(tx, events);
-    const lastSkipped = firing.occurrences[firing.occurrences.length - 1]?.skipped ?? 0;
-    if (firing.nextDue === null) await tx.run(RETIRE_TIMER, [inboxId, timer.id, lastSkipped]);
-    else await tx.run(ADVANCE_TIMER, [inboxId, timer.id, firing.nextDue, lastSkipped]);
+  const due = (await tx.rows<TimerRecord>(DUE_TIMERS, [inboxId, now])).map(toDueTimer);
+  const expired: ExpiredApproval[] = (await tx.rows<{ id: string; action: string; expires_at: number }>(EXPIRED_APPROVALS, [inboxId, now])).map(
+    (row) => ({ id: row.id, actionJson: row.action, expiresAt: row.expires_at }),
+  );
+  const firing = plan(due, expired, now);
+  await insertEvents(tx, firing.events);
+  for (const timer of firing.timers) {
+    if (timer.nextDue === null) await tx.run(RETIRE_TIMER, [inboxId, timer.id, timer.lastSkipped]);
+    else await tx.run(ADVANCE_TIMER, [inboxId, timer.id, timer.nextDue, timer.lastSkipped]);
   }
-  const expired = await tx.rows<{ id: string; action: string; expires_at: number }>(EXPIRED_APPROVALS, [inboxId, now]);
-  for (const approval of expired) {
-    const payload = approvalPayload(approval.id, 'expired', JSON.parse(approval.action) as unknown, approval.expires_at, now);
-    await insertEvents(tx, [{ source: 'approval', sourceId: approval.id, payloadJson: JSON.stringify(payload) }]);
-    await tx.run(MARK_EXPIRED, [inboxId, approval.id, now]);
-  }
-  return due.length + expired.length;
+  for (const id of firing.expiredApprovals) await tx.run(MARK_EXPIRED, [inboxId, id, now]);
 }
 
 export async function removeTimer(tx: InboxTx, id: string): Promise<boolean> {

@@ -1,9 +1,9 @@
 /**
- * Wake-up hints over LISTEN/NOTIFY. Writes that land work in an inbox call
- * pg_notify(channel, inboxId) inside their transaction, so PostgreSQL
- * delivers it at commit, to every machine listening, and never for a write
- * that rolled back. A notification is only a latency hint: one sent while
- * this listener was reconnecting is lost, so workers keep polling
+ * Wake-up hints over LISTEN/NOTIFY. Once a write that lands work in an
+ * inbox has committed, the store sends pg_notify(channel, '<kind>:<inbox>')
+ * ('work' or 'outbox'), delivered to every machine listening, never for a
+ * write that rolled back. A notification is only a latency hint: one sent
+ * while this listener was reconnecting is lost, so workers keep polling
  * readyInboxes() as well.
  *
  * One dedicated connection per store, outside the pool (a pooled connection
@@ -12,14 +12,15 @@
  * last listener leaves or the store closes.
  */
 import pg from 'pg';
+import type { WakeKind, WakeListener } from '../contract.js';
 import { quoteIdent } from './connection.js';
 import { translate } from './errors.js';
 
 const RECONNECT_MIN_MS = 100;
 const RECONNECT_MAX_MS = 5_000;
 
-export class WakeListener {
-  private readonly listeners = new Set<(inboxId: string) => void>();
+export class NotificationListener {
+  private readonly listeners = new Set<WakeListener>();
   private client: pg.Client | null = null;
   private connecting: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
@@ -32,7 +33,7 @@ export class WakeListener {
   ) {}
 
   /** Resolves once LISTEN is in place: a write committed after that is heard. */
-  async add(listener: (inboxId: string) => void): Promise<() => Promise<void>> {
+  async add(listener: WakeListener): Promise<() => Promise<void>> {
     this.listeners.add(listener);
     try {
       await this.listen();
@@ -111,10 +112,14 @@ export class WakeListener {
     await client?.end().catch(() => undefined);
   }
 
-  private emit(inboxId: string): void {
+  private emit(payload: string): void {
+    const colon = payload.indexOf(':');
+    const kind = payload.slice(0, colon);
+    if (kind !== 'work' && kind !== 'outbox') return; // not ours
+    const inboxId = payload.slice(colon + 1);
     for (const listener of this.listeners) {
       try {
-        listener(inboxId);
+        listener(inboxId, kind as WakeKind);
       } catch {
         // A hint's listener must not break the connection that carries the others.
       }

@@ -15,17 +15,10 @@ import type { InboxTx } from './inbox-tx.js';
 // The rules themselves are vigil_refresh_work (functions/work.sql),
 // shared with the one-statement operations that refresh it in the same call.
 const REFRESH_WORK = 'SELECT vigil_refresh_work($1, $2, $3, $4, $5, $6)';
-// The same, plus the wake-up hint (delivered at COMMIT), in the same round trip.
-const REFRESH_WORK_AND_NOTIFY = 'SELECT vigil_refresh_work($1, $2, $3, $4, $5, $6), pg_notify($7, $1)';
 
-/**
- * Sets the inbox's work row from its rows, inside the transaction that
- * changed them; with a channel, also tells LISTEN/NOTIFY subscribers.
- */
-export async function refreshWork(tx: InboxTx, notifyChannel: string | null): Promise<void> {
-  const params = [tx.inboxId, tx.now, ...workParams(tx.options)];
-  if (notifyChannel === null) await tx.rows(REFRESH_WORK, params);
-  else await tx.rows(REFRESH_WORK_AND_NOTIFY, [...params, notifyChannel]);
+/** Sets the inbox's work row from its rows, inside the transaction that changed them. */
+export async function refreshWork(tx: InboxTx): Promise<void> {
+  await tx.rows(REFRESH_WORK, [tx.inboxId, tx.now, ...workParams(tx.options)]);
 }
 
 /**

@@ -1,6 +1,6 @@
 /** R4: what one run claims, in one fenced transaction. */
-import type { ClaimedEvent } from '../contract.js';
-import { toClaimedEvents, type ClaimedRecord } from '../rows.js';
+import type { Claim } from '../engine/port.js';
+import { toClaimedEvents, toDeadEvents, type ClaimedRecord, type DeadRecord } from '../rows.js';
 import type { InboxDb } from './inbox-db.js';
 import { holdsLease } from './lease.js';
 
@@ -12,7 +12,8 @@ WHERE status = 'running' AND claim_gen < ?`;
 
 const KILL_EXHAUSTED = `
 UPDATE events SET status = 'dead', error = 'too many attempts', finished_at = ?
-WHERE status = 'pending' AND attempts >= ?`;
+WHERE status = 'pending' AND attempts >= ?
+RETURNING id, source, source_id, attempts, last_error`;
 
 // The oldest retried event whose backoff has passed: now >= last claim + min(base * 2^(attempts-1), max).
 const NEXT_RETRY = `
@@ -37,16 +38,16 @@ RETURNING id, source, source_id, payload, attempts`;
  * kill every worker forever. A retried event is claimed alone, so it cannot
  * take the healthy events of its first batch down with it again.
  */
-export function claimBatch(c: InboxDb, holder: string, gen: number, now: number): ClaimedEvent[] {
-  if (!holdsLease(c, holder, gen, now)) return [];
+export function claimBatch(c: InboxDb, holder: string, gen: number, now: number): Claim {
+  if (!holdsLease(c, holder, gen, now)) return { events: [], dead: [] };
   const { maxAttempts, batchLimit, retryBackoff } = c.options;
   c.stmt(RESET_ABANDONED).run(gen);
-  c.stmt(KILL_EXHAUSTED).run(now, maxAttempts);
+  const dead = c.stmt(KILL_EXHAUSTED).all(now, maxAttempts) as DeadRecord[];
   const retryId = c.stmt(NEXT_RETRY).pluck().get({ ...retryBackoff, now }) as number | undefined;
   const rows = (
     retryId !== undefined
       ? c.stmt(CLAIM_ONE).all({ gen, now, id: retryId })
       : c.stmt(CLAIM_FRESH).all({ gen, now, limit: batchLimit })
   ) as ClaimedRecord[];
-  return toClaimedEvents(rows);
+  return { events: toClaimedEvents(rows), dead: toDeadEvents(dead) };
 }

@@ -5,7 +5,7 @@
  */
 import type { ActivityBucket, ApprovalRow, InboxSummary, OutboxView } from '../contract.js';
 import { toActivity, toApprovalRow, toOutboxRow, toSummary, type ActivityRecord, type ApprovalRecord, type OutboxRecord, type SummaryRecord } from '../rows.js';
-import type { CheckedActivityQuery } from '../validate-dashboard.js';
+import type { CheckedActivityQuery } from '../engine/validate/index.js';
 import type { InboxDb } from './inbox-db.js';
 import { readLease } from './lease.js';
 import { computeWake } from './wake.js';
@@ -24,11 +24,6 @@ SELECT
 export function inboxSummary(c: InboxDb, now: number, readySince: number | null): InboxSummary {
   const row = c.stmt(SUMMARY).get({ now }) as SummaryRecord;
   return toSummary(c.inboxId, row, readLease(c), readySince);
-}
-
-/** For an index row from before the dead column (ready-index.ts). */
-export function countDead(c: InboxDb): number {
-  return c.stmt("SELECT count(*) FROM events WHERE status = 'dead'").pluck().get() as number;
 }
 
 const APPROVALS = `

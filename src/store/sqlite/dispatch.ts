@@ -1,26 +1,19 @@
 /**
- * R9: the paced outbox. Held messages go out as one body (joined by a blank
- * line) at most once per outboxGapMs; urgent ones go at once and do not
- * count against the gap.
- *
- * The send happens between two transactions, not inside one: holding an
- * inbox's write lock across a network call would block every ingest to that
- * inbox for as long as a channel hangs. Instead the batch is *reserved* for
- * leaseTtlMs, so no other dispatcher touches it; a crash (or a send slower
- * than the reservation) makes it sendable again: at-least-once. With
- * `atMostOnce` the batch is recorded as sent before the send.
+ * R9's SQL on one inbox file: reserve a batch, then record it as sent or
+ * release it. What a batch holds is the engine's plan (outbox-batch.ts);
+ * the protocol around the send is engine/dispatch.ts.
  */
-import { planDispatch, type DispatchPlan } from '../outbox-batch.js';
+import type { PlanDispatch, Reserved } from '../engine/port.js';
+import type { DispatchPlan } from '../outbox-batch.js';
 import type { InboxDb } from './inbox-db.js';
-
 
 const IN_FLIGHT = `
 SELECT 1 FROM outbox WHERE sent_at IS NULL AND reserved_by IS NOT NULL AND reserved_until >= ? LIMIT 1`;
 
 const HELD = 'SELECT id, body, urgent, reserved_by FROM outbox WHERE sent_at IS NULL ORDER BY id';
 
-/** Picks what may go now and reserves it (or, at most once, records it as sent). */
-export function reserveBatch(c: InboxDb, now: number, atMostOnce: boolean): DispatchPlan | null {
+/** Unless a dispatch is in flight: the held messages to the engine's plan, and its batch reserved (or, at most once, recorded as sent). */
+export function reserveBatch(c: InboxDb, plan: PlanDispatch, now: number, atMostOnce: boolean): Reserved | null {
   if (c.stmt(IN_FLIGHT).get(now) !== undefined) return null; // another dispatcher is sending
   const lastPaced = c.stmt('SELECT last_paced_at FROM outbox_pacing WHERE one = 1').pluck().get() as number | null;
   const held = (c.stmt(HELD).all() as { id: number; body: string; urgent: number; reserved_by: string | null }[]).map((row) => ({
@@ -29,22 +22,22 @@ export function reserveBatch(c: InboxDb, now: number, atMostOnce: boolean): Disp
     urgent: row.urgent === 1,
     reservedBefore: row.reserved_by !== null,
   }));
-  const plan = planDispatch(held, lastPaced, now, c.options.outboxGapMs);
-  if (plan === null) return null;
-  if (plan.pacing !== null) c.stmt('UPDATE outbox_pacing SET last_paced_at = ? WHERE one = 1').run(now);
-  const ids = JSON.stringify(plan.messages.map((m) => m.id));
+  const batch = plan({ held, lastPaced, now });
+  if (batch === null) return null;
+  if (batch.pacing !== null) c.stmt('UPDATE outbox_pacing SET last_paced_at = ? WHERE one = 1').run(now);
+  const ids = JSON.stringify(batch.messages.map((m) => m.id));
   if (atMostOnce) {
     c.stmt(
       'UPDATE outbox SET sent_at = ?, reserved_by = NULL, reserved_until = NULL WHERE id IN (SELECT value FROM json_each(?))',
     ).run(now, ids);
   } else {
     c.stmt('UPDATE outbox SET reserved_by = ?, reserved_until = ? WHERE id IN (SELECT value FROM json_each(?))').run(
-      plan.token,
+      batch.token,
       now + c.options.leaseTtlMs,
       ids,
     );
   }
-  return plan;
+  return { batch, held: held.length };
 }
 
 /** The send succeeded: the reserved rows are sent. */

@@ -2,8 +2,7 @@
  * R3 (fencing), R5 (errors) and R6 (dead at once): a run's outcome, its
  * messages, its session and its memory in one transaction.
  */
-import { MEMORY_LIMITS, memoryFull } from '../agent-state.js';
-import type { CheckedOutcome } from '../validate.js';
+import { MEMORY_LIMITS, memoryFull, type CheckedOutcome } from '../engine/validate/index.js';
 import { requestApproval } from './approvals.js';
 import type { InboxDb } from './inbox-db.js';
 import { holdsLease } from './lease.js';

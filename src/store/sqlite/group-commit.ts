@@ -8,7 +8,7 @@
  * SQL), so N deliveries at once cost about one flush instead of N. A lone
  * call waits one event-loop turn (setImmediate) and then commits alone.
  */
-import type { CheckedEvent } from '../validate.js';
+import type { CheckedEvent } from '../engine/validate/index.js';
 
 interface Waiting {
   event: CheckedEvent;

@@ -135,7 +135,7 @@ export class InboxDb {
             }
             seq = this.stmt(NEXT_SEQ).pluck().get() as number;
             needsLower =
-              !settled || earlier(wake.wakeAt, before!.wakeAt) || earlier(wake.sendAt, before!.sendAt) || wake.dead > (before!.dead ?? 0);
+              !settled || earlier(wake.wakeAt, before!.wakeAt) || earlier(wake.sendAt, before!.sendAt) || wake.dead > before!.dead;
             if (needsLower) this.index.lower(this.inboxId, wake, seq);
             return value;
           }) as T,
@@ -153,6 +153,25 @@ export class InboxDb {
       return result;
     } finally {
       if (relaxed) this.stmt('PRAGMA synchronous = FULL').run();
+    }
+  }
+
+  /**
+   * Test only (vigil/testing's in- crash points): runs `fn` in a write
+   * transaction and rolls it back, as a process killed before its COMMIT.
+   * The ready index is not touched: nothing of the transaction stays.
+   */
+  writeThenRollBack(fn: (now: number) => unknown): void {
+    const rollBack = new Error('rolled back on purpose');
+    try {
+      this.guard(() =>
+        this.runInTransaction.immediate(() => {
+          fn(this.now());
+          throw rollBack;
+        }),
+      );
+    } catch (error) {
+      if (error !== rollBack) throw error;
     }
   }
 

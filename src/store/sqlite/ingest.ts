@@ -1,5 +1,5 @@
 /** R1: each (source, sourceId) is stored once, by the unique key, never by a read-then-write. */
-import type { CheckedEvent } from '../validate.js';
+import type { CheckedEvent } from '../engine/validate/index.js';
 import type { InboxDb } from './inbox-db.js';
 
 const INSERT_EVENT = `

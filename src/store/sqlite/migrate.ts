@@ -1,34 +1,41 @@
 /**
- * Versioned schema for one inbox file. The version lives in
- * `PRAGMA user_version`; numbered .sql files in ./migrations are applied in
- * order inside one BEGIN IMMEDIATE, so two processes opening a new file at
- * once cannot both apply the same step.
+ * Versioned schemas of the SQLite files: each inbox file (./migrations) and
+ * the ready index (./ready-index-migrations). The version lives in
+ * `PRAGMA user_version`; numbered .sql files are applied in order inside
+ * one BEGIN IMMEDIATE, so two processes opening a new file at once cannot
+ * both apply the same step, and a file newer than the code is refused.
  */
 import type { Database } from 'better-sqlite3';
 import { VigilError } from '../../errors.js';
 import { readMigrations, type Migration } from '../migration-files.js';
 
 
-const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+export class Schema {
+  private cached: Migration[] | undefined;
 
-let cached: Migration[] | undefined;
+  constructor(private readonly dir: URL) {}
 
-export function migrations(): Migration[] {
-  cached ??= readMigrations(MIGRATIONS_DIR);
-  return cached;
+  migrations(): Migration[] {
+    this.cached ??= readMigrations(this.dir);
+    return this.cached;
+  }
+
+  latestVersion(): number {
+    return this.migrations().length;
+  }
 }
 
-export function latestVersion(): number {
-  return migrations().length;
-}
+export const INBOX_SCHEMA = new Schema(new URL('./migrations/', import.meta.url));
+export const READY_INDEX_SCHEMA = new Schema(new URL('./ready-index-migrations/', import.meta.url));
 
 /** Brings the file up to `target` (default: the newest this code knows). */
-export function migrate(db: Database, file: string, target = latestVersion()): void {
+export function migrate(db: Database, file: string, schema: Schema = INBOX_SCHEMA, target = schema.latestVersion()): void {
+  const latest = schema.latestVersion();
   const check = (version: number): void => {
-    if (version > latestVersion()) {
+    if (version > latest) {
       throw new VigilError(
         'schema_too_new',
-        `${file} has schema version ${version}, but this Vigil knows only up to ${latestVersion()}: upgrade Vigil before opening it`,
+        `${file} has schema version ${version}, but this Vigil knows only up to ${latest}: upgrade Vigil before opening it`,
       );
     }
   };
@@ -39,7 +46,7 @@ export function migrate(db: Database, file: string, target = latestVersion()): v
     // Re-read under the write lock: another process may have migrated meanwhile.
     const version = db.pragma('user_version', { simple: true }) as number;
     check(version);
-    for (const step of migrations().slice(version, target)) {
+    for (const step of schema.migrations().slice(version, target)) {
       db.exec(step.sql);
     }
     if (version < target) db.pragma(`user_version = ${target}`);

@@ -4,7 +4,7 @@
  */
 import type { OperatorAction } from '../contract.js';
 import { toOperatorAction, type ActionRecord } from '../rows.js';
-import type { CheckedAction } from '../validate-dashboard.js';
+import type { CheckedAction } from '../engine/validate/index.js';
 import type { InboxDb } from './inbox-db.js';
 
 /**

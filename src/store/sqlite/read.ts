@@ -1,6 +1,6 @@
 /** Reads for people and tools: events, stats. R6's dead letters are listed here. */
 import type { EventRow, InboxStats } from '../contract.js';
-import type { CheckedEventQuery } from '../validate.js';
+import type { CheckedEventQuery } from '../engine/validate/index.js';
 import { EVENT_COLUMNS, toEventRow, type EventRecord } from '../rows.js';
 import type { InboxDb } from './inbox-db.js';
 import { readLease } from './lease.js';

@@ -16,6 +16,7 @@
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { join } from 'node:path';
+import { migrate, READY_INDEX_SCHEMA } from './migrate.js';
 import { translateSqliteError } from './sqlite-errors.js';
 import { enableWal } from './wal.js';
 
@@ -29,11 +30,9 @@ export interface Wake {
   dead: number;
 }
 
-export interface IndexedWake extends Omit<Wake, 'dead'> {
+export interface IndexedWake extends Wake {
   seq: number;
   exact: boolean;
-  /** Null in a row written before the column existed: not known until the inbox's next write. */
-  dead: number | null;
 }
 
 /** A page of the overview, read from the index alone. */
@@ -51,31 +50,6 @@ export interface InboxPageQuery {
   stuckBefore: number;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS wake (
-  inbox_id TEXT    PRIMARY KEY,
-  wake_at  INTEGER,             -- claimable events, due timers or approvals from then on
-  send_at  INTEGER,             -- the outbox may send from then on
-  seq      INTEGER NOT NULL,    -- the inbox's write_seq that wrote this row
-  exact    INTEGER NOT NULL,    -- 1 once that transaction committed and settled it
-  dead     INTEGER              -- dead events; NULL (unknown) only in rows older than the column
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS wake_by_time ON wake (wake_at) WHERE wake_at IS NOT NULL;
-CREATE INDEX IF NOT EXISTS send_by_time ON wake (send_at) WHERE send_at IS NOT NULL;
--- The machine boot in which every row was last re-derived from the inbox
--- files (boot-id.ts). No row: never, as in a new or deleted index file.
-CREATE TABLE IF NOT EXISTS rebuilt (
-  one  INTEGER PRIMARY KEY CHECK (one = 1),
-  boot TEXT    NOT NULL
-);
-`;
-
-// After the upgrade below: an index file from before the dead column gets it here.
-const DEAD_INDEXES = `
-CREATE INDEX IF NOT EXISTS wake_with_dead ON wake (inbox_id) WHERE dead > 0;
-CREATE INDEX IF NOT EXISTS wake_dead_unknown ON wake (inbox_id) WHERE dead IS NULL;
-`;
-
 // NULL means "never": lowering keeps whichever time is known and earlier,
 // and the larger dead count (the hint may over-warn, never hide a dead event).
 const LOWER = `
@@ -89,7 +63,7 @@ ON CONFLICT (inbox_id) DO UPDATE SET
                  ELSE min(wake.send_at, excluded.send_at) END,
   seq = max(wake.seq, excluded.seq),
   exact = 0,
-  dead = max(coalesce(wake.dead, 0), excluded.dead)`;
+  dead = max(wake.dead, excluded.dead)`;
 
 // A settle from an older transaction than the last lowering is stale: refuse it.
 const SETTLE = `
@@ -114,8 +88,7 @@ export class ReadyIndex {
   private readonly pageStmt: Statement;
   private readonly totalStmt: Statement;
   private readonly attentionStmt: Statement;
-  private readonly unknownDeadStmt: Statement;
-  private readonly fillDeadStmt: Statement;
+  private readonly sameIgnoringCaseStmt: Statement;
   private readonly rebuiltStmt: Statement;
   private readonly markRebuiltStmt: Statement;
   private readonly forgetStmt: Statement;
@@ -132,11 +105,7 @@ export class ReadyIndex {
       // A hint survives a process crash at NORMAL; after a power loss run
       // store.rebuildReadyIndex().
       this.db.pragma('synchronous = NORMAL');
-      this.db.transaction(() => {
-        this.db.exec(SCHEMA);
-        upgrade(this.db);
-        this.db.exec(DEAD_INDEXES);
-      }).immediate();
+      migrate(this.db, file, READY_INDEX_SCHEMA);
     } catch (error) {
       this.db.close();
       throw translateSqliteError(error, file);
@@ -161,9 +130,9 @@ export class ReadyIndex {
     );
     this.totalStmt = this.db.prepare(`SELECT count(*) FROM wake WHERE ${PAGE_FILTER}`).pluck();
     this.attentionStmt = this.db.prepare('SELECT count(*) FROM wake WHERE dead > 0 OR wake_at <= ?').pluck();
-    this.unknownDeadStmt = this.db.prepare('SELECT inbox_id FROM wake WHERE dead IS NULL').pluck();
-    // Only while still unknown: a settle that landed meanwhile knows better.
-    this.fillDeadStmt = this.db.prepare('UPDATE wake SET dead = ? WHERE inbox_id = ? AND dead IS NULL');
+    this.sameIgnoringCaseStmt = this.db
+      .prepare('SELECT inbox_id FROM wake WHERE inbox_id = ? COLLATE NOCASE AND inbox_id <> ? LIMIT 1')
+      .pluck();
     this.rebuiltStmt = this.db.prepare('SELECT boot FROM rebuilt WHERE one = 1').pluck();
     this.markRebuiltStmt = this.db.prepare('INSERT OR REPLACE INTO rebuilt (one, boot) VALUES (1, ?)');
     this.forgetStmt = this.db.prepare('DELETE FROM wake WHERE inbox_id = ?');
@@ -228,28 +197,14 @@ export class ReadyIndex {
     }))();
   }
 
-  /** Inboxes whose row predates the dead column (NULL until their next write or `fillDead`). */
-  unknownDead(): string[] {
-    return this.unknownDeadStmt.all() as string[];
-  }
-
-  fillDead(inboxId: string, dead: number): void {
-    this.fillDeadStmt.run(dead, inboxId);
+  /** An inbox whose id equals this one's ignoring case (the contract refuses the second), if the index knows one. */
+  sameIgnoringCase(inboxId: string): string | undefined {
+    return this.sameIgnoringCaseStmt.get(inboxId, inboxId) as string | undefined;
   }
 
   close(): void {
     this.db.close();
   }
-}
-
-/**
- * An index file from before the dead column: the column is added with NULL
- * (unknown) in every row. Each inbox's next write fills its row, and
- * `SqliteStore.listInboxes` counts the rest from their files once.
- */
-function upgrade(db: Db): void {
-  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('wake') as string[];
-  if (!columns.includes('dead')) db.exec('ALTER TABLE wake ADD COLUMN dead INTEGER');
 }
 
 /** `a` is a strictly earlier time than `b`, where null means never. */

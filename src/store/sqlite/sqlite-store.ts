@@ -1,7 +1,8 @@
 /**
- * The SQLite store: one database file per inbox under a directory, plus the
- * ready index. Open files are kept in a bounded LRU, so a store with 10,000
- * inboxes holds a few hundred descriptors, not 30,000 (WAL uses three each).
+ * The SQLite backend (engine/port.ts, StorePort): one database file per
+ * inbox under a directory, plus the ready index. Open files are kept in a
+ * bounded LRU, so a store with 10,000 inboxes holds a few hundred
+ * descriptors, not 30,000 (WAL uses three each).
  */
 import { existsSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
@@ -10,19 +11,20 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import { readClock } from '../../clock.js';
 import { isVigilError, VigilError } from '../../errors.js';
-import type { Inbox, InboxList, InboxListQuery, InboxSummary, NextWake, Store, StoreOptions } from '../contract.js';
+import type { InboxList, InboxSummary, NextWake, Store, StoreOptions, WakeKind, WakeListener } from '../contract.js';
+import type { StorePort } from '../engine/port.js';
+import { caseCollision, INBOX_ID_PATTERN, type CheckedEvent, type CheckedInboxListQuery } from '../engine/validate/index.js';
 import { emptySummary } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
-import { INBOX_ID_PATTERN, validateInboxId, validateLimit, type CheckedEvent } from '../validate.js';
-import { validateInboxListQuery } from '../validate-dashboard.js';
 import { currentBootId } from './boot-id.js';
-import { countDead, inboxSummary } from './dashboard.js';
+import { inboxSummary } from './dashboard.js';
 import { IngestGroups } from './group-commit.js';
 import { insertEvent } from './ingest.js';
 import { InboxDb } from './inbox-db.js';
+import { SqliteInboxPort, type InboxFiles } from './inbox-port.js';
 import { earlier, ReadyIndex } from './ready-index.js';
 import { assertWritable } from './sqlite-errors.js';
-import { SqliteInbox, type InboxFiles } from './sqlite-inbox.js';
+import { SqliteViewPort } from './view-port.js';
 
 const FILE_SUFFIX = '.db';
 /** How long the rebuild after a boot holds the event loop before it lets other work in (about 10 inboxes). */
@@ -58,14 +60,14 @@ function assertOwnFile(inboxId: string, file: string): void {
   }
 }
 
-export class SqliteStore implements Store, InboxFiles {
+export class SqliteStore implements StorePort, InboxFiles {
   readonly dir: string;
   readonly options: ResolvedOptions;
   private readonly open: LRUCache<string, InboxDb>;
   private readonly index: ReadyIndex;
   private closed = false;
-  private readonly listeners = new Set<(inboxId: string) => void>();
-  private readonly ingestGroups = new IngestGroups((inboxId, events) => this.storeEvents(inboxId, events, events.length >= BURST));
+  private readonly listeners = new Set<WakeListener>();
+  private readonly ingestGroups = new IngestGroups((inboxId, events) => this.commitEvents(inboxId, events, events.length >= BURST));
   /** The rebuild after a boot (readyIndexSettled); resolved when there is none. */
   private readonly rebuild: Promise<void>;
   private readonly rebuildSliceMs: number;
@@ -101,7 +103,7 @@ export class SqliteStore implements Store, InboxFiles {
    * written without fsync) but never an inbox's, and without this an event
    * stored before it, or a timer, could stay unlisted until its inbox was
    * written again. Also runs for an index file that is new while inbox files
-   * exist (deleted, or from before this rule). Each inbox's row is set from
+   * exist (it was deleted). Each inbox's row is set from
    * a read snapshot of its file, which writes nothing there; only a row the
    * index holds from a later write_seq than the file (it kept a lowering
    * whose unflushed inbox commit was lost) takes a write transaction.
@@ -149,21 +151,16 @@ export class SqliteStore implements Store, InboxFiles {
     return this.rebuild;
   }
 
-  get leaseTtlMs(): number {
-    return this.options.leaseTtlMs;
-  }
-
-  get maxPayloadBytes(): number {
-    return this.options.maxPayloadBytes;
-  }
-
   now(): number {
     return readClock(this.options.clock as () => number);
   }
 
-  inbox(id: string): Inbox {
-    this.assertOpen();
-    return new SqliteInbox(this, validateInboxId(id));
+  inbox(id: string): SqliteInboxPort {
+    return new SqliteInboxPort(this, id);
+  }
+
+  view(id: string): SqliteViewPort {
+    return new SqliteViewPort(this, id);
   }
 
   connection(inboxId: string, create: boolean): InboxDb | null {
@@ -178,7 +175,12 @@ export class SqliteStore implements Store, InboxFiles {
   /** The inbox's file, opened (not cached), or null when it has none and `create` is false. */
   private openFile(inboxId: string, create: boolean): InboxDb | null {
     const file = join(this.dir, inboxId + FILE_SUFFIX);
-    if (!create && !existsSync(file)) return null;
+    if (!existsSync(file)) {
+      if (!create) return null;
+      // The contract's case rule, on every file system: a new id must not differ from an existing one only in case.
+      const other = this.index.sameIgnoringCase(inboxId);
+      if (other !== undefined) throw caseCollision(inboxId, other);
+    }
     try {
       assertOwnFile(inboxId, file);
     } catch (error) {
@@ -215,11 +217,9 @@ export class SqliteStore implements Store, InboxFiles {
    * ready index alone (its wake_at and dead columns); only the page's inbox
    * files are opened, for their summaries.
    */
-  async listInboxes(query?: InboxListQuery): Promise<InboxList> {
+  async listInboxes({ search, after, limit, attention, stuckAfterMs }: CheckedInboxListQuery): Promise<InboxList> {
     this.assertOpen();
-    const { search, after, limit, attention, stuckAfterMs } = validateInboxListQuery(query);
     const now = this.now();
-    this.countUnknownDead();
     const page = this.index.page({ search, after, limit: limit + 1, attention, stuckBefore: now - stuckAfterMs });
     const listed = page.inboxes.slice(0, limit);
     const inboxes = listed.map(({ id, wakeAt }): InboxSummary => {
@@ -234,18 +234,6 @@ export class SqliteStore implements Store, InboxFiles {
       needAttention: page.needAttention,
       now,
     };
-  }
-
-  /**
-   * Index rows written before the dead column existed say NULL until their
-   * inbox's next write; count those inboxes' dead events from their files,
-   * once (after an upgrade), so attention over all inboxes is right at once.
-   */
-  private countUnknownDead(): void {
-    for (const id of this.index.unknownDead()) {
-      const c = this.listedConnection(id);
-      this.index.fillDead(id, c === null ? 0 : c.read(() => countDead(c)));
-    }
   }
 
   /**
@@ -264,14 +252,14 @@ export class SqliteStore implements Store, InboxFiles {
     }
   }
 
-  async readyInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
+  async readyInboxes(limit: number): Promise<string[]> {
     this.assertOpen();
-    return this.index.ready(this.now(), validateLimit(limit));
+    return this.index.ready(this.now(), limit);
   }
 
-  async dispatchableInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
+  async dispatchableInboxes(limit: number): Promise<string[]> {
     this.assertOpen();
-    return this.index.dispatchable(this.now(), validateLimit(limit));
+    return this.index.dispatchable(this.now(), limit);
   }
 
   async nextWake(): Promise<NextWake> {
@@ -279,7 +267,7 @@ export class SqliteStore implements Store, InboxFiles {
     return { ...this.index.earliest(), now: this.now() };
   }
 
-  async subscribe(listener: (inboxId: string) => void): Promise<() => Promise<void>> {
+  async subscribe(listener: WakeListener): Promise<() => Promise<void>> {
     this.assertOpen();
     this.listeners.add(listener);
     return async () => {
@@ -287,27 +275,25 @@ export class SqliteStore implements Store, InboxFiles {
     };
   }
 
-  ingestGrouped(inboxId: string, event: CheckedEvent): Promise<boolean> {
-    return this.ingestGroups.ingest(inboxId, event);
+  async storeEvents(inboxId: string, events: CheckedEvent[], single: boolean): Promise<boolean[]> {
+    if (single && events.length === 1) return [await this.ingestGroups.ingest(inboxId, events[0]!)];
+    return this.commitEvents(inboxId, events);
   }
 
   /** `burst`: a group commit of many deliveries at once (the inbox's WAL is then checkpointed less often). */
-  storeEvents(inboxId: string, events: CheckedEvent[], burst = false): boolean[] {
+  private commitEvents(inboxId: string, events: CheckedEvent[], burst = false): boolean[] {
     const c = this.connection(inboxId, true) as InboxDb;
     if (burst) c.checkpointLessOften();
-    const stored = c.write((now) => events.map((event) => insertEvent(c, event, now)), { addsEventsOnly: true });
-    if (stored.includes(true)) this.notify(inboxId);
-    return stored;
+    return c.write((now) => events.map((event) => insertEvent(c, event, now)), { addsEventsOnly: true });
   }
 
-  notify(inboxId: string): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(inboxId);
-      } catch {
-        // A hint's listener must not fail the write that already committed.
-      }
-    }
+  async notify(inboxId: string, kind: WakeKind): Promise<void> {
+    this.wake(inboxId, kind);
+  }
+
+  /** This process's subscribers: the only ones a SQLite store has. */
+  wake(inboxId: string, kind: WakeKind): void {
+    for (const listener of this.listeners) listener(inboxId, kind);
   }
 
   /**
@@ -339,9 +325,9 @@ export class SqliteStore implements Store, InboxFiles {
       if (cached === undefined) c.close();
     }
     const after = this.index.current(inboxId);
-    if (after !== undefined && (earlier(after.wakeAt, before?.wakeAt ?? null) || earlier(after.sendAt, before?.sendAt ?? null))) {
-      this.notify(inboxId);
-    }
+    if (after === undefined) return;
+    if (earlier(after.wakeAt, before?.wakeAt ?? null)) this.wake(inboxId, 'work');
+    if (earlier(after.sendAt, before?.sendAt ?? null)) this.wake(inboxId, 'outbox');
   }
 
   close(): Promise<void> {
@@ -357,11 +343,18 @@ export class SqliteStore implements Store, InboxFiles {
     this.index.close();
   }
 
-  async [Symbol.asyncDispose](): Promise<void> {
-    await this.close();
-  }
-
   private assertOpen(): void {
     if (this.closed) throw new VigilError('store_closed', 'this store was closed; open a new one with openStore()');
   }
+}
+
+/**
+ * The SQLite backend behind a store openStore('sqlite:…') returned: for
+ * what only this backend has (rebuildReadyIndex, readyIndexSettled), and
+ * for tests and benchmarks that look below the engine.
+ */
+export function sqliteBackendOf(store: Store): SqliteStore {
+  const port = (store as { port?: unknown }).port;
+  if (!(port instanceof SqliteStore)) throw new VigilError('invalid_argument', 'not a SQLite store');
+  return port;
 }

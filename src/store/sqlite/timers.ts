@@ -1,10 +1,8 @@
-/** R7: timers live in their own table and feed the inbox; a pass never starts a run. */
-import { VigilError } from '../../errors.js';
+/** R7: timers live in their own table and feed the inbox; a pass never starts a run. The plan is the engine's (engine/scheduler.ts). */
 import type { TimerRow } from '../contract.js';
-import { toTimerRow, type ListedTimerRecord, type TimerRecord } from '../rows.js';
-import { approvalPayload } from '../approval-payload.js';
-import { nextCronTime, planFiring, timerEventKey } from '../schedule.js';
-import type { CheckedTimer } from '../validate.js';
+import type { DueTimer, ExpiredApproval, PlanFiring } from '../engine/port.js';
+import type { CheckedTimer } from '../engine/validate/index.js';
+import { toDueTimer, toTimerRow, type ListedTimerRecord, type TimerRecord } from '../rows.js';
 import type { InboxDb } from './inbox-db.js';
 import { insertEvent } from './ingest.js';
 
@@ -26,17 +24,10 @@ const RETIRE_TIMER = 'UPDATE timers SET done = 1, last_skipped = ? WHERE id = ?'
 const EXPIRED_APPROVALS = `
 SELECT id, action, expires_at FROM approvals WHERE answer IS NULL AND expires_at <= ? ORDER BY expires_at, id`;
 
-/** Creates or replaces a timer by id; a replaced timer is live again (done = 0). */
-export function neverMatches(id: string): VigilError {
-  return new VigilError('invalid_timer', `timer ${JSON.stringify(id)}: cron pattern never matches after now`);
-}
+const MARK_EXPIRED = "UPDATE approvals SET answer = 'expired', answered_at = ? WHERE id = ? AND answer IS NULL";
 
-export function upsertTimer(c: InboxDb, timer: CheckedTimer, now: number): void {
-  let due = timer.due;
-  if (due === null) {
-    due = nextCronTime(timer.cron as string, timer.tz, now);
-    if (due === null) throw neverMatches(timer.id);
-  }
+/** Creates or replaces a timer by id; a replaced timer is live again (done = 0). */
+export function upsertTimer(c: InboxDb, timer: CheckedTimer, due: number): void {
   c.stmt(UPSERT_TIMER).run({
     id: timer.id,
     due,
@@ -50,37 +41,19 @@ export function upsertTimer(c: InboxDb, timer: CheckedTimer, now: number): void 
   });
 }
 
-/**
- * R7: each due timer becomes inbox events and advances in the same
- * transaction, so a second pass at the same instant finds nothing due; the
- * event key (timer id @ scheduled time) turns a replay of the same
- * occurrence into a duplicate. R8: approvals past their deadline with no
- * answer get their `expired` event here too. Returns how many were due.
- */
-export function runScheduler(c: InboxDb, now: number): number {
-  const due = c.stmt(DUE_TIMERS).all(now) as TimerRecord[];
-  for (const timer of due) {
-    const firing = planFiring(timer, now);
-    const base = JSON.parse(timer.payload) as Record<string, unknown>;
-    for (const { scheduledFor, skipped } of firing.occurrences) {
-      const key =
-        timer.key_source !== null && timer.key_source_id !== null
-          ? { source: timer.key_source, sourceId: timer.key_source_id }
-          : timerEventKey(timer.id, scheduledFor);
-      const payload = { ...base, scheduledFor, lateBy: now - scheduledFor, skipped };
-      insertEvent(c, { ...key, payloadJson: JSON.stringify(payload) }, now);
-    }
-    const lastSkipped = firing.occurrences[firing.occurrences.length - 1]?.skipped ?? 0;
-    if (firing.nextDue === null) c.stmt(RETIRE_TIMER).run(lastSkipped, timer.id);
-    else c.stmt(ADVANCE_TIMER).run(firing.nextDue, lastSkipped, timer.id);
+/** R7 and R8's expiries: the due rows in, the engine's plan applied, in the caller's transaction. */
+export function fireTimers(c: InboxDb, plan: PlanFiring, now: number): void {
+  const due: DueTimer[] = (c.stmt(DUE_TIMERS).all(now) as TimerRecord[]).map(toDueTimer);
+  const expired: ExpiredApproval[] = (c.stmt(EXPIRED_APPROVALS).all(now) as { id: string; action: string; expires_at: number }[]).map(
+    (row) => ({ id: row.id, actionJson: row.action, expiresAt: row.expires_at }),
+  );
+  const firing = plan(due, expired, now);
+  for (const event of firing.events) insertEvent(c, event, now);
+  for (const timer of firing.timers) {
+    if (timer.nextDue === null) c.stmt(RETIRE_TIMER).run(timer.lastSkipped, timer.id);
+    else c.stmt(ADVANCE_TIMER).run(timer.nextDue, timer.lastSkipped, timer.id);
   }
-  const expired = c.stmt(EXPIRED_APPROVALS).all(now) as { id: string; action: string; expires_at: number }[];
-  for (const approval of expired) {
-    const payload = approvalPayload(approval.id, 'expired', JSON.parse(approval.action) as unknown, approval.expires_at, now);
-    insertEvent(c, { source: 'approval', sourceId: approval.id, payloadJson: JSON.stringify(payload) }, now);
-    c.stmt("UPDATE approvals SET answer = 'expired', answered_at = ? WHERE id = ?").run(now, approval.id);
-  }
-  return due.length + expired.length;
+  for (const id of firing.expiredApprovals) c.stmt(MARK_EXPIRED).run(now, id);
 }
 
 export function removeTimer(c: InboxDb, id: string): boolean {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeAgent, type Store } from '../../../src/index.js';
 import { memoryPermissions, memoryTools } from '../../../src/agent/memory-tools.js';
-import { RuntimeEvents } from '../../../src/runtime/runtime-events.js';
+import { RuntimeEvents } from '../../../src/events.js';
 import { WorkerPool } from '../../../src/runtime/worker-pool.js';
 import { loadAgent } from '../../../src/service/load-agent.js';
 import { defer, nextEvent, tempStore } from '../../runtime/helpers.js';

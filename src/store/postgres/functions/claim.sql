@@ -9,6 +9,8 @@
 -- Attempts are counted at claim, not at failure: a worker that crashes
 -- never records a failure, so counting at failure would let a poison event
 -- kill every worker forever.
+-- Returns the claimed events (kind 'claimed') and the events this claim
+-- parked as dead (kind 'dead'), which the engine reports (events:dead).
 -- An inbox with no pending event and no event left running by an older
 -- generation has nothing to claim, reset or kill whoever asks: that answer
 -- (no rows) is given from the snapshot, without the lock, writing nothing.
@@ -18,7 +20,7 @@
 CREATE OR REPLACE FUNCTION vigil_claim(p_inbox text, p_holder text, p_gen bigint, p_now bigint,
                                        p_max_attempts integer, p_batch_limit integer,
                                        p_base bigint, p_max bigint, p_gap bigint)
-RETURNS TABLE (id bigint, source text, source_id text, payload text, attempts integer)
+RETURNS TABLE (kind text, id bigint, source text, source_id text, payload text, attempts integer, last_error text)
 LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
 DECLARE
@@ -61,8 +63,10 @@ BEGIN
   END IF;
 
   IF v_exhausted THEN
-    UPDATE events SET status = 'dead', error = 'too many attempts', finished_at = v_now
-    WHERE inbox_id = p_inbox AND status = 'pending' AND attempts >= p_max_attempts;
+    RETURN QUERY
+    UPDATE events AS ev SET status = 'dead', error = 'too many attempts', finished_at = v_now
+    WHERE ev.inbox_id = p_inbox AND ev.status = 'pending' AND ev.attempts >= p_max_attempts
+    RETURNING 'dead'::text, ev.id, ev.source, ev.source_id, NULL::text, ev.attempts, ev.last_error;
   END IF;
 
   RETURN QUERY
@@ -81,7 +85,7 @@ BEGIN
   SET status = 'running', attempts = ev.attempts + 1, claim_gen = p_gen, last_claim_at = v_now
   WHERE ev.inbox_id = p_inbox AND ev.status = 'pending'
     AND ev.id IN (SELECT retry.id FROM retry UNION ALL SELECT fresh.id FROM fresh)
-  RETURNING ev.id, ev.source, ev.source_id, ev.payload, ev.attempts;
+  RETURNING 'claimed'::text, ev.id, ev.source, ev.source_id, ev.payload, ev.attempts, NULL::text;
 
   -- A claim that took events leaves the work row as it was: under a live
   -- lease the inbox's events are listed at until + 1 whichever of them are

@@ -15,12 +15,15 @@
 --     (p_memory_values NULL at a key: delete it). Memory's total size per
 --     inbox is checked after the change: over p_memory_limit, SQLSTATE VG001
 --     rolls the whole finish back (postgres/errors.ts makes it memory_full).
+--   * p_wake: a finish that queued messages leaves 'outbox:<inbox>' for
+--     vigil_wake (ingest.sql), which the caller sends right after COMMIT.
 CREATE OR REPLACE FUNCTION vigil_finish(p_inbox text, p_holder text, p_gen bigint, p_ids bigint[],
                              p_error text, p_dead boolean, p_bodies text[], p_urgent boolean[],
                              p_session_set boolean, p_session text,
                              p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
                              p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[],
-                             p_now bigint, p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
+                             p_now bigint, p_wake boolean,
+                             p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
 RETURNS boolean
 LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -57,6 +60,9 @@ BEGIN
     SELECT p_inbox, m.body, m.urgent, v_now
     FROM unnest(p_bodies, p_urgent) WITH ORDINALITY AS m(body, urgent, n)
     ORDER BY m.n;
+    IF p_wake AND cardinality(p_bodies) > 0 THEN
+      PERFORM set_config('vigil.wake', 'outbox:' || p_inbox, false);
+    END IF;
 
     -- R8 as in requestApproval: an id that exists keeps its deadline.
     INSERT INTO approvals (inbox_id, id, action, requested_at, expires_at)

@@ -8,8 +8,8 @@
 --   3. insert the events, the first of equal keys winning,
 --   4. lower the inbox's wake time in the work table (never raise it: while
 --      a lease is live, fresh events wait for until + 1), and
---   5. leave the inbox id for vigil_wake, which the caller runs right after
---      this transaction (see there).
+--   5. leave 'work:<inbox>' for vigil_wake, which the caller runs right
+--      after this transaction (see there).
 -- Step 4 happens under the row lock, so it never interleaves with another
 -- transaction's exact refresh of the same work row.
 CREATE OR REPLACE FUNCTION vigil_ingest(p_inbox text, p_now bigint, p_sources text[], p_source_ids text[],
@@ -29,9 +29,7 @@ BEGIN
     RETURN;
   END IF;
 
-  INSERT INTO inboxes AS i (inbox_id, created_at) VALUES (p_inbox, vigil_clock_ms())
-  ON CONFLICT (inbox_id) DO UPDATE SET write_seq = i.write_seq + 1
-  RETURNING i.lease_until INTO v_until;
+  SELECT lease_until INTO v_until FROM vigil_lock_inbox(p_inbox, true);
   v_now := COALESCE(p_now, vigil_clock_ms());
 
   RETURN QUERY
@@ -48,13 +46,14 @@ BEGIN
     ON CONFLICT (inbox_id) DO UPDATE SET wake_at = LEAST(w.wake_at, excluded.wake_at)
     WHERE w.wake_at IS NULL OR w.wake_at > excluded.wake_at;
     -- Session-level, but transactional: a rollback takes it back.
-    PERFORM set_config('vigil.wake', p_inbox, false);
+    PERFORM set_config('vigil.wake', 'work:' || p_inbox, false);
   END IF;
 END $$;
 
--- The wake-up hint after an ingest: pg_notify(channel, inbox) if the
--- ingest just before it on this connection stored an event (it left the
--- inbox id in the session setting vigil.wake), else nothing. The caller
+-- The wake-up hint after an ingest or a finish: pg_notify(channel, hint)
+-- if the call just before it on this connection left one in the session
+-- setting vigil.wake ('work:<inbox>' for stored events, 'outbox:<inbox>'
+-- for queued messages), else nothing. The caller
 -- sends it pipelined behind vigil_ingest, in the same round trip, as a
 -- transaction of its own: it runs only after the ingest committed, and
 -- never for one that rolled back or stored nothing.
@@ -65,10 +64,10 @@ END $$;
 CREATE OR REPLACE FUNCTION vigil_wake(p_channel text) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
-  v_inbox text := current_setting('vigil.wake', true);
+  v_hint text := current_setting('vigil.wake', true);
 BEGIN
-  IF v_inbox <> '' THEN
+  IF v_hint <> '' THEN
     PERFORM set_config('vigil.wake', '', false);
-    PERFORM pg_notify(p_channel, v_inbox);
+    PERFORM pg_notify(p_channel, v_hint);
   END IF;
 END $$;

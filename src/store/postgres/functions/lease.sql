@@ -11,40 +11,43 @@ AS $$
       OR EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running')
 $$;
 
--- R2 (lease.ts): take or renew the lease; returns the generation, or NULL
--- while another holder's lease is valid. Renewing keeps the generation; any
--- takeover, even by the same holder after its lease lapsed, starts a new
--- one, so a worker that slept through its expiry can never pass the fence
--- with its old claim.
+-- R2 (lease.ts): take or renew the lease. o_gen is the generation, or NULL
+-- while another holder's lease is valid; o_renewed says the holder's own
+-- valid lease was extended in the same generation; o_takeover says a new
+-- generation began while events of an older one were still running (their
+-- worker died or stalled). Renewing keeps the generation; any takeover,
+-- even by the same holder after its lease lapsed, starts a new one, so a
+-- worker that slept through its expiry can never pass the fence with its
+-- old claim.
 CREATE OR REPLACE FUNCTION vigil_acquire(p_inbox text, p_holder text, p_now bigint, p_lease_ttl bigint,
-                              p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
-RETURNS bigint
+                              p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint,
+                              OUT o_gen bigint, OUT o_renewed boolean, OUT o_takeover boolean)
 LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   r inboxes%ROWTYPE;
   v_now bigint;
-  v_gen bigint;
 BEGIN
-  INSERT INTO inboxes AS i (inbox_id, created_at) VALUES (p_inbox, vigil_clock_ms())
-  ON CONFLICT (inbox_id) DO UPDATE SET write_seq = i.write_seq + 1
-  RETURNING i.* INTO r;
+  r := vigil_lock_inbox(p_inbox, true);
   v_now := COALESCE(p_now, vigil_clock_ms());
 
   IF r.holder = p_holder AND r.lease_until >= v_now THEN
-    v_gen := r.gen;                                  -- renew
+    o_gen := r.gen;                                  -- renew
+    o_renewed := true;
+    o_takeover := false;
   ELSIF r.lease_until IS NULL OR r.lease_until < v_now THEN
-    v_gen := r.gen + 1;                              -- take over
+    o_gen := r.gen + 1;                              -- take over
+    o_renewed := false;
+    o_takeover := EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running');
   ELSE
     PERFORM vigil_commit_without_flush();            -- nothing changed: nothing to make durable
-    RETURN NULL;                                     -- another holder's lease is valid
+    RETURN;                                          -- another holder's lease is valid
   END IF;
 
-  UPDATE inboxes SET holder = p_holder, gen = v_gen, lease_until = v_now + p_lease_ttl
+  UPDATE inboxes SET holder = p_holder, gen = o_gen, lease_until = v_now + p_lease_ttl
   WHERE inbox_id = p_inbox;
   IF vigil_events_in_play(p_inbox) THEN
     PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
   END IF;
-  RETURN v_gen;
 END $$;
 
 -- R2 (lease.ts): ends the lease now, so the next acquire takes over at once

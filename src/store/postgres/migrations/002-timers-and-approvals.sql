@@ -27,3 +27,5 @@ CREATE TABLE approvals (
   PRIMARY KEY (inbox_id, id)
 );
 CREATE INDEX approvals_open ON approvals (inbox_id, expires_at) WHERE answer IS NULL;
+-- The dashboard lists approvals newest requested first without sorting the inbox's history.
+CREATE INDEX approvals_by_request ON approvals (inbox_id, requested_at, id);

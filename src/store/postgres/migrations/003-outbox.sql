@@ -10,4 +10,12 @@ CREATE TABLE outbox (
   reserved_until bigint
 );
 CREATE INDEX outbox_held ON outbox (inbox_id, id) WHERE sent_at IS NULL;
-CREATE INDEX outbox_sent ON outbox (inbox_id) WHERE sent_at IS NOT NULL;
+-- vigil_refresh_work, in every write transaction, asks when the outbox may
+-- send next: its oldest unreserved message of each kind and its earliest
+-- reservation to lapse. Without these, each would walk every message the
+-- inbox holds, and a paced outbox holding thousands of replies would slow
+-- each ingest, claim and finish of its inbox.
+CREATE INDEX outbox_unreserved ON outbox (inbox_id, urgent, created_at) WHERE sent_at IS NULL AND reserved_by IS NULL;
+CREATE INDEX outbox_reserved ON outbox (inbox_id, reserved_until) WHERE sent_at IS NULL AND reserved_by IS NOT NULL;
+-- The latest sent messages, and the sent count, without reading what is held.
+CREATE INDEX outbox_sent ON outbox (inbox_id, sent_at, id) WHERE sent_at IS NOT NULL;

@@ -23,3 +23,5 @@ CREATE TABLE approvals (
   answered_at  INTEGER
 );
 CREATE INDEX approvals_open ON approvals (expires_at) WHERE answer IS NULL;
+-- The dashboard lists approvals newest requested first without sorting the inbox's history.
+CREATE INDEX approvals_by_request ON approvals (requested_at, id);

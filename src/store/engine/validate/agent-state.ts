@@ -4,9 +4,10 @@
  * Both are saved only by a successful finish, in its transaction, so a run
  * that fails or loses its lease leaves them as the last good run left them.
  */
-import { VigilError } from '../errors.js';
-import type { MemoryChanges } from './contract.js';
-import { checkWellFormed, toJson } from './validate.js';
+import { VigilError } from '../../../errors.js';
+import type { MemoryChanges } from '../../contract.js';
+import { toJson } from './json.js';
+import { checkKey } from './text.js';
 
 export const MEMORY_LIMITS = {
   /** Characters in a key. */
@@ -33,10 +34,7 @@ export function validateSession(session: unknown, maxBytes: number): CheckedSess
 }
 
 export function validateMemoryKey(key: unknown): string {
-  if (typeof key !== 'string' || key.length === 0 || key.length > MEMORY_LIMITS.keyLength) {
-    throw new VigilError('invalid_memory', `a memory key must be a non-empty string of at most ${MEMORY_LIMITS.keyLength} characters`);
-  }
-  checkWellFormed('invalid_memory', 'a memory key', key);
+  checkKey('invalid_memory', 'a memory key', key, MEMORY_LIMITS.keyLength);
   return key;
 }
 

@@ -1,5 +1,5 @@
--- What an agent keeps between runs (src/store/agent-state.ts): its session
--- and its memory, written only by a successful finish, in its transaction.
+-- What an agent keeps between runs (engine/validate/agent-state.ts): its
+-- session and its memory, written only by a successful finish, in its transaction.
 CREATE TABLE session (
   one        INTEGER PRIMARY KEY CHECK (one = 1),
   state      TEXT    NOT NULL,                 -- JSON

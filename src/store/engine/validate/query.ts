@@ -1,12 +1,39 @@
 /**
- * Input rules of the dashboard's reads and operator actions (listInboxes,
- * approvals, outbox, activity, recordAction): limits, queries and the text
- * a person typed. Like validate.ts, each throws a VigilError before
- * anything is read or written.
+ * Input rules of the reads: event listings (R6's dead letters among them),
+ * the dashboard's pages, the overview and activity over time. Each throws a
+ * VigilError before anything is read.
  */
-import { VigilError } from '../errors.js';
-import type { InboxListQuery, OperatorAction } from './contract.js';
-import { checkWellFormed, describe, validateLimit } from './validate.js';
+import { VigilError } from '../../../errors.js';
+import type { EventQuery, EventStatus, InboxListQuery } from '../../contract.js';
+import { checkKey, checkStorable, describe, validateLimit } from './text.js';
+
+const EVENT_STATUSES: readonly EventStatus[] = ['pending', 'running', 'done', 'dead'];
+
+/** An event listing's query, checked: every field present. */
+export interface CheckedEventQuery {
+  status: EventStatus | null;
+  source: string | null;
+  limit: number;
+  newestFirst: boolean;
+  /** Only ids past this one in the listing's order; null for the first page. */
+  afterId: number | null;
+}
+
+export function validateEventQuery(query: unknown): CheckedEventQuery {
+  if (query !== undefined && query !== null && typeof query !== 'object') {
+    throw new VigilError('invalid_argument', `an event query must be an object { status?, source?, limit?, newestFirst?, afterId? }, got ${describe(query)}`);
+  }
+  const { status, source, limit = 100, newestFirst = false, afterId } = (query ?? {}) as EventQuery;
+  if (status !== undefined && !EVENT_STATUSES.includes(status)) {
+    throw new VigilError('invalid_argument', `status must be one of ${EVENT_STATUSES.join(', ')}, got ${describe(status)}`);
+  }
+  if (source !== undefined) checkKey('invalid_argument', 'source', source);
+  if (typeof newestFirst !== 'boolean') throw new VigilError('invalid_argument', `newestFirst must be a boolean, got ${describe(newestFirst)}`);
+  if (afterId !== undefined && (typeof afterId !== 'number' || !Number.isSafeInteger(afterId))) {
+    throw new VigilError('invalid_argument', `afterId must be an event id (an integer), got ${describe(afterId)}`);
+  }
+  return { status: status ?? null, source: source ?? null, limit: validateLimit(limit), newestFirst, afterId: afterId ?? null };
+}
 
 /** The limit of a dashboard read (approvals, outbox, actions): default 50, at most 500. */
 export const DEFAULT_PAGE = 50;
@@ -86,30 +113,14 @@ export function bucketCount({ since, bucketMs }: CheckedActivityQuery, now: numb
   return count;
 }
 
-export type CheckedAction = Omit<OperatorAction, 'at'>;
-
-export function validateOperatorAction(action: unknown): CheckedAction {
-  if (typeof action !== 'object' || action === null) {
-    throw new VigilError('invalid_argument', `an operator action must be an object { actor, action, target, result }, got ${describe(action)}`);
-  }
-  const { actor, action: what, target, result } = action as CheckedAction;
-  checkText('actor', actor, false);
-  checkText('action', what, false);
-  checkText('target', target, false);
-  checkText('result', result, false);
-  return { actor, action: what, target, result };
-}
-
 /**
  * Text a person typed: a string of at most MAX_TEXT_LENGTH characters,
- * non-empty unless `mayBeEmpty`, storable as text on both stores (no lone
- * surrogate, no NUL, which PostgreSQL's text cannot hold).
+ * non-empty unless `mayBeEmpty`, storable as text on both stores.
  */
-function checkText(name: string, value: unknown, mayBeEmpty: boolean): asserts value is string {
+export function checkText(name: string, value: unknown, mayBeEmpty: boolean): asserts value is string {
   if (typeof value !== 'string' || (!mayBeEmpty && value.length === 0) || value.length > MAX_TEXT_LENGTH) {
     const what = mayBeEmpty ? 'a string' : 'a non-empty string';
     throw new VigilError('invalid_argument', `${name} must be ${what} of at most ${MAX_TEXT_LENGTH} characters, got ${describe(value)}`);
   }
-  checkWellFormed('invalid_argument', name, value);
-  if (value.includes('\u0000')) throw new VigilError('invalid_argument', `${name} cannot contain the NUL character (\\u0000)`);
+  checkStorable('invalid_argument', name, value);
 }

@@ -1,0 +1,107 @@
+/**
+ * The one event map of a running Vigil: what the engine did to an inbox
+ * (an event stored, a lease taken, events gone dead, timers fired) and what
+ * the runtime did around it (a run started or finished, a lease lost, a
+ * channel failed). Logs and metrics (src/observability/) and tests all
+ * subscribe to the same stream; tests await an event instead of sleeping.
+ *
+ * A listener that throws never breaks the operation that emitted: the write
+ * has committed by then, and a failing log line must not turn it into an
+ * error its caller retries.
+ */
+import type { DecisionRecord } from './agent/tools.js';
+import { EventEmitter, once } from 'node:events';
+
+/** An event that went dead, as the warning about it names it. */
+export interface DeadEvent {
+  id: number;
+  /** Null where the store did not read them: a finish that sends its own events dead names them by id. */
+  source: string | null;
+  sourceId: string | null;
+  attempts: number | null;
+  /** The error its last failed run reported, if any. */
+  lastError: string | null;
+}
+
+export interface RuntimeEventMap {
+  /** One per event handed to ingest: stored, or refused as a duplicate (R1). */
+  'event:ingested': { inboxId: string; source: string; sourceId: string; stored: boolean };
+  'run:started': { inboxId: string; gen: number; eventIds: number[] };
+  'run:finished': {
+    inboxId: string;
+    gen: number;
+    eventIds: number[];
+    /** messages / nothing: recorded; error, timeout: retried later; dead: a terminal error; refused: the lease was lost first. */
+    outcome: 'messages' | 'nothing' | 'error' | 'dead' | 'timeout' | 'refused';
+    durationMs: number;
+    error?: string;
+    /** The permission decision on each tool call of the run. */
+    decisions?: DecisionRecord[];
+  };
+  /** Events a screening step refused: dead at once with the reason. */
+  'run:screened': { inboxId: string; gen: number; eventIds: number[]; reason: string };
+  /** R2: a lease taken or renewed; `takeover` when events of an older generation were still running (a worker died or stalled). */
+  'lease:acquired': { inboxId: string; gen: number; takeover: boolean };
+  'lease:lost': { inboxId: string; gen: number };
+  /** R4/R6: events parked as dead, by a claim (`too many attempts`) or by a finish that said so (its error). */
+  'events:dead': { inboxId: string; error: string; events: DeadEvent[] };
+  /** R7: a scheduler pass turned `due` timers and expired approvals into events. */
+  'scheduler:fired': { inboxId: string; due: number };
+  /** R8: the answer (or expiry) that stands. */
+  'approval:answered': { inboxId: string; approvalId: string; outcome: 'yes' | 'no' | 'expired' };
+  /** An operator asked for the held messages to go now (the dashboard's "send now"). */
+  'outbox:expedited': { inboxId: string; count: number };
+  /** R9: a dispatch recorded `count` messages as sent; `held` are still waiting in that inbox. */
+  'outbox:dispatched': { inboxId: string; count: number; held: number };
+  'outbox:sent': { inboxId: string; count: number; channels: string[] };
+  /** One channel took a batch of `count` messages (a batch some channels took and others did not is sent again to the others only). */
+  'channel:delivered': { inboxId: string; channel: string; count: number };
+  /** At-most-once delivery only: a channel failed, and these messages will not be sent to it again. */
+  'outbox:lost': { inboxId: string; channel: string; count: number; error: string };
+  'channel:failed': { inboxId: string; channel: string; error: string; retryInMs: number };
+}
+
+export type RuntimeEventName = keyof RuntimeEventMap;
+
+export class RuntimeEvents {
+  private readonly emitter = new EventEmitter();
+
+  /** `onListenerError` hears what a listener threw (the service logs it); the emit goes on regardless. */
+  constructor(public onListenerError: (error: unknown, name: RuntimeEventName) => void = () => undefined) {
+    this.emitter.setMaxListeners(0);
+  }
+
+  emit<K extends RuntimeEventName>(name: K, payload: RuntimeEventMap[K]): void {
+    // Not emitter.emit: it stops at the first listener that throws, and rethrows into the caller.
+    // rawListeners: a once() listener's wrapper, which removes itself when called.
+    for (const listener of this.emitter.rawListeners(name)) {
+      try {
+        (listener as (payload: RuntimeEventMap[K]) => void)(payload);
+      } catch (error) {
+        try {
+          this.onListenerError(error, name);
+        } catch {
+          // Nothing left to tell.
+        }
+      }
+    }
+  }
+
+  /** True when someone listens: an emitter can skip building a payload nobody reads. */
+  has(name: RuntimeEventName): boolean {
+    return this.emitter.listenerCount(name) > 0;
+  }
+
+  on<K extends RuntimeEventName>(name: K, listener: (payload: RuntimeEventMap[K]) => void): () => void {
+    this.emitter.on(name, listener);
+    return () => this.emitter.off(name, listener);
+  }
+
+  /** Resolves with the first `name` event that passes `filter`. */
+  async next<K extends RuntimeEventName>(name: K, filter: (payload: RuntimeEventMap[K]) => boolean = () => true, signal?: AbortSignal): Promise<RuntimeEventMap[K]> {
+    for (;;) {
+      const [payload] = (await once(this.emitter, name, { signal })) as [RuntimeEventMap[K]];
+      if (filter(payload)) return payload;
+    }
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Logs and metrics, from the one event stream (src/events.ts): the engine
+ * and the runtime only emit what happened; this turns each event into
+ * Prometheus samples and pino lines. One subscriber, so a count and its log
+ * line can never disagree, and a run is never slowed by a read made just
+ * for a gauge: every figure comes with its event.
+ */
+import type { RuntimeEvents } from '../events.js';
+import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
+
+export interface Observers {
+  metrics?: Metrics;
+  logger?: Logger;
+}
+
+/** Subscribes; returns the function that stops. */
+export function observe(events: RuntimeEvents, { metrics, logger }: Observers): () => void {
+  /** Held messages per inbox, as each inbox's last dispatch left them: the gauge is their sum. */
+  const held = new Map<string, number>();
+  const off = [
+    events.on('event:ingested', (e) => {
+      (e.stored ? metrics?.ingested : metrics?.duplicates)?.inc({ source: e.source });
+      logger?.info(e, e.stored ? 'event stored' : 'duplicate delivery: nothing stored');
+    }),
+    events.on('run:started', (e) => logger?.info({ inboxId: e.inboxId, gen: e.gen, events: e.eventIds.length }, 'run started')),
+    events.on('run:finished', (e) => {
+      metrics?.runs.inc({ outcome: e.outcome });
+      metrics?.runDuration.observe(e.durationMs / 1000);
+      for (const decision of e.decisions ?? []) logger?.info({ inboxId: e.inboxId, gen: e.gen, ...decision }, 'tool call %s: %s', decision.tool, decision.decision);
+      const line = { inboxId: e.inboxId, gen: e.gen, events: e.eventIds.length, outcome: e.outcome, durationMs: Math.round(e.durationMs) };
+      if (e.outcome === 'messages' || e.outcome === 'nothing') logger?.info(line, 'run finished');
+      else logger?.warn({ ...line, error: e.error }, 'run did not complete');
+    }),
+    events.on('run:screened', (e) => logger?.warn(e, 'events screened out (dead, redrivable)')),
+    events.on('lease:acquired', (e) => {
+      if (!e.takeover) return;
+      metrics?.leaseTakeovers.inc();
+      logger?.warn(e, 'took over a lease whose holder stopped: its events run again');
+    }),
+    events.on('lease:lost', (e) => {
+      metrics?.leaseLost.inc();
+      logger?.warn(e, 'lease lost: run aborted, its finish will be refused');
+    }),
+    // The one line that says an event will not run again by itself: it waits for an operator's redrive.
+    events.on('events:dead', (e) => {
+      metrics?.deadEvents.inc(e.events.length);
+      for (const dead of e.events) logger?.warn({ inboxId: e.inboxId, error: e.error, ...dead }, 'event dead: it runs again only when redriven');
+    }),
+    events.on('scheduler:fired', (e) => logger?.info(e, 'timers fired')),
+    events.on('approval:answered', (e) => logger?.info(e, 'approval answered')),
+    events.on('outbox:expedited', (e) => logger?.info(e, 'held messages expedited')),
+    events.on('outbox:dispatched', (e) => {
+      if (e.held === 0) held.delete(e.inboxId);
+      else held.set(e.inboxId, e.held);
+      let total = 0;
+      for (const n of held.values()) total += n;
+      metrics?.outboxHeld.set(total);
+    }),
+    events.on('outbox:sent', (e) => logger?.info({ inboxId: e.inboxId, count: e.count }, 'outbox sent')),
+    events.on('channel:delivered', (e) => metrics?.outboxSent.inc({ channel: e.channel }, e.count)),
+    events.on('channel:failed', (e) => {
+      metrics?.channelFailures.inc({ channel: e.channel });
+      logger?.warn(e, 'channel failed; the messages stay held');
+    }),
+    events.on('outbox:lost', (e) => {
+      metrics?.channelFailures.inc({ channel: e.channel });
+      metrics?.outboxLost.inc({ channel: e.channel }, e.count);
+      logger?.error(e, 'channel failed; at-most-once delivery: these messages are not sent again');
+    }),
+  ];
+  return () => {
+    for (const stop of off) stop();
+  };
+}

@@ -1,0 +1,226 @@
+/**
+ * The one Inbox (contract.ts), on any backend's port. Each method validates
+ * its input (validate/, once, by rule), runs the backend's verb with the
+ * rule's plan where the rule decides on rows (scheduler.ts, approvals.ts,
+ * dispatch.ts), then tells subscribers and emits what happened: the wake-up
+ * hints a worker pool and a dispatcher follow, and the domain events logs
+ * and metrics subscribe to. A backend never validates, plans, notifies or
+ * emits; that is why there is one of this and not one per store.
+ */
+import type { RuntimeEvents } from '../../events.js';
+import { VigilError } from '../../errors.js';
+import type {
+  ApprovalAnswer,
+  ApprovalOutcome,
+  ApprovalRequest,
+  ClaimedEvent,
+  DispatchOptions,
+  EventQuery,
+  EventRow,
+  Inbox,
+  InboxStats,
+  NewEvent,
+  OperatorAction,
+  RunOutcome,
+  SendFn,
+  TimerRow,
+  TimerSpec,
+  WakeKind,
+} from '../contract.js';
+import type { ResolvedOptions } from '../options.js';
+import { nextCronTime } from '../schedule.js';
+import { decideAnswer } from './approvals.js';
+import { dispatchOutbox } from './dispatch.js';
+import type { InboxPort } from './port.js';
+import { planSchedulerPass } from './scheduler.js';
+import * as v from './validate/index.js';
+
+/** What every inbox of one store shares. */
+export interface EngineContext {
+  readonly options: ResolvedOptions;
+  readonly events: RuntimeEvents;
+  /** Tells subscribers (every process, on PostgreSQL); never fails: a lost hint loses nothing but time. */
+  notify(inboxId: string, kind: WakeKind): Promise<void>;
+  /** The application's clock, where it has one (the database's clock decides inside transactions). */
+  appNow(): number;
+}
+
+export class EngineInbox implements Inbox {
+  constructor(
+    private readonly port: InboxPort,
+    private readonly ctx: EngineContext,
+  ) {}
+
+  get id(): string {
+    return this.port.id;
+  }
+
+  /** R1. A lone ingest may share its commit with others arriving at once; `true` still means durable. */
+  async ingest(event: NewEvent): Promise<boolean> {
+    const checked = v.validateEvent(event, this.ctx.options.maxPayloadBytes);
+    const [stored = false] = await this.port.insertEvents([checked], { single: true, wake: true });
+    this.ingested([checked], [stored]);
+    return stored;
+  }
+
+  async ingestMany(events: readonly NewEvent[]): Promise<boolean[]> {
+    const checked = v.validateEvents(events, this.ctx.options.maxPayloadBytes);
+    if (checked.length === 0) return [];
+    const stored = await this.port.insertEvents(checked, { single: false, wake: true });
+    this.ingested(checked, stored);
+    return stored;
+  }
+
+  private ingested(events: v.CheckedEvent[], stored: boolean[]): void {
+    if (!this.ctx.events.has('event:ingested')) return;
+    events.forEach((event, i) => {
+      this.ctx.events.emit('event:ingested', { inboxId: this.id, source: event.source, sourceId: event.sourceId, stored: stored[i] === true });
+    });
+  }
+
+  /** R2. `lease:acquired` is emitted for a new generation, not for a renewal. */
+  async acquire(holder: string): Promise<number | null> {
+    v.validateHolder(holder);
+    const acquired = await this.port.acquire(holder);
+    if (acquired === null) return null;
+    if (!acquired.renewed) this.ctx.events.emit('lease:acquired', { inboxId: this.id, gen: acquired.gen, takeover: acquired.takeover });
+    return acquired.gen;
+  }
+
+  async release(holder: string, gen: number): Promise<boolean> {
+    v.validateHolder(holder);
+    v.validateGen(gen);
+    return this.port.release(holder, gen);
+  }
+
+  /** R4, fenced by R3. */
+  async claimBatch(holder: string, gen: number): Promise<ClaimedEvent[]> {
+    v.validateHolder(holder);
+    v.validateGen(gen);
+    const { events, dead } = await this.port.claim(holder, gen);
+    if (dead.length > 0) this.ctx.events.emit('events:dead', { inboxId: this.id, error: 'too many attempts', events: dead });
+    return events;
+  }
+
+  /** R3, R5, R6. A finish that queues messages tells the dispatchers. */
+  async finish(holder: string, gen: number, ids: readonly number[], outcome?: RunOutcome): Promise<boolean> {
+    v.validateHolder(holder);
+    v.validateGen(gen);
+    const eventIds = v.validateEventIds(ids);
+    const checked = v.validateOutcome(outcome, this.ctx.options.maxPayloadBytes);
+    const finished = await this.port.finish(holder, gen, eventIds, checked, { wake: checked.messages.length > 0 });
+    if (finished && checked.dead && eventIds.length > 0) this.diedAtOnce(eventIds, checked.error!);
+    return finished;
+  }
+
+  /** R6 without the wait (a terminal error, a screening step). The run that said so knows the events; the store did not read them again. */
+  private diedAtOnce(ids: number[], error: string): void {
+    if (!this.ctx.events.has('events:dead')) return;
+    const events = ids.map((id) => ({ id, source: null, sourceId: null, attempts: null, lastError: error }));
+    this.ctx.events.emit('events:dead', { inboxId: this.id, error, events });
+  }
+
+  /** R7: a cron timer with no `due` is first due at its next match after the transaction's now. */
+  async addTimer(timer: TimerSpec): Promise<void> {
+    const checked = v.validateTimer(timer, this.ctx.options.maxPayloadBytes);
+    const firstDue = (now: number): number => {
+      const due = checked.due ?? nextCronTime(checked.cron!, checked.tz, now);
+      if (due === null) throw new VigilError('invalid_timer', `timer ${JSON.stringify(checked.id)}: cron pattern never matches after now`);
+      return due;
+    };
+    // Refused before the transaction too: a refused timer must not leave an empty inbox behind.
+    if (checked.due === null) firstDue(this.ctx.appNow());
+    await this.port.addTimer(checked, firstDue);
+    await this.ctx.notify(this.id, 'work');
+  }
+
+  async removeTimer(id: string): Promise<boolean> {
+    v.validateTimerId(id);
+    return this.port.removeTimer(id);
+  }
+
+  async timers(): Promise<TimerRow[]> {
+    return this.port.timers();
+  }
+
+  /** R7: returns how many timers (and expired approvals) were due. A pass never starts a run. */
+  async runScheduler(): Promise<number> {
+    let due = 0;
+    await this.port.fireTimers((timers, approvals, now) => {
+      due = timers.length + approvals.length;
+      return planSchedulerPass(timers, approvals, now);
+    });
+    if (due > 0) this.ctx.events.emit('scheduler:fired', { inboxId: this.id, due });
+    return due;
+  }
+
+  async requestApproval(request: ApprovalRequest): Promise<void> {
+    const checked = v.validateApprovalRequest(request, this.ctx.options.maxPayloadBytes);
+    await this.port.requestApproval(checked);
+    await this.ctx.notify(this.id, 'work');
+  }
+
+  async answerApproval(id: string, answer: ApprovalAnswer): Promise<ApprovalOutcome> {
+    v.validateApprovalId(id);
+    v.validateAnswer(answer);
+    const outcome = await this.port.answerApproval(id, decideAnswer(id, answer));
+    if (outcome !== 'unknown') {
+      await this.ctx.notify(this.id, 'work');
+      this.ctx.events.emit('approval:answered', { inboxId: this.id, approvalId: id, outcome });
+    }
+    return outcome;
+  }
+
+  /** R9. */
+  async dispatch(send: SendFn, options: DispatchOptions = {}): Promise<number> {
+    if (typeof send !== 'function') throw new VigilError('invalid_argument', 'dispatch needs a send function');
+    return dispatchOutbox(this.port, send, {
+      atMostOnce: options.atMostOnce === true,
+      gapMs: this.ctx.options.outboxGapMs,
+      onRecorded: ({ sent, held }) => this.ctx.events.emit('outbox:dispatched', { inboxId: this.id, count: sent, held }),
+    });
+  }
+
+  async getSession(): Promise<unknown> {
+    return this.port.getSession();
+  }
+
+  async getMemory(): Promise<Record<string, unknown>> {
+    return this.port.getMemory();
+  }
+
+  async getEvent(source: string, sourceId: string): Promise<EventRow | null> {
+    v.checkKey('invalid_argument', 'source', source);
+    v.checkKey('invalid_argument', 'sourceId', sourceId);
+    return this.port.getEvent(source, sourceId);
+  }
+
+  async events(query?: EventQuery): Promise<EventRow[]> {
+    return this.port.events(v.validateEventQuery(query));
+  }
+
+  /** R6: the event is work again: the workers hear of it now rather than at their next poll. */
+  async redrive(eventId: number): Promise<boolean> {
+    v.validateEventId(eventId);
+    const redriven = await this.port.redrive(eventId);
+    if (redriven) await this.ctx.notify(this.id, 'work');
+    return redriven;
+  }
+
+  async stats(): Promise<InboxStats> {
+    return this.port.stats();
+  }
+
+  async expediteOutbox(): Promise<number> {
+    const count = await this.port.expediteOutbox();
+    if (count > 0) {
+      await this.ctx.notify(this.id, 'outbox');
+      this.ctx.events.emit('outbox:expedited', { inboxId: this.id, count });
+    }
+    return count;
+  }
+
+  async recordAction(action: Omit<OperatorAction, 'at'>): Promise<void> {
+    await this.port.recordAction(v.validateOperatorAction(action));
+  }
+}

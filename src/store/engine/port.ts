@@ -1,0 +1,222 @@
+/**
+ * The port: what a backend (SQLite, PostgreSQL) does for the engine, as
+ * SQL. The engine (inbox.ts) validates every argument before a verb sees
+ * it and decides each rule's plan; a backend stores and fetches. Each write
+ * verb is one transaction (R10) on one inbox, serialised with the inbox's
+ * other writers (SQLite: BEGIN IMMEDIATE on its file; PostgreSQL: a lock on
+ * its row), and reads "now" once, after the lock.
+ *
+ * Where a rule must decide on rows read inside that transaction (which
+ * timers are due, what an approval's answer is, what a dispatch may send),
+ * the engine hands the verb a *planner*: a pure, synchronous function from
+ * the rows and the transaction's now to what to write. So the rule lives
+ * once, in the engine, and each backend only runs its SQL around it.
+ *
+ * The rules that are SQL by nature (R1's unique key, R2's lease, R3's fence,
+ * R4's claim) are verbs of their own, and every verb returns what the
+ * engine needs to tell subscribers and emit its events: no read is made
+ * twice, and none just for a metric.
+ */
+import type {
+  ActivityBucket,
+  ApprovalOutcome,
+  ApprovalRow,
+  ClaimedEvent,
+  EventRow,
+  InboxList,
+  InboxStats,
+  NextWake,
+  OperatorAction,
+  OutboxView,
+  TimerRow,
+  WakeKind,
+  WakeListener,
+} from '../contract.js';
+import type { DeadEvent } from '../../events.js';
+import type { ResolvedOptions } from '../options.js';
+import type { DispatchPlan, HeldRow } from '../outbox-batch.js';
+import type {
+  CheckedAction,
+  CheckedActivityQuery,
+  CheckedApproval,
+  CheckedEvent,
+  CheckedEventQuery,
+  CheckedInboxListQuery,
+  CheckedOutcome,
+  CheckedTimer,
+} from './validate/index.js';
+
+export interface StorePort {
+  readonly options: ResolvedOptions;
+  /** An inbox's verbs; the id is valid (R11). Cheap: nothing is created until a write. */
+  inbox(id: string): InboxPort;
+  /** An inbox's dashboard reads; the id is valid. */
+  view(id: string): ViewPort;
+  inboxes(): Promise<string[]>;
+  readyInboxes(limit: number): Promise<string[]>;
+  dispatchableInboxes(limit: number): Promise<string[]>;
+  listInboxes(query: CheckedInboxListQuery): Promise<InboxList>;
+  nextWake(): Promise<NextWake>;
+  /** Wake-up hints from this store object and (PostgreSQL) every other process on the same data. */
+  subscribe(listener: WakeListener): Promise<() => Promise<void>>;
+  /** Tells every subscriber (PostgreSQL: on every machine) that `kind` of work landed in an inbox. */
+  notify(inboxId: string, kind: WakeKind): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface InboxPort {
+  readonly id: string;
+
+  /**
+   * R1: stores the events in order, each key once (the first wins), in one
+   * transaction; true for each event stored, false for a duplicate.
+   * `single`: one ingest call, which a backend may commit together with
+   * others arriving at the same moment (SQLite's group commit), answering
+   * each only after the shared commit. With `wake`, subscribers hear of the
+   * inbox once something was stored.
+   */
+  insertEvents(events: CheckedEvent[], options: { single: boolean; wake: boolean }): Promise<boolean[]>;
+
+  /** R2: take or renew the lease; null while another holder's is valid. */
+  acquire(holder: string): Promise<Acquired | null>;
+  /** R2: end this holder's lease in this generation now. */
+  release(holder: string, gen: number): Promise<boolean>;
+  /** R4, fenced by R3. */
+  claim(holder: string, gen: number): Promise<Claim>;
+  /**
+   * R3, R5, R6: the run's outcome, fenced on holder and gen, all or nothing.
+   * With `wake`, outbox subscribers hear of it when the finish queued messages.
+   */
+  finish(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, options: FinishOptions): Promise<boolean>;
+
+  /** R7: creates or replaces a timer; `firstDue` gives the due time of a cron timer given none, at the transaction's now. */
+  addTimer(timer: CheckedTimer, firstDue: (now: number) => number): Promise<void>;
+  removeTimer(id: string): Promise<boolean>;
+  /**
+   * R7 (and R8's expiries): reads the due timers and the expired open
+   * approvals, asks `plan`, and writes what it says, in one transaction.
+   * An inbox that was never written fires nothing and is not created.
+   */
+  fireTimers(plan: PlanFiring): Promise<void>;
+
+  /** R8: asking again for an id that exists changes nothing. */
+  requestApproval(request: CheckedApproval): Promise<void>;
+  /**
+   * R8: reads the approval (unknown: 'unknown'), stores the event
+   * `decide.event` gives (unless one is stored under its key already), then
+   * records and returns the outcome `decide.standing` reads from the stored
+   * one. One transaction.
+   */
+  answerApproval(id: string, decide: DecideAnswer): Promise<ApprovalOutcome>;
+
+  /**
+   * R9: unless a dispatch is in flight, reads the held messages and the
+   * pacing, asks `plan`, and reserves the batch it picks for leaseTtlMs
+   * (or, `atMostOnce`, records it as sent). One transaction.
+   */
+  reserve(plan: PlanDispatch, options: ReserveOptions): Promise<Reserved | null>;
+  /** R9: the send failed: the batch is held again and its gap given back (if it is still this batch's). */
+  unreserve(batch: DispatchPlan): Promise<void>;
+  /** R9: the send succeeded: the reserved batch is sent. */
+  markSent(batch: DispatchPlan): Promise<void>;
+
+  /** R6: a dead event pending again with attempts 0. */
+  redrive(eventId: number): Promise<boolean>;
+  /** Every held message urgent (R9's "send now"); how many. */
+  expediteOutbox(): Promise<number>;
+  recordAction(action: CheckedAction): Promise<void>;
+
+  timers(): Promise<TimerRow[]>;
+  getSession(): Promise<unknown>;
+  getMemory(): Promise<Record<string, unknown>>;
+  getEvent(source: string, sourceId: string): Promise<EventRow | null>;
+  events(query: CheckedEventQuery): Promise<EventRow[]>;
+  stats(): Promise<InboxStats>;
+}
+
+export interface ViewPort {
+  readonly id: string;
+  approvals(limit: number): Promise<ApprovalRow[]>;
+  outbox(limit: number): Promise<OutboxView>;
+  /** `buckets(now)` says how many buckets the window has at the store's now (and refuses too many). */
+  activity(query: CheckedActivityQuery, buckets: (now: number) => number): Promise<ActivityBucket[]>;
+  actions(limit: number): Promise<OperatorAction[]>;
+}
+
+export interface Acquired {
+  gen: number;
+  /** The holder's own valid lease, extended in the same generation. */
+  renewed: boolean;
+  /** Events of an older generation were still running: their worker died or stalled. */
+  takeover: boolean;
+}
+
+export interface Claim {
+  events: ClaimedEvent[];
+  /** Events this claim parked as dead (R4: too many attempts). */
+  dead: DeadEvent[];
+}
+
+export interface FinishOptions {
+  wake: boolean;
+  /**
+   * Test only (vigil/testing's 'in-finish' crash point): run the whole
+   * transaction, then roll it back, as a process killed before its COMMIT.
+   */
+  rollback?: boolean;
+}
+
+export interface ReserveOptions {
+  atMostOnce: boolean;
+  /** Test only ('in-dispatch'): roll the reservation back, as a process killed before its COMMIT. */
+  rollback?: boolean;
+}
+
+/** A timer as the scheduler reads it from its row. */
+export interface DueTimer {
+  id: string;
+  due: number;
+  every: number | null;
+  cron: string | null;
+  tz: string | null;
+  missed: CheckedTimer['missed'];
+  payloadJson: string;
+  key: { source: string; sourceId: string } | null;
+}
+
+export interface ExpiredApproval {
+  id: string;
+  actionJson: string;
+  expiresAt: number;
+}
+
+/** What one scheduler pass writes: the events, each timer's next due (null: done), the approvals now expired. */
+export interface FiringPlan {
+  events: CheckedEvent[];
+  timers: { id: string; nextDue: number | null; lastSkipped: number }[];
+  expiredApprovals: string[];
+}
+
+export type PlanFiring = (due: DueTimer[], expired: ExpiredApproval[], now: number) => FiringPlan;
+
+export interface DecideAnswer {
+  /** The event to store under ('approval', id), from the approval's row and the transaction's now. */
+  event(approval: { actionJson: string; expiresAt: number }, now: number): CheckedEvent;
+  /** The outcome the stored event says ('unknown' if it says none). */
+  standing(storedPayloadJson: string): ApprovalOutcome;
+}
+
+export interface DispatchInput {
+  held: HeldRow[];
+  /** The last send that counted against the gap. */
+  lastPaced: number | null;
+  now: number;
+}
+
+export type PlanDispatch = (input: DispatchInput) => DispatchPlan | null;
+
+export interface Reserved {
+  batch: DispatchPlan;
+  /** Messages held before this batch (it included). */
+  held: number;
+}

@@ -1,0 +1,33 @@
+/**
+ * R7 (and R8's expiries): what one scheduler pass writes, decided from the
+ * due timers' rows and the transaction's now. Each due timer becomes inbox
+ * events and advances in the same transaction (InboxPort.fireTimers), so a
+ * second pass at the same instant finds nothing due; the event key (timer
+ * id @ scheduled time) turns a replay of the same occurrence into a
+ * duplicate. Approvals past their deadline with no answer get their
+ * `expired` event here too. The timer arithmetic is schedule.ts's.
+ */
+import { approvalPayload } from '../approval-payload.js';
+import { planFiring, timerEventKey } from '../schedule.js';
+import type { DueTimer, ExpiredApproval, FiringPlan } from './port.js';
+import type { CheckedEvent } from './validate/index.js';
+
+export function planSchedulerPass(due: DueTimer[], expired: ExpiredApproval[], now: number): FiringPlan {
+  const events: CheckedEvent[] = [];
+  const timers: FiringPlan['timers'] = [];
+  for (const timer of due) {
+    const firing = planFiring(timer, now);
+    const base = JSON.parse(timer.payloadJson) as Record<string, unknown>;
+    for (const { scheduledFor, skipped } of firing.occurrences) {
+      const key = timer.key ?? timerEventKey(timer.id, scheduledFor);
+      events.push({ ...key, payloadJson: JSON.stringify({ ...base, scheduledFor, lateBy: now - scheduledFor, skipped }) });
+    }
+    const lastSkipped = firing.occurrences[firing.occurrences.length - 1]?.skipped ?? 0;
+    timers.push({ id: timer.id, nextDue: firing.nextDue, lastSkipped });
+  }
+  for (const approval of expired) {
+    const payload = approvalPayload(approval.id, 'expired', JSON.parse(approval.actionJson) as unknown, approval.expiresAt, now);
+    events.push({ source: 'approval', sourceId: approval.id, payloadJson: JSON.stringify(payload) });
+  }
+  return { events, timers, expiredApprovals: expired.map((approval) => approval.id) };
+}

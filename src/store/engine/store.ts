@@ -1,0 +1,107 @@
+/**
+ * The one Store (contract.ts) over a backend's port: it validates ids and
+ * queries, hands out the engine's inboxes and views, and fans the port's
+ * wake-up hints out to subscribers. `openStore` builds one per backend.
+ */
+import { readClock, type Clock } from '../../clock.js';
+import { RuntimeEvents } from '../../events.js';
+import { VigilError } from '../../errors.js';
+import type { Inbox, InboxList, InboxListQuery, InboxView, NextWake, Store, WakeKind, WakeListener } from '../contract.js';
+import { EngineInbox, type EngineContext } from './inbox.js';
+import type { StorePort } from './port.js';
+import * as v from './validate/index.js';
+import { EngineView } from './view.js';
+
+export class VigilStore implements Store {
+  readonly events: RuntimeEvents;
+  private readonly context: EngineContext;
+  private closing: Promise<void> | null = null;
+
+  constructor(
+    /** The backend. For vigil/testing (crashingStore wraps it) and backend-specific tools; not part of the contract. */
+    readonly port: StorePort,
+    events?: RuntimeEvents,
+  ) {
+    this.events = events ?? new RuntimeEvents();
+    const clock = port.options.clock;
+    this.context = {
+      options: port.options,
+      events: this.events,
+      notify: (inboxId, kind) => this.notify(inboxId, kind),
+      appNow: () => (clock === 'database' ? Date.now() : readClock(clock as Clock)),
+    };
+  }
+
+  get leaseTtlMs(): number {
+    return this.port.options.leaseTtlMs;
+  }
+
+  inbox(id: string): Inbox {
+    this.assertOpen();
+    return new EngineInbox(this.port.inbox(v.validateInboxId(id)), this.context);
+  }
+
+  view(id: string): InboxView {
+    this.assertOpen();
+    return new EngineView(this.port.view(v.validateInboxId(id)));
+  }
+
+  async inboxes(): Promise<string[]> {
+    this.assertOpen();
+    return this.port.inboxes();
+  }
+
+  async readyInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
+    this.assertOpen();
+    return this.port.readyInboxes(v.validateLimit(limit));
+  }
+
+  async dispatchableInboxes({ limit = 100 }: { limit?: number } = {}): Promise<string[]> {
+    this.assertOpen();
+    return this.port.dispatchableInboxes(v.validateLimit(limit));
+  }
+
+  async listInboxes(query?: InboxListQuery): Promise<InboxList> {
+    this.assertOpen();
+    return this.port.listInboxes(v.validateInboxListQuery(query));
+  }
+
+  async nextWake(): Promise<NextWake> {
+    this.assertOpen();
+    return this.port.nextWake();
+  }
+
+  async subscribe(listener: WakeListener): Promise<() => Promise<void>> {
+    this.assertOpen();
+    if (typeof listener !== 'function') throw new VigilError('invalid_argument', 'subscribe needs a listener function');
+    return this.port.subscribe((inboxId, kind) => {
+      try {
+        listener(inboxId, kind);
+      } catch {
+        // A hint's listener must not fail the write that already committed.
+      }
+    });
+  }
+
+  /**
+   * A hint after a commit, sent before the call returns (so hints arrive in
+   * the order of the calls that made them), and never worth failing the
+   * operation that committed for.
+   */
+  private async notify(inboxId: string, kind: WakeKind): Promise<void> {
+    await this.port.notify(inboxId, kind).catch(() => undefined);
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.port.close();
+    return this.closing;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  private assertOpen(): void {
+    if (this.closing !== null) throw new VigilError('store_closed', 'this store was closed; open a new one with openStore()');
+  }
+}

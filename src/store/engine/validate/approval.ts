@@ -1,0 +1,36 @@
+/** R8's input: an approval request, its id and its answer. */
+import { VigilError } from '../../../errors.js';
+import type { ApprovalAnswer, ApprovalRequest } from '../../contract.js';
+import { toJson } from './json.js';
+import { checkKey, describe } from './text.js';
+
+export interface CheckedApproval {
+  id: string;
+  expiresInMs: number;
+  actionJson: string;
+}
+
+export function validateApprovalRequest(request: unknown, maxBytes: number): CheckedApproval {
+  if (typeof request !== 'object' || request === null) {
+    throw new VigilError('invalid_argument', 'an approval request must be an object { id, expiresInMs, action }');
+  }
+  const { id, expiresInMs, action } = request as ApprovalRequest;
+  validateApprovalId(id);
+  if (typeof expiresInMs !== 'number' || !Number.isSafeInteger(expiresInMs) || expiresInMs <= 0) {
+    throw new VigilError('invalid_argument', `expiresInMs must be a positive integer of milliseconds, got ${describe(expiresInMs)}`);
+  }
+  const actionJson = toJson('invalid_argument', 'action', action === undefined ? null : action, maxBytes);
+  return { id, expiresInMs, actionJson };
+}
+
+export function validateApprovalId(id: unknown): string {
+  checkKey('invalid_argument', 'approval id', id);
+  return id;
+}
+
+export function validateAnswer(answer: unknown): ApprovalAnswer {
+  if (answer !== 'yes' && answer !== 'no') {
+    throw new VigilError('invalid_argument', `an approval answer is 'yes' or 'no', got ${describe(answer)}`);
+  }
+  return answer;
+}

@@ -1,0 +1,154 @@
+/**
+ * The engine's port on PostgreSQL (engine/port.ts). Each verb is one
+ * transaction on the inbox's locked row: the hot ones (insertEvents,
+ * acquire, release, claim, finish) as one call of a server-side function
+ * (call.ts, functions/), the others as a transaction of a few statements
+ * (inbox-tx.ts) around the engine's plan. Reads and writes of an inbox that
+ * was never written return empty results without creating it, as on SQLite.
+ */
+import type { ApprovalOutcome, EventRow, InboxStats, TimerRow } from '../contract.js';
+import type { Acquired, Claim, DecideAnswer, FinishOptions, InboxPort, PlanDispatch, PlanFiring, Reserved, ReserveOptions } from '../engine/port.js';
+import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedOutcome, CheckedTimer } from '../engine/validate/index.js';
+import type { DispatchPlan } from '../outbox-batch.js';
+import { toEventRow, toTimerRow, type EventRecord, type ListedTimerRecord } from '../rows.js';
+import { answerApproval, requestApproval } from './approvals.js';
+import type { CallTarget } from './call.js';
+import { claimBatch } from './claim.js';
+import { recordSent, releaseBatch, reserveBatch } from './dispatch.js';
+import { finishRun } from './finish.js';
+import type { InboxTx } from './inbox-tx.js';
+import { ingestEvents } from './ingest.js';
+import { acquireLease, releaseLease } from './lease.js';
+import { expediteOutbox, recordAction } from './operator.js';
+import { COUNT_SOURCE, GET_EVENT, listEventsSql, redrive, SORT_AT_MOST, STATS, toStats, type StatsRow } from './read.js';
+import { fireTimers, LIST_TIMERS, removeTimer, upsertTimer } from './timers.js';
+
+/** What an inbox needs from its store. */
+export interface InboxBackend extends CallTarget {
+  /** One statement on a pooled connection: its own transaction, one snapshot. */
+  query<T extends object>(sql: string, params: unknown[]): Promise<T[]>;
+  /** The same, planned with index scans only (no sequential or bitmap heap scan). */
+  queryByIndex<T extends object>(sql: string, params: unknown[]): Promise<T[]>;
+  /** One transaction on the inbox's locked row; `absent` if it was never written and `create` is false. */
+  transaction<T>(inboxId: string, create: boolean, fn: (tx: InboxTx) => Promise<T>, rollback?: boolean): Promise<{ value: T } | 'absent'>;
+}
+
+export class PostgresInboxPort implements InboxPort {
+  constructor(
+    private readonly db: InboxBackend,
+    readonly id: string,
+  ) {}
+
+  private async write<T>(fn: (tx: InboxTx) => Promise<T>): Promise<T> {
+    const result = await this.db.transaction(this.id, true, fn);
+    if (result === 'absent') throw new Error('unreachable: a creating transaction found no inbox row');
+    return result.value;
+  }
+
+  private async writeExisting<T>(fallback: T, fn: (tx: InboxTx) => Promise<T>, rollback = false): Promise<T> {
+    const result = await this.db.transaction(this.id, false, fn, rollback);
+    return result === 'absent' ? fallback : result.value;
+  }
+
+  /** The wake-up hint is vigil_ingest's (functions/ingest.sql), sent in the same round trip. */
+  async insertEvents(events: CheckedEvent[], { wake }: { single: boolean; wake: boolean }): Promise<boolean[]> {
+    return ingestEvents(this.db, this.id, events, wake);
+  }
+
+  async acquire(holder: string): Promise<Acquired | null> {
+    return acquireLease(this.db, this.id, holder);
+  }
+
+  async release(holder: string, gen: number): Promise<boolean> {
+    return releaseLease(this.db, this.id, holder, gen);
+  }
+
+  async claim(holder: string, gen: number): Promise<Claim> {
+    return claimBatch(this.db, this.id, holder, gen);
+  }
+
+  async finish(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, options: FinishOptions): Promise<boolean> {
+    return finishRun(this.db, this.id, holder, gen, ids, outcome, options);
+  }
+
+  async addTimer(timer: CheckedTimer, firstDue: (now: number) => number): Promise<void> {
+    await this.write((tx) => upsertTimer(tx, timer, firstDue(tx.now)));
+  }
+
+  async removeTimer(id: string): Promise<boolean> {
+    return this.writeExisting(false, (tx) => removeTimer(tx, id));
+  }
+
+  async fireTimers(plan: PlanFiring): Promise<void> {
+    const fired = await this.db.transaction(this.id, false, (tx) => fireTimers(tx, plan));
+    if (fired === 'absent') plan([], [], 0);
+  }
+
+  async requestApproval(request: CheckedApproval): Promise<void> {
+    await this.write((tx) => requestApproval(tx, request));
+  }
+
+  async answerApproval(id: string, decide: DecideAnswer): Promise<ApprovalOutcome> {
+    return this.writeExisting<ApprovalOutcome>('unknown', (tx) => answerApproval(tx, id, decide));
+  }
+
+  async reserve(plan: PlanDispatch, { atMostOnce, rollback = false }: ReserveOptions): Promise<Reserved | null> {
+    const reserved = await this.writeExisting(null, (tx) => reserveBatch(tx, plan, atMostOnce), rollback);
+    return rollback ? null : reserved;
+  }
+
+  async unreserve(batch: DispatchPlan): Promise<void> {
+    await this.write((tx) => releaseBatch(tx, batch));
+  }
+
+  async markSent(batch: DispatchPlan): Promise<void> {
+    await this.write((tx) => recordSent(tx, batch));
+  }
+
+  async redrive(eventId: number): Promise<boolean> {
+    return this.writeExisting(false, (tx) => redrive(tx, eventId));
+  }
+
+  async expediteOutbox(): Promise<number> {
+    return this.writeExisting(0, (tx) => expediteOutbox(tx));
+  }
+
+  async recordAction(action: CheckedAction): Promise<void> {
+    await this.write((tx) => recordAction(tx, action));
+  }
+
+  async timers(): Promise<TimerRow[]> {
+    return (await this.db.query<ListedTimerRecord>(LIST_TIMERS, [this.id])).map(toTimerRow);
+  }
+
+  async getSession(): Promise<unknown> {
+    const [row] = await this.db.query<{ state: string }>('SELECT state FROM sessions WHERE inbox_id = $1', [this.id]);
+    return row === undefined ? null : (JSON.parse(row.state) as unknown);
+  }
+
+  async getMemory(): Promise<Record<string, unknown>> {
+    const rows = await this.db.query<{ key: string; value: string }>('SELECT key, value FROM memory WHERE inbox_id = $1 ORDER BY key', [this.id]);
+    return Object.fromEntries(rows.map((row) => [row.key, JSON.parse(row.value) as unknown]));
+  }
+
+  async getEvent(source: string, sourceId: string): Promise<EventRow | null> {
+    const [row] = await this.db.query<EventRecord>(GET_EVENT, [this.id, source, sourceId]);
+    return row === undefined ? null : toEventRow(row);
+  }
+
+  async events(query: CheckedEventQuery): Promise<EventRow[]> {
+    let sortSource = false;
+    if (query.source !== null) {
+      const [count] = await this.db.query<{ n: number }>(COUNT_SOURCE, [this.id, query.source]);
+      sortSource = count!.n <= SORT_AT_MOST;
+    }
+    const { sql, params } = listEventsSql(query, sortSource);
+    const rows = await this.db.query<EventRecord>(sql, [this.id, query.limit, ...params]);
+    return rows.map(toEventRow);
+  }
+
+  async stats(): Promise<InboxStats> {
+    const [row] = await this.db.query<StatsRow>(STATS, [this.id, this.db.appNow()]);
+    return toStats(row);
+  }
+}

@@ -1,4 +1,0 @@
--- Step 4 made the hot operations server-side functions, one round trip
--- each. Their current definitions are in ../functions/ (one file per rule,
--- see its README.md), applied after the numbered steps whenever a schema is
--- created or upgraded, so this step has nothing left to do of its own.

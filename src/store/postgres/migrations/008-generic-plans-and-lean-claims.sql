@@ -1,5 +1,0 @@
--- Step 8 made every hot function plan once per connection
--- (plan_cache_mode = force_generic_plan) and let vigil_claim skip its two
--- repairs when there is nothing to repair (BENCHMARKS.md, "PostgreSQL vs
--- graphile-worker"). Both live in ../functions/ now (see its README.md),
--- which every upgrade re-applies: this step only moves schemas to version 8.

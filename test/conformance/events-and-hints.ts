@@ -1,0 +1,166 @@
+/**
+ * What the engine tells the world, the same on every store: the domain
+ * events logs and metrics subscribe to (Store.events), each carrying what
+ * its figure needs so nothing is read again for it, and the wake-up hints
+ * (Store.subscribe) a worker pool and a dispatcher follow.
+ */
+import { describe, expect, it } from 'vitest';
+import type { RuntimeEventMap, RuntimeEventName } from '../../src/events.js';
+import type { Store, WakeKind } from '../../src/index.js';
+import { T0, useStore, type StoreTarget } from './harness.js';
+import { lease } from './helpers.js';
+
+/** Every event of these names the store emits, in order. */
+function record<K extends RuntimeEventName>(store: Store, ...names: K[]): Array<{ name: K; payload: RuntimeEventMap[K] }> {
+  const seen: Array<{ name: K; payload: RuntimeEventMap[K] }> = [];
+  for (const name of names) store.events.on(name, (payload) => seen.push({ name, payload }));
+  return seen;
+}
+
+/** Hints heard through subscribe, once the store had a moment to deliver them (PostgreSQL: LISTEN/NOTIFY). */
+async function hintsOf(store: Store): Promise<{ seen: Array<[string, WakeKind]>; settle(expected: number): Promise<void> }> {
+  const seen: Array<[string, WakeKind]> = [];
+  await store.subscribe((inboxId, kind) => seen.push([inboxId, kind]));
+  return {
+    seen,
+    async settle(expected) {
+      for (let i = 0; i < 200 && seen.length < expected; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 50)); // and nothing more arrives
+    },
+  };
+}
+
+export function eventsAndHints(target: StoreTarget): void {
+  describe(`domain events and wake-up hints (${target.name})`, () => {
+    const open = useStore(target);
+
+    it('event:ingested once per event handed in, stored or duplicate, with its key', async () => {
+      const { store } = await open();
+      const seen = record(store, 'event:ingested');
+      await store.inbox('alice').ingest({ source: 's', sourceId: '1' });
+      await store.inbox('alice').ingestMany([
+        { source: 's', sourceId: '1' },
+        { source: 's', sourceId: '2' },
+      ]);
+      expect(seen.map((e) => e.payload)).toEqual([
+        { inboxId: 'alice', source: 's', sourceId: '1', stored: true },
+        { inboxId: 'alice', source: 's', sourceId: '1', stored: false },
+        { inboxId: 'alice', source: 's', sourceId: '2', stored: true },
+      ]);
+    });
+
+    it('lease:acquired for each new generation, not for a renewal; takeover when an older generation left events running', async () => {
+      const { store, clock } = await open({ leaseTtlMs: 1_000 });
+      const inbox = store.inbox('alice');
+      await inbox.ingest({ source: 's', sourceId: '1' });
+      const seen = record(store, 'lease:acquired');
+      const gen = await lease(inbox, 'A');
+      await lease(inbox, 'A'); // renewal
+      await inbox.claimBatch('A', gen); // A dies holding the batch
+      clock.advance(1_001);
+      await lease(inbox, 'B');
+      expect(seen.map((e) => e.payload)).toEqual([
+        { inboxId: 'alice', gen: 1, takeover: false },
+        { inboxId: 'alice', gen: 2, takeover: true },
+      ]);
+    });
+
+    it('events:dead names each event a claim parks after too many attempts, with its attempts and last error; and a dead-at-once finish', async () => {
+      const { store } = await open({ maxAttempts: 1 });
+      const inbox = store.inbox('alice');
+      await inbox.ingest({ source: 'mail', sourceId: 'poison' });
+      const seen = record(store, 'events:dead');
+      const gen = await lease(inbox, 'W');
+      const [event] = await inbox.claimBatch('W', gen);
+      await inbox.finish('W', gen, [event!.id], { error: 'it broke' });
+      expect(await inbox.claimBatch('W', gen)).toEqual([]);
+      expect(seen.map((e) => e.payload)).toEqual([
+        { inboxId: 'alice', error: 'too many attempts', events: [{ id: event!.id, source: 'mail', sourceId: 'poison', attempts: 1, lastError: 'it broke' }] },
+      ]);
+      await inbox.ingest({ source: 'mail', sourceId: 'rejected' });
+      const [second] = await inbox.claimBatch('W', gen);
+      await inbox.finish('W', gen, [second!.id], { error: 'screened out', dead: true });
+      expect(seen[1]!.payload).toEqual({
+        inboxId: 'alice',
+        error: 'screened out',
+        events: [{ id: second!.id, source: null, sourceId: null, attempts: null, lastError: 'screened out' }],
+      });
+    });
+
+    it('scheduler:fired, approval:answered, outbox:expedited and outbox:dispatched carry their counts', async () => {
+      const { store, clock } = await open({ outboxGapMs: 1_000_000 });
+      const inbox = store.inbox('alice');
+      const seen = record(store, 'scheduler:fired', 'approval:answered', 'outbox:expedited', 'outbox:dispatched');
+      await inbox.addTimer({ id: 't', due: T0 });
+      await inbox.requestApproval({ id: 'a', expiresInMs: 10, action: 'x' });
+      expect(await inbox.runScheduler()).toBe(1);
+      expect(await inbox.answerApproval('a', 'yes')).toBe('yes');
+      expect(await inbox.answerApproval('a', 'no')).toBe('yes');
+      expect(await inbox.answerApproval('never', 'no')).toBe('unknown');
+      const gen = await lease(inbox, 'W');
+      const ids = (await inbox.claimBatch('W', gen)).map((e) => e.id);
+      await inbox.finish('W', gen, ids, { messages: ['one', 'two', { body: 'now', urgent: true }] });
+      expect(await inbox.dispatch(() => undefined)).toBe(3); // the gap has not been used yet: all three
+      await inbox.finish('W', gen, [], { messages: ['later'] });
+      expect(await inbox.dispatch(() => undefined)).toBe(0); // paced
+      expect(await inbox.expediteOutbox()).toBe(1);
+      clock.advance(1);
+      expect(await inbox.dispatch(() => undefined, { atMostOnce: true })).toBe(1);
+      expect(seen.map((e) => [e.name, e.payload])).toEqual([
+        ['scheduler:fired', { inboxId: 'alice', due: 1 }],
+        ['approval:answered', { inboxId: 'alice', approvalId: 'a', outcome: 'yes' }],
+        ['approval:answered', { inboxId: 'alice', approvalId: 'a', outcome: 'yes' }],
+        ['outbox:dispatched', { inboxId: 'alice', count: 3, held: 0 }],
+        ['outbox:expedited', { inboxId: 'alice', count: 1 }],
+        ['outbox:dispatched', { inboxId: 'alice', count: 1, held: 0 }],
+      ]);
+    });
+
+    it("hints: 'work' when events, timers, approvals and answers land or an event is redriven; 'outbox' when a finish queues messages or they are expedited; nothing for what changes neither", async () => {
+      const { store } = await open({ maxAttempts: 1 });
+      const hints = await hintsOf(store);
+      const inbox = store.inbox('alice');
+      await inbox.ingest({ source: 's', sourceId: '1' });
+      await inbox.ingest({ source: 's', sourceId: '1' }); // duplicate: nothing
+      await inbox.addTimer({ id: 't', due: T0 + 1_000_000 });
+      await inbox.requestApproval({ id: 'a', expiresInMs: 1_000_000, action: 'x' });
+      await inbox.answerApproval('a', 'yes');
+      const gen = await lease(inbox, 'W');
+      const ids = (await inbox.claimBatch('W', gen)).map((e) => e.id);
+      await inbox.finish('W', gen, ids, {}); // nothing queued: nothing
+      await inbox.finish('W', gen, [], { messages: ['hi'] });
+      await inbox.expediteOutbox();
+      await inbox.ingest({ source: 's', sourceId: 'poison' });
+      const [poison] = await inbox.claimBatch('W', gen);
+      await inbox.finish('W', gen, [poison!.id], { error: 'bad', dead: true });
+      await inbox.redrive(poison!.id);
+      await hints.settle(8);
+      expect(hints.seen).toEqual([
+        ['alice', 'work'],
+        ['alice', 'work'],
+        ['alice', 'work'],
+        ['alice', 'work'],
+        ['alice', 'outbox'],
+        ['alice', 'outbox'],
+        ['alice', 'work'],
+        ['alice', 'work'],
+      ]);
+    });
+
+    it('a listener that throws breaks neither the call that emitted nor the listeners after it', async () => {
+      const { store } = await open();
+      const errors: unknown[] = [];
+      store.events.onListenerError = (error) => errors.push(error);
+      store.events.on('event:ingested', () => {
+        throw new Error('listener bug');
+      });
+      const after = record(store, 'event:ingested');
+      await store.subscribe(() => {
+        throw new Error('hint listener bug');
+      });
+      expect(await store.inbox('alice').ingest({ source: 's', sourceId: '1' })).toBe(true);
+      expect(after).toHaveLength(1);
+      expect(errors).toEqual([new Error('listener bug')]);
+    });
+  });
+}
