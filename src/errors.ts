@@ -8,6 +8,7 @@ export type VigilErrorCode =
   | 'invalid_timer'
   | 'invalid_argument'
   | 'invalid_memory'
+  | 'invalid_settings'
   | 'memory_full'
   | 'invalid_options'
   | 'invalid_store_url'
@@ -18,11 +19,14 @@ export type VigilErrorCode =
 
 export class VigilError extends Error {
   readonly code: VigilErrorCode;
+  /** The input field at fault, where one is (`outbox.quietHours.timeZone`), for an API to name. */
+  readonly field: string | undefined;
 
-  constructor(code: VigilErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: VigilErrorCode, message: string, options?: { cause?: unknown; field?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'VigilError';
     this.code = code;
+    this.field = options?.field;
   }
 
   /**

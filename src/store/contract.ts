@@ -249,6 +249,37 @@ export interface InboxList {
   now: number;
 }
 
+/** A person's quiet hours: wall-clock times in an IANA time zone; `from` after `to` spans midnight. */
+export interface QuietHours {
+  /** "HH:MM", 24-hour. */
+  from: string;
+  to: string;
+  timeZone: string;
+}
+
+/**
+ * One inbox's own settings (its person's terms), stored in the inbox.
+ * Absent keys mean the store's defaults.
+ */
+export interface InboxSettings {
+  /** Where each channel reaches this inbox's person: `{ slack: 'D0123', email: 'ana@example.com' }`. */
+  contacts?: Record<string, string>;
+  outbox?: {
+    /** Least time between two paced sends (overrides the store's outboxGapMs). */
+    gapMs?: number;
+    /** Non-urgent messages wait out these hours, then go together. */
+    quietHours?: QuietHours;
+    /** Most non-urgent sends (batches) per local day (the quiet hours' time zone, else UTC). */
+    dailyLimit?: number;
+  };
+  wake?: {
+    /** A burst of events becomes one run: the inbox is ready once its newest pending event is this old... */
+    debounceMs?: number;
+    /** ...or its oldest pending event is this old, whichever comes first (default 10 × debounceMs). */
+    maxWaitMs?: number;
+  };
+}
+
 export interface Inbox {
   readonly id: string;
 
@@ -298,6 +329,16 @@ export interface Inbox {
   expediteOutbox(): Promise<number>;
   /** Keeps what a person did, with the store's time. */
   recordAction(action: Omit<OperatorAction, 'at'>): Promise<void>;
+
+  /** This inbox's settings ({} when it has none). */
+  settings(): Promise<InboxSettings>;
+  /**
+   * Changes them with a JSON merge patch (RFC 7396: a `null` removes a key,
+   * an object merges into the one there) and returns the settings after the
+   * change. Settings that would not be valid are `invalid_settings`, naming
+   * the field, and nothing changes.
+   */
+  updateSettings(patch: unknown): Promise<InboxSettings>;
 }
 
 /**

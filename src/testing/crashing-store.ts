@@ -193,9 +193,9 @@ function crashPoints(inner: InboxPort, plan: CrashPlan): Partial<InboxPort> {
     async reserve(planBatch, options) {
       let messages: readonly HeldMessage[] = [];
       const seeing: typeof planBatch = (input) => {
-        const batch = planBatch(input);
-        messages = batch?.messages ?? [];
-        return batch;
+        const decision = planBatch(input);
+        messages = decision.batch?.messages ?? [];
+        return decision;
       };
       const here = site('in-dispatch', null);
       if (!plan.due(here)) return inner.reserve(planBatch, options);

@@ -19,6 +19,9 @@ import { statsAndLifecycle } from './stats.js';
 import { dashboardReads } from './dashboard-reads.js';
 import { idsAndKeys } from './ids-and-keys.js';
 import { eventsAndHints } from './events-and-hints.js';
+import { inboxSettings } from './settings.js';
+import { r9Pacing } from './r9-pacing.js';
+import { debounce } from './debounce.js';
 
 export function runStoreConformance(target: StoreTarget): void {
   r1Dedupe(target);
@@ -30,6 +33,7 @@ export function runStoreConformance(target: StoreTarget): void {
   r7Timers(target);
   r8Approvals(target);
   r9Outbox(target);
+  r9Pacing(target);
   r10Atomicity(target);
   r11InboxIds(target);
   idsAndKeys(target);
@@ -40,4 +44,6 @@ export function runStoreConformance(target: StoreTarget): void {
   agentState(target);
   dashboardReads(target);
   eventsAndHints(target);
+  inboxSettings(target);
+  debounce(target);
 }

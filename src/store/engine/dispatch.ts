@@ -8,8 +8,8 @@
  * `atMostOnce` the batch is recorded as sent before the send, so a crash
  * loses it instead. docs/design/outbox-dispatch.md has the reasoning.
  */
-import type { SendFn } from '../contract.js';
-import { planDispatch } from '../outbox-batch.js';
+import type { InboxSettings, SendFn } from '../contract.js';
+import { planDispatch, type PacingPolicy } from '../outbox-batch.js';
 import type { InboxPort } from './port.js';
 
 export interface DispatchResult {
@@ -24,7 +24,7 @@ export async function dispatchOutbox(
   options: { atMostOnce: boolean; gapMs: number; onRecorded: (result: DispatchResult) => void },
 ): Promise<number> {
   const { atMostOnce, gapMs, onRecorded } = options;
-  const reserved = await port.reserve(({ held, lastPaced, now }) => planDispatch(held, lastPaced, now, gapMs), { atMostOnce });
+  const reserved = await port.reserve(({ held, pacing, settings, now }) => planDispatch(held, pacing, now, policyOf(settings, gapMs)), { atMostOnce });
   if (reserved === null) return 0;
   const { batch } = reserved;
   const recorded = { sent: batch.messages.length, held: reserved.held - batch.messages.length };
@@ -43,4 +43,10 @@ export async function dispatchOutbox(
   await port.markSent(batch);
   onRecorded(recorded);
   return recorded.sent;
+}
+
+/** The inbox's own pacing where its settings have one, the store's gap otherwise. */
+export function policyOf(settings: InboxSettings, storeGapMs: number): PacingPolicy {
+  const outbox = settings.outbox ?? {};
+  return { gapMs: outbox.gapMs ?? storeGapMs, quietHours: outbox.quietHours ?? null, dailyLimit: outbox.dailyLimit ?? null };
 }

@@ -18,6 +18,7 @@ import type {
   EventQuery,
   EventRow,
   Inbox,
+  InboxSettings,
   InboxStats,
   NewEvent,
   OperatorAction,
@@ -222,5 +223,24 @@ export class EngineInbox implements Inbox {
 
   async recordAction(action: Omit<OperatorAction, 'at'>): Promise<void> {
     await this.port.recordAction(v.validateOperatorAction(action));
+  }
+
+  async settings(): Promise<InboxSettings> {
+    return this.port.settings();
+  }
+
+  /**
+   * A merge patch, checked whole before anything is written. A change can
+   * make held messages due (a shorter gap, quiet hours removed) or events
+   * ready (a shorter debounce): both kinds of subscriber are told.
+   */
+  async updateSettings(patch: unknown): Promise<InboxSettings> {
+    if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
+      throw new VigilError('invalid_settings', `a settings patch must be an object, got ${v.describe(patch)}`);
+    }
+    const settings = await this.port.updateSettings((current) => v.patchSettings(current, patch));
+    await this.ctx.notify(this.id, 'work');
+    await this.ctx.notify(this.id, 'outbox');
+    return settings;
   }
 }

@@ -23,6 +23,7 @@ import type {
   ApprovalRow,
   ClaimedEvent,
   EventRow,
+  InboxSettings,
   InboxList,
   InboxStats,
   NextWake,
@@ -34,7 +35,7 @@ import type {
 } from '../contract.js';
 import type { DeadEvent } from '../../events.js';
 import type { ResolvedOptions } from '../options.js';
-import type { DispatchPlan, HeldRow } from '../outbox-batch.js';
+import type { DispatchDecision, DispatchPlan, HeldRow, PacingState } from '../outbox-batch.js';
 import type {
   CheckedAction,
   CheckedActivityQuery,
@@ -43,6 +44,7 @@ import type {
   CheckedEventQuery,
   CheckedInboxListQuery,
   CheckedOutcome,
+  CheckedSettings,
   CheckedTimer,
 } from './validate/index.js';
 
@@ -110,12 +112,13 @@ export interface InboxPort {
   answerApproval(id: string, decide: DecideAnswer): Promise<ApprovalOutcome>;
 
   /**
-   * R9: unless a dispatch is in flight, reads the held messages and the
-   * pacing, asks `plan`, and reserves the batch it picks for leaseTtlMs
-   * (or, `atMostOnce`, records it as sent). One transaction.
+   * R9: unless a dispatch is in flight, reads the held messages, the pacing
+   * and the settings, asks `plan`, keeps its `notBefore`, and reserves the
+   * batch it picks for leaseTtlMs (or, `atMostOnce`, records it as sent),
+   * with the pacing that batch counts against. One transaction.
    */
   reserve(plan: PlanDispatch, options: ReserveOptions): Promise<Reserved | null>;
-  /** R9: the send failed: the batch is held again and its gap given back (if it is still this batch's). */
+  /** R9: the send failed: the batch is held again and its pacing given back (if no later batch has counted since). */
   unreserve(batch: DispatchPlan): Promise<void>;
   /** R9: the send succeeded: the reserved batch is sent. */
   markSent(batch: DispatchPlan): Promise<void>;
@@ -125,6 +128,15 @@ export interface InboxPort {
   /** Every held message urgent (R9's "send now"); how many. */
   expediteOutbox(): Promise<number>;
   recordAction(action: CheckedAction): Promise<void>;
+
+  /** The settings stored ({} for none). */
+  settings(): Promise<InboxSettings>;
+  /**
+   * Reads the settings, asks `apply` for the new ones (it throws
+   * invalid_settings to change nothing) and writes them, clearing a pacing
+   * decision made under the old ones. Creates the inbox.
+   */
+  updateSettings(apply: (current: InboxSettings) => CheckedSettings): Promise<InboxSettings>;
 
   timers(): Promise<TimerRow[]>;
   getSession(): Promise<unknown>;
@@ -208,12 +220,12 @@ export interface DecideAnswer {
 
 export interface DispatchInput {
   held: HeldRow[];
-  /** The last send that counted against the gap. */
-  lastPaced: number | null;
+  pacing: PacingState;
+  settings: InboxSettings;
   now: number;
 }
 
-export type PlanDispatch = (input: DispatchInput) => DispatchPlan | null;
+export type PlanDispatch = (input: DispatchInput) => DispatchDecision;
 
 export interface Reserved {
   batch: DispatchPlan;

@@ -6,6 +6,7 @@
 import type { PlanDispatch, Reserved } from '../engine/port.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import type { InboxTx } from './inbox-tx.js';
+import { readSettings } from './settings.js';
 
 const IN_FLIGHT = `
 SELECT 1 FROM outbox
@@ -13,7 +14,9 @@ WHERE inbox_id = $1 AND sent_at IS NULL AND reserved_by IS NOT NULL AND reserved
 
 const HELD = 'SELECT id, body, urgent, reserved_by FROM outbox WHERE inbox_id = $1 AND sent_at IS NULL ORDER BY id';
 
-const SET_PACED = 'UPDATE inboxes SET last_paced_at = $2 WHERE inbox_id = $1';
+const SET_PACING = 'UPDATE inboxes SET last_paced_at = $2, pacing_day = $3, day_sends = $4 WHERE inbox_id = $1';
+const SET_NOT_BEFORE = 'UPDATE inboxes SET not_before = $2 WHERE inbox_id = $1';
+
 
 const MARK_SENT_NOW = `
 UPDATE outbox SET sent_at = $2, reserved_by = NULL, reserved_until = NULL
@@ -32,8 +35,10 @@ const UNRESERVE = `
 UPDATE outbox SET reserved_by = NULL, reserved_until = NULL
 WHERE inbox_id = $1 AND reserved_by = $2 AND sent_at IS NULL`;
 
-// Gives the gap back only if no later batch has counted against it since.
-const RESTORE_PACING = 'UPDATE inboxes SET last_paced_at = $2 WHERE inbox_id = $1 AND last_paced_at = $3';
+// Gives the pacing back only if no later batch has counted against it since; a hold this batch's count decided goes with it.
+const RESTORE_PACING = `
+UPDATE inboxes SET last_paced_at = $2, pacing_day = $3, day_sends = $4, not_before = NULL
+WHERE inbox_id = $1 AND last_paced_at = $5`;
 
 interface HeldRecord {
   id: number;
@@ -52,9 +57,11 @@ export async function reserveBatch(tx: InboxTx, plan: PlanDispatch, atMostOnce: 
     urgent: row.urgent,
     reservedBefore: row.reserved_by !== null,
   }));
-  const batch = plan({ held, lastPaced: tx.inbox.lastPacedAt, now });
+  const settings = await readSettings(tx);
+  const { batch, notBefore } = plan({ held, pacing: tx.inbox.pacing, settings, now });
+  if (notBefore !== tx.inbox.notBefore) await tx.run(SET_NOT_BEFORE, [inboxId, notBefore]);
   if (batch === null) return null;
-  if (batch.pacing !== null) await tx.run(SET_PACED, [inboxId, now]);
+  if (batch.pacing !== null) await tx.run(SET_PACING, [inboxId, batch.pacing.next.lastPaced, batch.pacing.next.day, batch.pacing.next.daySends]);
   const ids = batch.messages.map((m) => m.id);
   if (atMostOnce) await tx.run(MARK_SENT_NOW, [inboxId, now, ids]);
   else await tx.run(RESERVE, [inboxId, batch.token, now + tx.options.leaseTtlMs, ids]);
@@ -67,11 +74,14 @@ export async function recordSent(tx: InboxTx, plan: DispatchPlan): Promise<void>
 }
 
 /**
- * The send threw: the rows are held again and the gap is given back, unless
+ * The send threw: the rows are held again and the pacing is given back, unless
  * the reservation lapsed and another dispatcher took the batch over (and sent
- * it): then nothing is released and the gap stays taken.
+ * it): then nothing is released and the pacing stays taken.
  */
 export async function releaseBatch(tx: InboxTx, plan: DispatchPlan): Promise<void> {
   const released = await tx.run(UNRESERVE, [tx.inboxId, plan.token]);
-  if (released > 0 && plan.pacing !== null) await tx.run(RESTORE_PACING, [tx.inboxId, plan.pacing.previous, plan.pacing.at]);
+  if (released > 0 && plan.pacing !== null) {
+    const { previous, at } = plan.pacing;
+    await tx.run(RESTORE_PACING, [tx.inboxId, previous.lastPaced, previous.day, previous.daySends, at]);
+  }
 }

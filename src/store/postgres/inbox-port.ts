@@ -6,9 +6,9 @@
  * (inbox-tx.ts) around the engine's plan. Reads and writes of an inbox that
  * was never written return empty results without creating it, as on SQLite.
  */
-import type { ApprovalOutcome, EventRow, InboxStats, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, EventRow, InboxSettings, InboxStats, TimerRow } from '../contract.js';
 import type { Acquired, Claim, DecideAnswer, FinishOptions, InboxPort, PlanDispatch, PlanFiring, Reserved, ReserveOptions } from '../engine/port.js';
-import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedOutcome, CheckedTimer } from '../engine/validate/index.js';
+import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedOutcome, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import { toEventRow, toTimerRow, type EventRecord, type ListedTimerRecord } from '../rows.js';
 import { answerApproval, requestApproval } from './approvals.js';
@@ -21,6 +21,7 @@ import { ingestEvents } from './ingest.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { expediteOutbox, recordAction } from './operator.js';
 import { COUNT_SOURCE, GET_EVENT, listEventsSql, redrive, SORT_AT_MOST, STATS, toStats, type StatsRow } from './read.js';
+import { READ_SETTINGS, readSettings, writeSettings } from './settings.js';
 import { fireTimers, LIST_TIMERS, removeTimer, upsertTimer } from './timers.js';
 
 /** What an inbox needs from its store. */
@@ -115,6 +116,19 @@ export class PostgresInboxPort implements InboxPort {
 
   async recordAction(action: CheckedAction): Promise<void> {
     await this.write((tx) => recordAction(tx, action));
+  }
+
+  async settings(): Promise<InboxSettings> {
+    const [row] = await this.db.query<{ json: string }>(READ_SETTINGS, [this.id]);
+    return row === undefined ? {} : (JSON.parse(row.json) as InboxSettings);
+  }
+
+  async updateSettings(apply: (current: InboxSettings) => CheckedSettings): Promise<InboxSettings> {
+    return this.write(async (tx) => {
+      const next = apply(await readSettings(tx));
+      await writeSettings(tx, next);
+      return next.settings;
+    });
   }
 
   async timers(): Promise<TimerRow[]> {

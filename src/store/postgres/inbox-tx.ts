@@ -21,6 +21,7 @@
 import type pg from 'pg';
 import { readClock, type Clock } from '../../clock.js';
 import type { ResolvedOptions } from '../options.js';
+import type { PacingState } from '../outbox-batch.js';
 import { DB_NOW_MS } from './connection.js';
 import { isTransient, translate } from './errors.js';
 import { refreshWork } from './work.js';
@@ -30,7 +31,9 @@ export interface InboxRow {
   holder: string | null;
   gen: number;
   until: number | null;
-  lastPacedAt: number | null;
+  /** R9's pacing (outbox-batch.ts, PacingState), and until when quiet hours or a daily limit hold paced messages. */
+  pacing: PacingState;
+  notBefore: number | null;
 }
 
 interface LockedRow {
@@ -39,13 +42,17 @@ interface LockedRow {
   gen: number;
   lease_until: number | null;
   last_paced_at: number | null;
+  not_before: number | null;
+  pacing_day: string | null;
+  day_sends: number;
   db_now: number;
 }
 
 // vigil_lock_inbox (functions/inbox-lock.sql) locks the row with an UPDATE,
 // so db_now, evaluated for its result row, is read after the lock is granted.
 const LOCK = `
-SELECT inbox_id, holder, gen, lease_until, last_paced_at, ${DB_NOW_MS} AS db_now FROM vigil_lock_inbox($1, $2)`;
+SELECT inbox_id, holder, gen, lease_until, last_paced_at, not_before, pacing_day, day_sends, ${DB_NOW_MS} AS db_now
+FROM vigil_lock_inbox($1, $2)`;
 
 /** What a rule sees inside its transaction. */
 export class InboxTx {
@@ -100,7 +107,13 @@ export async function inboxTransaction<T>(
         return 'absent';
       }
       const now = appNow ?? locked.db_now;
-      const row: InboxRow = { holder: locked.holder, gen: locked.gen, until: locked.lease_until, lastPacedAt: locked.last_paced_at };
+      const row: InboxRow = {
+        holder: locked.holder,
+        gen: locked.gen,
+        until: locked.lease_until,
+        pacing: { lastPaced: locked.last_paced_at, day: locked.pacing_day, daySends: locked.day_sends },
+        notBefore: locked.not_before,
+      };
       const tx = new InboxTx(client, inboxId, now, row, ctx.options);
       const value = await fn(tx);
       await refreshWork(tx);

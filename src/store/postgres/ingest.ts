@@ -5,7 +5,7 @@
  * "duplicate": a stored key is never deleted, so that answer is final.)
  */
 import type { CheckedEvent } from '../engine/validate/index.js';
-import type { CallTarget, Statement } from './call.js';
+import { workParams, type CallTarget, type Statement } from './call.js';
 import type { InboxTx } from './inbox-tx.js';
 
 /**
@@ -18,7 +18,7 @@ import type { InboxTx } from './inbox-tx.js';
  */
 const INGEST: Statement = {
   name: 'vigil_ingest',
-  text: 'SELECT source, source_id FROM vigil_ingest($1, $2, $3, $4, $5)',
+  text: 'SELECT source, source_id FROM vigil_ingest($1, $2, $3, $4, $5, $6, $7, $8, $9)',
 };
 
 const INSERT_EVENTS = `
@@ -36,7 +36,7 @@ interface Key {
 
 /** One boolean per event, in order: true if stored, false for a duplicate (the first payload wins). */
 export async function ingestEvents(db: CallTarget, inboxId: string, events: CheckedEvent[], wake: boolean): Promise<boolean[]> {
-  const params = [inboxId, db.appNow(), ...columns(events)];
+  const params = [inboxId, db.appNow(), ...columns(events), ...workParams(db.options)];
   const stored = wake ? await db.callThenWake<Key>(INGEST, params) : await db.call<Key>(INGEST, params);
   return matchStored(events, stored);
 }

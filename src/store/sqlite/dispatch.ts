@@ -4,27 +4,44 @@
  * the protocol around the send is engine/dispatch.ts.
  */
 import type { PlanDispatch, Reserved } from '../engine/port.js';
-import type { DispatchPlan } from '../outbox-batch.js';
+import type { DispatchPlan, PacingState } from '../outbox-batch.js';
 import type { InboxDb } from './inbox-db.js';
+import { readSettings } from './settings.js';
 
 const IN_FLIGHT = `
 SELECT 1 FROM outbox WHERE sent_at IS NULL AND reserved_by IS NOT NULL AND reserved_until >= ? LIMIT 1`;
 
 const HELD = 'SELECT id, body, urgent, reserved_by FROM outbox WHERE sent_at IS NULL ORDER BY id';
 
+const READ_PACING = 'SELECT last_paced_at, not_before, day, day_sends FROM outbox_pacing WHERE one = 1';
+
+interface PacingRow {
+  last_paced_at: number | null;
+  not_before: number | null;
+  day: string | null;
+  day_sends: number;
+}
+
+function writePacing(c: InboxDb, pacing: PacingState, onlyIfLastPacedAt?: number): number {
+  const sql = 'UPDATE outbox_pacing SET last_paced_at = @lastPaced, day = @day, day_sends = @daySends WHERE one = 1';
+  if (onlyIfLastPacedAt === undefined) return c.stmt(sql).run(pacing).changes;
+  return c.stmt(`${sql} AND last_paced_at = @at`).run({ ...pacing, at: onlyIfLastPacedAt }).changes;
+}
+
 /** Unless a dispatch is in flight: the held messages to the engine's plan, and its batch reserved (or, at most once, recorded as sent). */
 export function reserveBatch(c: InboxDb, plan: PlanDispatch, now: number, atMostOnce: boolean): Reserved | null {
   if (c.stmt(IN_FLIGHT).get(now) !== undefined) return null; // another dispatcher is sending
-  const lastPaced = c.stmt('SELECT last_paced_at FROM outbox_pacing WHERE one = 1').pluck().get() as number | null;
+  const pacing = c.stmt(READ_PACING).get() as PacingRow;
   const held = (c.stmt(HELD).all() as { id: number; body: string; urgent: number; reserved_by: string | null }[]).map((row) => ({
     id: row.id,
     body: row.body,
     urgent: row.urgent === 1,
     reservedBefore: row.reserved_by !== null,
   }));
-  const batch = plan({ held, lastPaced, now });
+  const { batch, notBefore } = plan({ held, pacing: { lastPaced: pacing.last_paced_at, day: pacing.day, daySends: pacing.day_sends }, settings: readSettings(c), now });
+  if (notBefore !== pacing.not_before) c.stmt('UPDATE outbox_pacing SET not_before = ? WHERE one = 1').run(notBefore);
   if (batch === null) return null;
-  if (batch.pacing !== null) c.stmt('UPDATE outbox_pacing SET last_paced_at = ? WHERE one = 1').run(now);
+  if (batch.pacing !== null) writePacing(c, batch.pacing.next);
   const ids = JSON.stringify(batch.messages.map((m) => m.id));
   if (atMostOnce) {
     c.stmt(
@@ -49,7 +66,7 @@ export function recordSent(c: InboxDb, plan: DispatchPlan, now: number): void {
 }
 
 /**
- * The send threw: the rows are held again and the gap is given back. If the
+ * The send threw: the rows are held again and the pacing is given back. If the
  * reservation lapsed and another dispatcher already took the batch over (and
  * sent it), nothing is released, and the gap is not given back either: those
  * messages did go out at the time the gap was taken.
@@ -58,7 +75,8 @@ export function releaseBatch(c: InboxDb, plan: DispatchPlan): void {
   const released = c
     .stmt('UPDATE outbox SET reserved_by = NULL, reserved_until = NULL WHERE reserved_by = ? AND sent_at IS NULL')
     .run(plan.token).changes;
-  if (released > 0 && plan.pacing !== null) {
-    c.stmt('UPDATE outbox_pacing SET last_paced_at = ? WHERE one = 1 AND last_paced_at = ?').run(plan.pacing.previous, plan.pacing.at);
+  // The pacing given back, a hold this batch's count decided (a daily limit it used up) goes with it.
+  if (released > 0 && plan.pacing !== null && writePacing(c, plan.pacing.previous, plan.pacing.at) > 0) {
+    c.stmt('UPDATE outbox_pacing SET not_before = NULL WHERE one = 1').run();
   }
 }

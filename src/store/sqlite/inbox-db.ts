@@ -123,8 +123,9 @@ export class InboxDb {
             before = this.lastSettled?.seq === writeSeq ? this.lastSettled : this.index.current(this.inboxId);
             // Exact, and settled by the last transaction that touched it: no settle can still land.
             const settled = !force && before?.exact === true && before.seq === writeSeq;
-            // New pending events cannot make an inbox that is already due any more due.
-            if (settled && addsEventsOnly && before!.wakeAt !== null && before!.wakeAt <= now) {
+            // New pending events cannot make an inbox that is already due any more due
+            // (unless it is debounced: a new event moves its wake later).
+            if (settled && addsEventsOnly && before!.wakeAt !== null && before!.wakeAt <= now && !this.debounced()) {
               unchanged = true;
               return value;
             }
@@ -173,6 +174,11 @@ export class InboxDb {
     } catch (error) {
       if (error !== rollBack) throw error;
     }
+  }
+
+  /** The inbox has a debounce (settings wake.debounceMs); read in the caller's transaction. */
+  private debounced(): boolean {
+    return this.stmt('SELECT debounce_ms FROM settings WHERE one = 1').pluck().get() != null;
   }
 
   /** A consistent snapshot for reads (a deferred transaction). */

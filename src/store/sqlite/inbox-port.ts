@@ -4,9 +4,9 @@
  * was never written, and writes that only change existing rows, find no
  * file and create none.
  */
-import type { ApprovalOutcome, EventRow, InboxStats, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, EventRow, InboxSettings, InboxStats, TimerRow } from '../contract.js';
 import type { Acquired, Claim, DecideAnswer, FinishOptions, InboxPort, PlanDispatch, PlanFiring, Reserved, ReserveOptions } from '../engine/port.js';
-import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedOutcome, CheckedTimer } from '../engine/validate/index.js';
+import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedOutcome, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import { emptyStats } from '../rows.js';
 import { answerApproval, requestApproval } from './approvals.js';
@@ -17,6 +17,7 @@ import type { InboxDb } from './inbox-db.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { expediteOutbox, recordAction } from './operator.js';
 import { getEvent, getMemory, getSession, listEvents, redrive, stats } from './read.js';
+import { readSettings, writeSettings } from './settings.js';
 import { fireTimers, listTimers, removeTimer, upsertTimer } from './timers.js';
 
 /** What an inbox needs from its store: a connection, opened (and created) on demand. */
@@ -137,6 +138,20 @@ export class SqliteInboxPort implements InboxPort {
   async recordAction(action: CheckedAction): Promise<void> {
     const c = this.writer();
     c.write((now) => recordAction(c, action, now));
+  }
+
+  async settings(): Promise<InboxSettings> {
+    const c = this.existing();
+    return c === null ? {} : c.read(() => readSettings(c));
+  }
+
+  async updateSettings(apply: (current: InboxSettings) => CheckedSettings): Promise<InboxSettings> {
+    const c = this.writer();
+    return c.write(() => {
+      const next = apply(readSettings(c));
+      writeSettings(c, next);
+      return next.settings;
+    });
   }
 
   async timers(): Promise<TimerRow[]> {

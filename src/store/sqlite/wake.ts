@@ -12,6 +12,7 @@ import type { Wake } from './ready-index.js';
 export const WAKE_SQL = `
 SELECT
   (SELECT received_at FROM events WHERE status = 'pending' AND attempts = 0 ORDER BY id LIMIT 1) AS fresh,
+  (SELECT received_at FROM events WHERE status = 'pending' AND attempts = 0 ORDER BY id DESC LIMIT 1) AS newest,
   (SELECT min(CASE WHEN attempts >= @maxAttempts THEN 0
                    ELSE last_claim_at + min(@baseMs * (1 << min(attempts - 1, 40)), @maxMs) END)
      FROM events WHERE status = 'pending' AND attempts > 0) AS retry,
@@ -23,10 +24,15 @@ SELECT
   (SELECT min(created_at) FROM outbox WHERE sent_at IS NULL AND reserved_by IS NULL AND urgent = 0) AS paced,
   (SELECT min(reserved_until) + 1 FROM outbox WHERE sent_at IS NULL AND reserved_by IS NOT NULL) AS inflight,
   (SELECT last_paced_at FROM outbox_pacing) AS last_paced,
+  (SELECT not_before FROM outbox_pacing) AS not_before,
+  (SELECT gap_ms FROM settings) AS gap_ms,
+  (SELECT debounce_ms FROM settings) AS debounce_ms,
+  (SELECT max_wait_ms FROM settings) AS max_wait_ms,
   (SELECT count(*) FROM events WHERE status = 'dead') AS dead`;
 
 interface WakeRow {
   fresh: number | null;
+  newest: number | null;
   retry: number | null;
   stalled: number | null;
   lease_until: number | null;
@@ -36,6 +42,10 @@ interface WakeRow {
   paced: number | null;
   inflight: number | null;
   last_paced: number | null;
+  not_before: number | null;
+  gap_ms: number | null;
+  debounce_ms: number | null;
+  max_wait_ms: number | null;
   dead: number;
 }
 
@@ -43,9 +53,13 @@ export function computeWake(c: InboxDb, now: number): Wake {
   const { retryBackoff, maxAttempts, outboxGapMs } = c.options;
   const row = c.stmt(WAKE_SQL).get({ maxAttempts, baseMs: retryBackoff.baseMs, maxMs: retryBackoff.maxMs }) as WakeRow;
 
+  // A debounced inbox (settings wake.debounceMs) is ready once its newest
+  // fresh event is debounceMs old, or its oldest is maxWaitMs old: a burst is one run.
+  const fresh =
+    row.fresh === null || row.debounce_ms === null ? row.fresh : Math.min(row.newest! + row.debounce_ms, row.fresh + row.max_wait_ms!);
   // Events wait for a worker; while a lease is live only its holder may claim,
   // and it claims again before it releases, so the inbox is not listed until then.
-  let wakeAt = min(row.fresh, row.retry, row.stalled);
+  let wakeAt = min(fresh, row.retry, row.stalled);
   if (wakeAt !== null && row.lease_until !== null && row.lease_until >= now) {
     wakeAt = Math.max(wakeAt, row.lease_until + 1);
   }
@@ -56,7 +70,10 @@ export function computeWake(c: InboxDb, now: number): Wake {
   if (row.inflight !== null) {
     sendAt = row.inflight;
   } else {
-    const pacedAt = row.paced === null ? null : Math.max(row.paced, row.last_paced === null ? row.paced : row.last_paced + outboxGapMs);
+    // Paced messages wait for the gap (the inbox's own, else the store's) and for quiet hours or a used-up daily limit (not_before).
+    const gap = row.gap_ms ?? outboxGapMs;
+    const pacedAt =
+      row.paced === null ? null : Math.max(row.paced, row.last_paced === null ? row.paced : row.last_paced + gap, row.not_before ?? row.paced);
     sendAt = min(row.urgent, pacedAt);
   }
   return { wakeAt, sendAt, dead: row.dead };

@@ -9,3 +9,4 @@ export * from './outcome.js';
 export * from './timer.js';
 export * from './query.js';
 export * from './operator.js';
+export * from './settings.js';

@@ -7,18 +7,20 @@
 --   2. Otherwise create or lock the inbox row and read "now" after the lock,
 --   3. insert the events, the first of equal keys winning,
 --   4. lower the inbox's wake time in the work table (never raise it: while
---      a lease is live, fresh events wait for until + 1), and
+--      a lease is live, fresh events wait for until + 1; a debounced inbox,
+--      whose wake a new event moves later, gets the whole refresh), and
 --   5. leave 'work:<inbox>' for vigil_wake, which the caller runs right
 --      after this transaction (see there).
 -- Step 4 happens under the row lock, so it never interleaves with another
 -- transaction's exact refresh of the same work row.
 CREATE OR REPLACE FUNCTION vigil_ingest(p_inbox text, p_now bigint, p_sources text[], p_source_ids text[],
-                             p_payloads text[])
+                             p_payloads text[], p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
 RETURNS TABLE (source text, source_id text)
 LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
 DECLARE
   v_until bigint;
+  v_debounce bigint;
   v_now bigint;
 BEGIN
   IF NOT EXISTS (
@@ -29,7 +31,7 @@ BEGIN
     RETURN;
   END IF;
 
-  SELECT lease_until INTO v_until FROM vigil_lock_inbox(p_inbox, true);
+  SELECT lease_until, debounce_ms INTO v_until, v_debounce FROM vigil_lock_inbox(p_inbox, true);
   v_now := COALESCE(p_now, vigil_clock_ms());
 
   RETURN QUERY
@@ -40,7 +42,11 @@ BEGIN
   ON CONFLICT (inbox_id, source, source_id) DO NOTHING
   RETURNING ev.source, ev.source_id;
 
-  IF FOUND THEN
+  IF FOUND AND v_debounce IS NOT NULL THEN
+    -- A new event moves a debounced inbox's wake later: the whole rule, not the lowering below.
+    PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
+    PERFORM set_config('vigil.wake', 'work:' || p_inbox, false);
+  ELSIF FOUND THEN
     INSERT INTO work AS w (inbox_id, wake_at)
     VALUES (p_inbox, CASE WHEN v_until >= v_now THEN v_until + 1 ELSE v_now END)
     ON CONFLICT (inbox_id) DO UPDATE SET wake_at = LEAST(w.wake_at, excluded.wake_at)

@@ -10,6 +10,9 @@ BEGIN
     SELECT
       (SELECT received_at FROM events
         WHERE inbox_id = p_inbox AND status = 'pending' AND attempts = 0 ORDER BY id LIMIT 1) AS fresh,
+      (SELECT received_at FROM events                -- read only for a debounced inbox
+        WHERE i.debounce_ms IS NOT NULL AND inbox_id = p_inbox AND status = 'pending' AND attempts = 0
+        ORDER BY id DESC LIMIT 1) AS newest,
       (SELECT min(CASE WHEN attempts >= p_max_attempts THEN 0
                        ELSE vigil_retry_ready_at(last_claim_at, attempts, p_base, p_max) END)
          FROM events WHERE inbox_id = p_inbox AND status = 'pending' AND attempts > 0) AS retry,
@@ -17,6 +20,10 @@ BEGIN
         WHERE EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running')) AS stalled,
       i.lease_until,
       i.last_paced_at,
+      i.gap_ms,
+      i.debounce_ms,
+      i.max_wait_ms,
+      i.not_before,
       (SELECT min(due) FROM timers WHERE inbox_id = p_inbox AND NOT done) AS timer,
       (SELECT min(expires_at) FROM approvals WHERE inbox_id = p_inbox AND answer IS NULL) AS approval,
       (SELECT min(created_at) FROM outbox
@@ -27,7 +34,13 @@ BEGIN
         WHERE inbox_id = p_inbox AND sent_at IS NULL AND reserved_by IS NOT NULL) AS inflight
     FROM inboxes i WHERE i.inbox_id = p_inbox
   ), due AS (
-    SELECT parts.*, LEAST(fresh, retry, stalled) AS claimable FROM parts
+    -- A debounced inbox (settings wake.debounceMs) is ready once its newest
+    -- fresh event is debounce_ms old, or its oldest is max_wait_ms old.
+    SELECT parts.*,
+      LEAST(CASE WHEN debounce_ms IS NULL OR fresh IS NULL THEN fresh
+                 ELSE LEAST(newest + debounce_ms, fresh + max_wait_ms) END,
+            retry, stalled) AS claimable
+    FROM parts
   )
   INSERT INTO work AS w (inbox_id, wake_at, send_at)
   SELECT p_inbox,
@@ -37,9 +50,12 @@ BEGIN
     LEAST(CASE WHEN claimable IS NOT NULL AND lease_until >= p_now THEN GREATEST(claimable, lease_until + 1)
                ELSE claimable END,
           timer, approval),
-    -- A dispatch in flight blocks the next one until it is recorded or expires.
+    -- A dispatch in flight blocks the next one until it is recorded or expires. Paced messages
+    -- wait for the gap (the inbox's own, else the store's) and for quiet hours or a used-up
+    -- daily limit (not_before). (GREATEST skips NULLs too.)
     COALESCE(inflight,
-             LEAST(urgent, CASE WHEN paced IS NULL THEN NULL ELSE GREATEST(paced, last_paced_at + p_gap) END))
+             LEAST(urgent, CASE WHEN paced IS NULL THEN NULL
+                                ELSE GREATEST(paced, last_paced_at + COALESCE(gap_ms, p_gap), not_before) END))
   FROM due
   ON CONFLICT (inbox_id) DO UPDATE SET wake_at = excluded.wake_at, send_at = excluded.send_at
   -- An unchanged row is not rewritten: no new row version, no index entries.

@@ -1,0 +1,84 @@
+/**
+ * R9 per inbox: when a person's quiet hours hold their non-urgent messages,
+ * and which local day a send counts against their daily limit. Pure
+ * functions of the settings and "now", shared by every store.
+ *
+ * Times of day are wall-clock times in the settings' IANA time zone, and
+ * the instants they fall on come from croner (as cron timers' do), so a DST
+ * day is handled the way a cron timer is: a time that does not exist that
+ * day (the spring gap) falls the gap's length later, and a time that occurs
+ * twice (the autumn overlap) counts once, at its first occurrence. Whether
+ * "now" is inside quiet hours is decided by instants too (the latest start
+ * against the latest end), never by reading the local clock, so the hour an
+ * autumn night repeats cannot make quiet hours begin a second time.
+ */
+import { Cron } from 'croner';
+import type { QuietHours } from './contract.js';
+
+export interface QuietState {
+  quiet: boolean;
+  /** When they end (the next `to`), while quiet; null otherwise. */
+  endsAt: number | null;
+}
+
+export function quietState(hours: QuietHours, now: number): QuietState {
+  const from = dailyAt(hours.from, hours.timeZone);
+  const to = dailyAt(hours.to, hours.timeZone);
+  const lastFrom = latestAtOrBefore(from, now);
+  const lastTo = latestAtOrBefore(to, now);
+  const quiet = lastFrom !== null && (lastTo === null || lastFrom > lastTo);
+  return { quiet, endsAt: quiet ? (to.nextRun(new Date(now))?.getTime() ?? null) : null };
+}
+
+/** The local calendar day of `now` in `timeZone` (YYYY-MM-DD): what a daily limit counts against. */
+export function localDay(now: number, timeZone: string): string {
+  return dayFormat(timeZone).format(new Date(now));
+}
+
+/** When the next local day begins in `timeZone` (its first instant, where midnight itself does not exist). */
+export function nextLocalDay(now: number, timeZone: string): number {
+  return dailyAt('00:00', timeZone).nextRun(new Date(now))!.getTime();
+}
+
+/**
+ * The daily pattern's latest instant at or before `now`, found by stepping
+ * forward from two days back. Not croner's previousRuns: in the hour an
+ * autumn night repeats it skips back a whole day (02:15 CET, the second
+ * time round, finds the previous day's 02:30 instead of that night's first).
+ */
+function latestAtOrBefore(cron: Cron, now: number): number | null {
+  let latest: number | null = null;
+  for (let next = cron.nextRun(new Date(now - 2 * DAY)); next !== null && next.getTime() <= now; next = cron.nextRun(next)) {
+    latest = next.getTime();
+  }
+  return latest;
+}
+
+const DAY = 86_400_000;
+
+const crons = new Map<string, Cron>();
+
+/** A cron that fires every day at `HH:MM` in `timeZone` (cached: planning a dispatch must not parse patterns). */
+function dailyAt(time: string, timeZone: string): Cron {
+  const key = `${time} ${timeZone}`;
+  let cron = crons.get(key);
+  if (cron === undefined) {
+    const [hour, minute] = time.split(':').map(Number);
+    cron = new Cron(`${minute} ${hour} * * *`, { timezone: timeZone, paused: true });
+    if (crons.size > 1000) crons.clear();
+    crons.set(key, cron);
+  }
+  return cron;
+}
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+function dayFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = dayFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
+    if (dayFormats.size > 1000) dayFormats.clear();
+    dayFormats.set(timeZone, format);
+  }
+  return format;
+}
