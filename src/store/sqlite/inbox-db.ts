@@ -178,7 +178,8 @@ export class InboxDb {
 
   /** The inbox has a debounce (settings wake.debounceMs); read in the caller's transaction. */
   private debounced(): boolean {
-    return this.stmt('SELECT debounce_ms FROM settings WHERE one = 1').pluck().get() != null;
+    const debounceMs = this.stmt('SELECT debounce_ms FROM settings WHERE one = 1').pluck().get() as number | null | undefined;
+    return debounceMs !== null && debounceMs !== undefined;
   }
 
   /** A consistent snapshot for reads (a deferred transaction). */
