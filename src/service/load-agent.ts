@@ -56,10 +56,11 @@ export async function loadAgent(path: string | undefined, storeUrl: string, env:
 
 /**
  * Beside the inbox files for SQLite (the store ignores files that are not
- * `<inbox>.db`), so one directory holds the whole demo; in the working
- * directory for PostgreSQL.
+ * `<inbox>.db`), so one directory holds the whole demo. With PostgreSQL
+ * there is no store directory: `./data`, where the demo's SQLite would be,
+ * rather than the working directory, which is often a checkout or `/`.
  */
 function exampleRefundsFile(storeUrl: string): string {
   if (storeUrl.startsWith('sqlite:')) return join(resolve(storeUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '')), 'example-refunds.jsonl');
-  return resolve('example-refunds.jsonl');
+  return resolve('data', 'example-refunds.jsonl');
 }
