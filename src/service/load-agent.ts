@@ -15,7 +15,15 @@ export interface LoadedAgent {
   refundsFile: string | null;
 }
 
-export async function loadAgent(path: string | undefined, storeUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedAgent> {
+/** How the module is imported: importModule, or `vigil dev`'s import that reads it afresh. */
+export type ModuleImporter = (path: string) => Promise<Record<string, unknown>>;
+
+export async function loadAgent(
+  path: string | undefined,
+  storeUrl: string,
+  env: NodeJS.ProcessEnv = process.env,
+  importer: ModuleImporter = importModule,
+): Promise<LoadedAgent> {
   if (path === undefined) {
     const refundsFile = exampleRefundsFile(storeUrl);
     // With a key, the same demo with Claude deciding (VIGIL_CLAUDE_MODEL picks the model).
@@ -30,7 +38,7 @@ export async function loadAgent(path: string | undefined, storeUrl: string, env:
   }
   let module: Record<string, unknown>;
   try {
-    module = await importModule(path);
+    module = await importer(path);
   } catch (error) {
     throw new ConfigError(`agent: cannot load ${path}: ${(error as Error).message}`, [], { cause: error });
   }

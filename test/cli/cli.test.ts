@@ -13,7 +13,7 @@ import { ServiceHarness } from '../fixtures/service-process.js';
 const harness = new ServiceHarness();
 afterEach(() => harness.cleanup());
 
-const COMMANDS = ['serve', 'ingest', 'status', 'events', 'redrive', 'approve', 'timers', 'timer', 'timer add', 'timer remove', 'migrate', 'demo'];
+const COMMANDS = ['init', 'serve', 'dev', 'proxy', 'ingest', 'status', 'events', 'redrive', 'approve', 'timers', 'timer', 'timer add', 'timer remove', 'migrate', 'demo'];
 
 /** A fresh store directory and the `--store` flag naming it. */
 function storeDir(): { dir: string; flag: string[] } {
@@ -25,7 +25,7 @@ describe('help and usage errors', () => {
   it('vigil --help lists every command and the exit codes', async () => {
     const { code, stdout } = await harness.cli(['--help']);
     expect(code).toBe(0);
-    for (const command of ['serve', 'ingest', 'status', 'events', 'redrive', 'approve', 'timers', 'timer', 'migrate', 'demo']) {
+    for (const command of ['init', 'serve', 'dev', 'ingest', 'status', 'events', 'redrive', 'approve', 'timers', 'timer', 'migrate', 'demo', 'proxy']) {
       expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
     expect(stdout).toContain('Exit codes:');
