@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { afterEach, expect, it } from 'vitest';
 import { REPO_ROOT, ServeProcess, TSX_LOADER, waitFor } from '../fixtures/service-process.js';
 
@@ -46,7 +47,7 @@ export default {
 const replyModule = (version: string): string => `export const reply = (text: string): string => \`${version}: \${text}\`;\n`;
 
 /** Output without pino-pretty's colours. */
-const plain = (child: ServeProcess): string => child.stdout.replace(/\u001b\[[0-9;]*m/g, '');
+const plain = (child: ServeProcess): string => stripVTControlCharacters(child.stdout);
 
 it('reloads the agent on save, between runs: the run in progress ends on the old code, the next one uses the new', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-dev-'));
