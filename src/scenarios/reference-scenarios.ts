@@ -3,7 +3,7 @@
  * run through the public API with the article's clock values (its seconds
  * are milliseconds here). A "crash" is a worker that claims and never calls
  * finish(); scenario 5's poison event is the testing kit's 'after-claim'
- * crash point (vigil/testing), the way users write their own scenarios.
+ * crash point (vigil-agents/testing), the way users write their own scenarios.
  * Prints the same lines as the article's reference script.
  *
  * One implementation for `npm run scenarios` and the testing kit's example
