@@ -81,7 +81,7 @@ it('packs, installs into an empty folder, inits a project whose tests pass, and 
   const tarball = readdirSync(root).find((name) => /^vigil-agents-.+\.tgz$/.test(name));
   expect(tarball).toBeDefined();
   const listing = (await run('tar', ['-tzf', join(root, tarball!)], root, 10_000)).out.split('\n');
-  for (const file of ['LICENSE', 'README.md', 'CHANGELOG.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/testing/index.d.ts', 'dist/cli/main.js', 'dist/cli/init/template/gitignore']) {
+  for (const file of ['LICENSE', 'README.md', 'CHANGELOG.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/testing/index.d.ts', 'dist/cli/main.js', 'dist/cli/init/template/gitignore', 'docs/configuration.md', 'docs/recipes/deploying.md']) {
     expect(listing, file).toContain(`package/${file}`);
   }
   expect(listing.filter((file) => /^package\/(src|test|examples|bench)\//.test(file))).toEqual([]);
