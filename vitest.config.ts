@@ -1,9 +1,20 @@
+import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // PostgreSQL test files: only their project starts (or connects to) a server.
 const POSTGRES_TESTS = ['test/postgres/**/*.test.ts', 'test/conformance/postgres.test.ts', 'test/**/*.postgres.test.ts'];
 
+const source = (path: string): string => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  // The examples import the package by name, as a user's project does: here that name means
+  // the sources (tsconfig.json's "paths" says the same to tsc and tsx).
+  resolve: {
+    alias: [
+      { find: /^vigil-agents$/, replacement: source('./src/index.ts') },
+      { find: /^vigil-agents\/testing$/, replacement: source('./src/testing/index.ts') },
+    ],
+  },
   test: {
     // Child-process and PostgreSQL tests start real processes: give them room.
     testTimeout: 60_000,

@@ -1,7 +1,7 @@
 /**
  * The testing kit's first example: the eight reference scenarios (the
  * article's failure stories, src/scenarios/reference-scenarios.ts, also run
- * by `npm run scenarios` and `vigil demo`), on vigil/testing, the way you
+ * by `npm run scenarios` and `vigil demo`), on vigil-agents/testing, the way you
  * would write your own agent's:
  *
  *   throwawayStore()  a SQLite store in a temporary directory (or a fresh

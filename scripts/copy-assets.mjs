@@ -1,6 +1,8 @@
 // tsc emits only JavaScript: the SQL migrations and the dashboard's assets
-// (its stylesheet and browser script) travel beside it into dist/.
-import { cpSync, readdirSync, statSync } from 'node:fs';
+// (its stylesheet and browser script) travel beside it into dist/, and so
+// do the files `vigil init` writes (the plain-agent example; see
+// src/cli/init/template.ts).
+import { cpSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
 function walk(dir) {
@@ -11,3 +13,9 @@ function walk(dir) {
   }
 }
 walk('src');
+
+// npm leaves `.gitignore` files out of a package: it travels as `gitignore`.
+const TEMPLATE = ['agent.ts', 'agent.test.ts', 'README.md', 'tsconfig.json', '.gitignore'];
+const target = join('dist', 'cli', 'init', 'template');
+mkdirSync(target, { recursive: true });
+for (const name of TEMPLATE) cpSync(join('examples', 'plain-agent', name), join(target, name === '.gitignore' ? 'gitignore' : name));

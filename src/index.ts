@@ -9,20 +9,21 @@ export { MEMORY_LIMITS } from './store/engine/validate/index.js';
 
 // Agents and the runtime that runs them.
 export { defineAgent, TerminalError, type Agent, type AgentContext, type AgentDefinition, type AgentResult, type ScreenVerdict } from './agent/agent.js';
-export { defineTool, type Tool, type ToolCall, type ToolOutcome, type DecisionRecord, type ToolAction } from './agent/tools.js';
+export { defineTool, type Tool, type ToolBox, type ToolCall, type ToolOutcome, type DecisionRecord, type ToolAction } from './agent/tools.js';
 export type { Permission, Permissions } from './agent/permissions.js';
 export type { AgentMemory } from './agent/memory.js';
 export type { AgentSession } from './agent/session.js';
-export { toolAgent, type ToolAgentOptions, type ToolLoopSession } from './agent/tool-loop.js';
+export { toolAgent, type ToolAgentOptions, type ToolLoopSession, type Waiting as ToolLoopWaiting } from './agent/tool-loop.js';
+export type { ApprovalLink } from './agent/approval-summary.js';
 export { ModelError, type Model, type ModelReply, type ToolSpec, type StopReason } from './agent/model.js';
 export type { Turn, UserTurn, AssistantTurn, TextBlock, ToolUseBlock, ToolResultBlock } from './agent/conversation.js';
 export { claudeAgent, claudeModel, type ClaudeAgentOptions, type ClaudeModelOptions } from './agent/claude/index.js';
 export { createProxyFetch, type ProxyFetch } from './proxy/proxy-fetch.js';
-export { WorkerPool, type WorkerPoolOptions } from './runtime/worker-pool.js';
-export { Dispatcher, type DispatcherOptions } from './runtime/dispatcher.js';
+export { WorkerPool, type WorkerPoolOptions, type StopOptions } from './runtime/worker-pool.js';
+export { Dispatcher, type DispatcherOptions, type Delivery } from './runtime/dispatcher.js';
 export { RunAbortedError, type AbortReason } from './runtime/run-abort.js';
 export { RuntimeEvents, type RuntimeEventMap, type RuntimeEventName } from './events.js';
 
 // Where messages go.
-export { createChannels } from './channels/create-channels.js';
+export { createChannels, type ChannelDeps } from './channels/create-channels.js';
 export type { Channel, OutgoingMessage } from './channels/channel.js';

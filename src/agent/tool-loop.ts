@@ -48,7 +48,7 @@ export interface ToolLoopSession {
   decisions: DecisionRecord[];
 }
 
-interface Waiting {
+export interface Waiting {
   /** Results for the turn's tool calls so far. */
   results: ToolResultBlock[];
   /** approval id → the tool_use ids it answers (identical calls of one turn share one). */

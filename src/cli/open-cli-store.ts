@@ -1,7 +1,7 @@
 /**
  * Where the CLI's store comes from: `--store URL`, else the `store` of the
- * config given with `--config`, else `sqlite:./data` (what `npm start`
- * uses). The engine options (leaseTtlMs, maxAttempts, …) come from the
+ * config given with `--config` (or of ./vigil.json, in a project made by
+ * `vigil init`), else `sqlite:./data` (what `npm start` uses). The engine options (leaseTtlMs, maxAttempts, …) come from the
  * config too, so `vigil status` sees the store the way the service does.
  */
 import type { Command } from 'commander';
@@ -17,7 +17,7 @@ export interface StoreFlags {
 export function withStoreFlags(command: Command): Command {
   return command
     .option('--store <url>', "the store: 'sqlite:<dir>' or 'postgres://…' (default: the config's, else sqlite:./data)")
-    .option('--config <file>', 'a vigil config (.json, .js, .mjs, .ts) to take the store and engine options from');
+    .option('--config <file>', 'a vigil config (.json, .js, .mjs, .ts) to take the store and engine options from (default: ./vigil.json if there is one)');
 }
 
 export async function openCliStore(flags: StoreFlags): Promise<{ store: Store; url: string; config: ServiceConfig }> {

@@ -1,6 +1,8 @@
 /** The `vigil` command tree. */
 import { Command } from 'commander';
 import { demoCommand } from './commands/demo.js';
+import { devCommand } from './commands/dev.js';
+import { initCommand } from './commands/init.js';
 import { approveCommand, eventsCommand, ingestCommand, redriveCommand, statusCommand } from './commands/inbox-commands.js';
 import { migrateCommand } from './commands/migrate.js';
 import { proxyCommand } from './commands/proxy.js';
@@ -17,7 +19,9 @@ export function createProgram(version: string): Command {
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', EXIT_CODES_HELP);
   for (const command of [
+    initCommand(),
     serveCommand(),
+    devCommand(),
     ingestCommand(),
     statusCommand(),
     eventsCommand(),

@@ -4,6 +4,7 @@
  * once, each naming its field (`sources.github.secret: required`), so a bad
  * config costs one edit, not one per restart.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { configSchema, type ServiceConfig, type ServiceConfigInput } from './schema.js';
@@ -42,9 +43,19 @@ export function defaultConfigInput(): ServiceConfigInput {
   };
 }
 
-/** Loads and validates `file`, or returns the embedded default when none is given. */
-export async function loadConfig(file?: string): Promise<LoadedConfig> {
-  if (file === undefined) return { config: parseConfig(defaultConfigInput(), 'the default config'), file: null };
+/** The config `vigil serve` (and every command taking --config) reads when none is named: what `vigil init` writes. */
+export const DEFAULT_CONFIG_FILE = 'vigil.json';
+
+/**
+ * Loads and validates `file`; without one, `./vigil.json` if the working
+ * directory has it (a project made by `vigil init`), else the embedded default.
+ */
+export async function loadConfig(file?: string, cwd = process.cwd()): Promise<LoadedConfig> {
+  if (file === undefined) {
+    const local = resolve(cwd, DEFAULT_CONFIG_FILE);
+    if (!existsSync(local)) return { config: parseConfig(defaultConfigInput(), 'the default config'), file: null };
+    file = local;
+  }
   const path = resolve(file);
   const raw = await readConfigFile(path);
   const config = parseConfig(raw, path);

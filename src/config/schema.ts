@@ -2,68 +2,114 @@
  * The `vigil serve` configuration, validated with zod. A bad field is a
  * clear error naming it (`sources.github.secret: Required`), never a crash
  * halfway through starting.
+ *
+ * Every key carries its description (`.describe`): docs/configuration.md is
+ * generated from this file (`npm run docs:config`), and a test fails when
+ * the two disagree or a key has no description.
  */
 import { z } from 'zod';
 
 /** A secret given inline or read from the environment: "env:GITHUB_SECRET". */
 const secret = z.string().min(1, 'must not be empty');
+const SECRET_HINT = 'Inline, or "env:NAME" to read it from the environment at startup (a missing variable stops the service).';
 
 /** Sources Vigil itself writes: timers, approvals, and chat messages from the API. */
 export const RESERVED_SOURCES = ['approval', 'timer', 'chat'];
 
+const tolerance = z
+  .number()
+  .int()
+  .positive()
+  .default(300)
+  .describe('How old a signed timestamp may be, in seconds, before the delivery is refused as a replay.');
+
 export const sourceSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('github'), secret }).strict(),
-  z.object({ type: z.literal('stripe'), secret, toleranceSeconds: z.number().int().positive().default(300) }).strict(),
-  z.object({ type: z.literal('standard-webhooks'), secret, toleranceSeconds: z.number().int().positive().default(300) }).strict(),
-  z.object({ type: z.literal('slack'), secret, toleranceSeconds: z.number().int().positive().default(300) }).strict(),
+  z
+    .object({ type: z.literal('github'), secret: secret.describe(`The webhook's secret. ${SECRET_HINT}`) })
+    .strict()
+    .describe('GitHub: HMAC-SHA256 of the body in `X-Hub-Signature-256`; the delivery id (`X-GitHub-Delivery`) is the event key.'),
+  z
+    .object({ type: z.literal('stripe'), secret: secret.describe(`The endpoint's signing secret (\`whsec_…\`). ${SECRET_HINT}`), toleranceSeconds: tolerance })
+    .strict()
+    .describe('Stripe: the `Stripe-Signature` header; the event id is the event key.'),
+  z
+    .object({ type: z.literal('standard-webhooks'), secret: secret.describe(`The secret (\`whsec_…\`, base64). ${SECRET_HINT}`), toleranceSeconds: tolerance })
+    .strict()
+    .describe('Standard Webhooks (Svix and others): `webhook-id`, `webhook-timestamp`, `webhook-signature`; `webhook-id` is the event key.'),
+  z
+    .object({ type: z.literal('slack'), secret: secret.describe(`The app's signing secret. ${SECRET_HINT}`), toleranceSeconds: tolerance })
+    .strict()
+    .describe("Slack: `X-Slack-Signature` over the timestamp and body; the event's `event_id` (or an interaction's `trigger_id`) is the event key."),
   z
     .object({
       type: z.literal('hmac'),
-      secret,
-      /** Header carrying the hex HMAC-SHA256 of the raw body (an optional `sha256=` prefix is accepted). */
-      signatureHeader: z.string().min(1).default('x-signature'),
-      /** Header carrying the sender's unique delivery id: the dedupe key. */
-      keyHeader: z.string().min(1).default('x-delivery-id'),
+      secret: secret.describe(`The shared secret. ${SECRET_HINT}`),
+      signatureHeader: z
+        .string()
+        .min(1)
+        .default('x-signature')
+        .describe('The header carrying the hex HMAC-SHA256 of the raw body (an optional `sha256=` prefix is accepted).'),
+      keyHeader: z.string().min(1).default('x-delivery-id').describe("The header carrying the sender's unique delivery id: the event key."),
     })
-    .strict(),
+    .strict()
+    .describe('Any sender that signs the body with HMAC-SHA256 and names each delivery in a header.'),
 ]);
+
+const timeout = z.number().int().positive().default(10_000).describe('How long one delivery may take, in milliseconds.');
 
 export const channelsSchema = z
   .object({
-    console: z.object({}).strict().optional(),
-    /** Outbound webhook signed with Standard Webhooks headers. */
-    webhook: z.object({ url: z.string().url(), secret, timeoutMs: z.number().int().positive().default(10_000) }).strict().optional(),
-    /** Slack incoming webhook. */
-    slack: z.object({ url: z.string().url(), timeoutMs: z.number().int().positive().default(10_000) }).strict().optional(),
-    /** Email over SMTP (nodemailer). */
-    email: z
+    console: z.object({}).strict().optional().describe("Print each message on the service's standard output (the default when no channel is set)."),
+    webhook: z
       .object({
-        host: z.string().min(1),
-        port: z.number().int().positive(),
-        secure: z.boolean().default(false),
-        user: z.string().optional(),
-        password: z.string().optional(),
-        from: z.string().min(3),
-        to: z.string().min(3),
-        subject: z.string().default('Update from your agent'),
-        timeoutMs: z.number().int().positive().default(10_000),
+        url: z.string().url().describe('Where each message is POSTed as JSON.'),
+        secret: secret.describe(`Signs each request with Standard Webhooks headers (\`whsec_…\`). ${SECRET_HINT}`),
+        timeoutMs: timeout,
       })
       .strict()
-      .optional(),
+      .optional()
+      .describe('POST each message to a URL, signed with Standard Webhooks headers.'),
+    slack: z
+      .object({ url: z.string().url().describe("The Slack app's incoming-webhook URL."), timeoutMs: timeout })
+      .strict()
+      .optional()
+      .describe('Post each message to a Slack incoming webhook.'),
+    email: z
+      .object({
+        host: z.string().min(1).describe('SMTP server.'),
+        port: z.number().int().positive().describe('SMTP port (587 with STARTTLS, 465 with `secure`).'),
+        secure: z.boolean().default(false).describe('TLS from the start (port 465); otherwise STARTTLS when the server offers it.'),
+        user: z.string().optional().describe('SMTP user name.'),
+        password: z.string().optional().describe(`SMTP password. ${SECRET_HINT}`),
+        from: z.string().min(3).describe('The From address.'),
+        to: z.string().min(3).describe('Where every message goes.'),
+        subject: z.string().default('Update from your agent').describe('The subject line.'),
+        timeoutMs: timeout,
+      })
+      .strict()
+      .optional()
+      .describe('Send each message as an email over SMTP.'),
   })
   .strict();
 
 export const configSchema = z
   .object({
-    store: z.string().regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, "use 'sqlite:<dir>' or 'postgres://…'").default('sqlite:./data'),
-    host: z.string().min(1).default('127.0.0.1'),
-    port: z.number().int().min(0).max(65535).default(8787),
-    /** Bearer token for the API (messages, approvals) and the dashboard. */
-    token: secret.optional(),
-    /** Signs one-tap approval links; defaults to the token. */
-    linkSecret: secret.optional(),
-    /** The address people reach this server at, for approval links. Default: http://host:port. */
-    publicUrl: z.string().url().optional(),
+    store: z
+      .string()
+      .regex(/^(sqlite:|postgres:\/\/|postgresql:\/\/)/, "use 'sqlite:<dir>' or 'postgres://…'")
+      .default('sqlite:./data')
+      .describe("Where the inboxes live: `sqlite:<dir>` (one file per inbox; relative to the config file) or `postgres://user:pass@host:5432/db` (every inbox in one database; `?schema=name` picks the schema). `--store` overrides it."),
+    host: z.string().min(1).default('127.0.0.1').describe('The address the HTTP server listens on. `0.0.0.0` for every interface (put TLS in front).'),
+    port: z.number().int().min(0).max(65535).default(8787).describe('The HTTP port; 0 picks a free one. `--port` overrides it.'),
+    token: secret
+      .optional()
+      .describe(`Bearer token for the API (messages, approvals) and the dashboard's sign-in. Without one, both are off. ${SECRET_HINT}`),
+    linkSecret: secret.optional().describe(`Signs one-tap approval links (default: the token). Without either, links are off. ${SECRET_HINT}`),
+    publicUrl: z
+      .string()
+      .url()
+      .optional()
+      .describe('The address people reach this service at, e.g. `https://vigil.example.com`: approval links are built from it. Default: `http://<host>:<port>`.'),
     sources: z
       .record(
         z
@@ -74,42 +120,62 @@ export const configSchema = z
           .refine((name) => !RESERVED_SOURCES.includes(name), { message: `${RESERVED_SOURCES.join(', ')} are reserved source names` }),
         sourceSchema,
       )
-      .default({}),
-    /** Path to a module whose default export is an agent (defineAgent); default: the built-in example agent. */
-    agent: z.string().min(1).optional(),
-    channels: channelsSchema.default({ console: {} }),
-    /**
-     * How the outbox goes out (R9): `at-least-once` sends a batch again after
-     * a crash or a failed channel (same batch id, for the receiver to dedupe);
-     * `at-most-once` records it as sent first, so it is lost instead.
-     */
-    delivery: z.enum(['at-least-once', 'at-most-once']).default('at-least-once'),
-    /** The credential proxy (`vigil proxy`) the agent's ctx.fetch goes through. */
-    proxy: z.object({ url: z.string().url() }).strict().optional(),
+      .default({})
+      .describe(
+        `Webhook senders, by name: a source named \`github\` receives at \`POST /hooks/<inbox>/github\`. Names are lowercase letters, digits, \`_\` and \`-\`; ${RESERVED_SOURCES.join(', ')} are reserved.`,
+      ),
+    agent: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('The agent module (`.ts`, `.js`, `.mjs`; relative to the config file): its default export, made with `defineAgent`. Default: the built-in example agent.'),
+    channels: channelsSchema.default({ console: {} }).describe('Where messages go; each message goes to every channel configured.'),
+    delivery: z
+      .enum(['at-least-once', 'at-most-once'])
+      .default('at-least-once')
+      .describe(
+        'How the outbox goes out: `at-least-once` sends a batch again after a crash or a failed channel (same batch id, for the receiver to dedupe); `at-most-once` records it as sent first, so it is lost instead.',
+      ),
+    proxy: z
+      .object({ url: z.string().url().describe('The proxy\'s address, e.g. `http://127.0.0.1:8788`.') })
+      .strict()
+      .optional()
+      .describe("The credential proxy (`vigil proxy`) the agent's `ctx.fetch` goes through."),
     workers: z
       .object({
-        concurrency: z.number().int().positive().default(8),
-        runTimeoutMs: z.number().int().positive().default(60_000),
-        pollIntervalMs: z.number().int().positive().default(5_000),
-        shutdownGraceMs: z.number().int().nonnegative().default(10_000),
+        concurrency: z.number().int().positive().default(8).describe('Inboxes run at once by this process.'),
+        runTimeoutMs: z.number().int().positive().default(60_000).describe('A run longer than this is aborted and its events retried.'),
+        pollIntervalMs: z.number().int().positive().default(5_000).describe('The safety poll for work; store hints and timers do the real waking.'),
+        shutdownGraceMs: z.number().int().nonnegative().default(10_000).describe('On SIGTERM, how long running runs may finish before they are aborted.'),
       })
       .strict()
-      .default({ concurrency: 8, runTimeoutMs: 60_000, pollIntervalMs: 5_000, shutdownGraceMs: 10_000 }),
-    /** Store options (leaseTtlMs, maxAttempts, outboxGapMs, retryBackoff, batchLimit, maxPayloadBytes). */
+      .default({ concurrency: 8, runTimeoutMs: 60_000, pollIntervalMs: 5_000, shutdownGraceMs: 10_000 })
+      .describe('The worker pool.'),
     engine: z
       .object({
-        leaseTtlMs: z.number().int().positive().optional(),
-        maxAttempts: z.number().int().positive().optional(),
-        outboxGapMs: z.number().int().nonnegative().optional(),
-        retryBackoff: z.object({ baseMs: z.number().int().nonnegative(), maxMs: z.number().int().nonnegative() }).partial().optional(),
-        batchLimit: z.number().int().positive().optional(),
-        maxPayloadBytes: z.number().int().positive().optional(),
+        leaseTtlMs: z.number().int().positive().optional().describe('How long a worker holds an inbox without renewing (default 120000).'),
+        maxAttempts: z.number().int().positive().optional().describe('Attempts before an event goes dead (default 3).'),
+        outboxGapMs: z.number().int().nonnegative().optional().describe("Least time between two paced sends of one inbox's messages (default 3600000, an hour); urgent messages skip it."),
+        retryBackoff: z
+          .object({
+            baseMs: z.number().int().nonnegative().describe('Wait after the first failed attempt (default 1000); doubled after each.'),
+            maxMs: z.number().int().nonnegative().describe('The longest wait between attempts (default 600000).'),
+          })
+          .partial()
+          .optional()
+          .describe('The wait before a failed event is tried again: `min(baseMs * 2^(n-1), maxMs)` after the n-th attempt.'),
+        batchLimit: z.number().int().positive().optional().describe('Most never-tried events one run takes (default 100).'),
+        maxPayloadBytes: z.number().int().positive().optional().describe('Largest event payload as JSON (default 1048576).'),
       })
       .strict()
-      .default({}),
-    /** Largest webhook or message body accepted over HTTP. */
-    maxBodyBytes: z.number().int().positive().default(1_048_576),
-    log: z.object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') }).strict().default({ level: 'info' }),
+      .default({})
+      .describe('The store\'s rules (README, "Using the engine as a library").'),
+    maxBodyBytes: z.number().int().positive().default(1_048_576).describe('Largest webhook or API request body accepted; larger ones get 413.'),
+    log: z
+      .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('The least severe level logged.') })
+      .strict()
+      .default({ level: 'info' })
+      .describe('Logs: JSON lines on standard output, pretty on a terminal and under `vigil dev`.'),
   })
   .strict();
 

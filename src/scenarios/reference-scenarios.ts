@@ -3,7 +3,7 @@
  * run through the public API with the article's clock values (its seconds
  * are milliseconds here). A "crash" is a worker that claims and never calls
  * finish(); scenario 5's poison event is the testing kit's 'after-claim'
- * crash point (vigil/testing), the way users write their own scenarios.
+ * crash point (vigil-agents/testing), the way users write their own scenarios.
  * Prints the same lines as the article's reference script.
  *
  * One implementation for `npm run scenarios` and the testing kit's example
@@ -26,8 +26,41 @@ const T = 1_000_000 * SECOND;
 /** Opens a fresh store on the scenarios' clock (`now`; `clock` to hand a testing kit); runScenarios closes it. */
 export type StoreFactory = (now: () => number, clock: FakeClock) => Promise<Store>;
 
+/**
+ * How values are written: `python` as the article's reference script prints
+ * them (`True`, `None`, `['a']`, `('done', 2)`), so the tests can compare
+ * line for line; `js` as a TypeScript reader expects them (`true`, `null`,
+ * `["a"]`, `{ status: "done", attempts: 2 }`), for `vigil demo`.
+ */
+export type ScenarioStyle = 'python' | 'js';
+
+interface Show {
+  value(value: boolean | number | null | readonly string[]): string;
+  status(status: string | undefined, attempts: number | undefined): string;
+  /** "(gen 1 ):" is Python's print putting a space between every argument. */
+  genLabel(gen: number): string;
+}
+
+const PYTHON: Show = {
+  value: (value) => {
+    if (value === true) return 'True';
+    if (value === false) return 'False';
+    if (value === null) return 'None';
+    if (Array.isArray(value)) return `[${value.map((v) => `'${v}'`).join(', ')}]`;
+    return String(value);
+  },
+  status: (status, attempts) => `('${status}', ${attempts})`,
+  genLabel: (gen) => `(gen ${gen} ):`,
+};
+
+const JS: Show = {
+  value: (value) => (Array.isArray(value) ? `[${value.map((v) => JSON.stringify(v)).join(', ')}]` : JSON.stringify(value)),
+  status: (status, attempts) => `{ status: ${JSON.stringify(status ?? null)}, attempts: ${attempts ?? null} }`,
+  genLabel: (gen) => `(gen ${gen}):`,
+};
+
 /** Runs all eight scenarios against a fresh inbox and returns the printed lines. */
-export async function runScenarios(makeStore: StoreFactory, inboxId = 'agent'): Promise<string[]> {
+export async function runScenarios(makeStore: StoreFactory, inboxId = 'agent', style: ScenarioStyle = 'python'): Promise<string[]> {
   const clock = createFakeClock(T);
   const store = await makeStore(clock.now, clock);
   const lines: string[] = [];
@@ -35,22 +68,15 @@ export async function runScenarios(makeStore: StoreFactory, inboxId = 'agent'): 
     lines.push(parts.map(String).join(' '));
   };
   try {
-    await scenarios(store, store.inbox(inboxId), clock, print);
+    await scenarios(store, store.inbox(inboxId), clock, print, style === 'js' ? JS : PYTHON);
   } finally {
     await store.close();
   }
   return lines;
 }
 
-const py = (value: unknown): string => {
-  if (value === true) return 'True';
-  if (value === false) return 'False';
-  if (value === null) return 'None';
-  if (Array.isArray(value)) return `[${value.map((v) => (typeof v === 'string' ? `'${v}'` : py(v))).join(', ')}]`;
-  return String(value);
-};
-
-async function scenarios(store: Store, inbox: Inbox, clock: FakeClock, print: (...parts: unknown[]) => void): Promise<void> {
+async function scenarios(store: Store, inbox: Inbox, clock: FakeClock, print: (...parts: unknown[]) => void, show: Show): Promise<void> {
+  const fmt = show.value;
   const at = (ms: number): void => clock.set(ms);
 
   /** One run: take the lease, claim, finish. */
@@ -63,7 +89,7 @@ async function scenarios(store: Store, inbox: Inbox, clock: FakeClock, print: (.
   };
   const status = async (sourceId: string): Promise<string> => {
     const event = await inbox.getEvent('chat', sourceId);
-    return `('${event?.status}', ${event?.attempts})`;
+    return show.status(event?.status, event?.attempts);
   };
   const countEvents = async (prefix?: string): Promise<number> =>
     (await inbox.events({ limit: 10_000 })).filter((e) => prefix === undefined || e.sourceId.startsWith(prefix)).length;
@@ -72,10 +98,10 @@ async function scenarios(store: Store, inbox: Inbox, clock: FakeClock, print: (.
   at(T);
   const first = await inbox.ingest({ source: 'github', sourceId: 'delivery-7f3a', payload: { pr: 12 } });
   const retry = await inbox.ingest({ source: 'github', sourceId: 'delivery-7f3a', payload: { pr: 12 } });
-  print('   first:', py(first), ' retry:', py(retry), ' rows:', await countEvents());
+  print('   first:', fmt(first), ' retry:', fmt(retry), ' rows:', await countEvents());
 
   print('2. two workers ask for the lease at the same time');
-  print('   A:', py(await inbox.acquire('A')), ' B:', py(await inbox.acquire('B')));
+  print('   A:', fmt(await inbox.acquire('A')), ' B:', fmt(await inbox.acquire('B')));
   await run('A', T);
 
   print('3. three quick chat messages');
@@ -88,18 +114,18 @@ async function scenarios(store: Store, inbox: Inbox, clock: FakeClock, print: (.
   const genA = (await inbox.acquire('A'))!;
   const batchA = await inbox.claimBatch('A', genA); // A stalls here
   at(T + 60 * SECOND);
-  print("   B before A's lease expires:", py(await inbox.acquire('B')));
+  print("   B before A's lease expires:", fmt(await inbox.acquire('B')));
   const t2 = T + 10 * SECOND + LEASE_TTL + SECOND;
   at(t2);
   const genB = (await inbox.acquire('B'))!;
   const batchB = await inbox.claimBatch('B', genB);
-  print('   B after expiry: gen', genB, ' re-claims', py(batchB.map((e) => e.sourceId)));
+  print('   B after expiry: gen', genB, ' re-claims', fmt(batchB.map((e) => e.sourceId)));
   await inbox.finish('B', genB, batchB.map((e) => e.id), { messages: ['report sent'] });
   const t3 = t2 + LEASE_TTL + SECOND; // B's lease lapses too
   at(t3);
-  print('   A renews after both leases lapsed: gen', py(await inbox.acquire('A')));
+  print('   A renews after both leases lapsed: gen', fmt(await inbox.acquire('A')));
   const late = await inbox.finish('A', genA, batchA.map((e) => e.id), { messages: ['report sent'] });
-  print('   A finishes its old claim (gen', genA, '):', py(late));
+  print(`   A finishes its old claim ${show.genLabel(genA)}`, fmt(late));
   const outboxRows = (await inbox.stats()).outbox;
   print('   msg-3:', await status('msg-3'), ' outbox rows:', outboxRows.held + outboxRows.sent);
 
@@ -118,7 +144,7 @@ async function scenarios(store: Store, inbox: Inbox, clock: FakeClock, print: (.
     at(now);
     const turn = await runOnce({ store: poisoned, inbox: inbox.id, agent: quiet, holder: `W${n}`, clock });
     const ids = turn.claimed.flat().map((e) => e.sourceId);
-    print(`   W${n} claimed ${py(ids)} and ${turn.outcome === 'crashed' ? 'crashed' : 'finished'}`);
+    print(`   W${n} claimed ${fmt(ids)} and ${turn.outcome === 'crashed' ? 'crashed' : 'finished'}`);
     now += LEASE_TTL + SECOND;
   }
   print('   poison:', await status('poison'), ' healthy:', await status('healthy'));
@@ -191,5 +217,5 @@ async function scenarios(store: Store, inbox: Inbox, clock: FakeClock, print: (.
   }
   at(m + 61 * MINUTE);
   await inbox.dispatch((body) => void sent.push(body));
-  print('   sends:', py(sent.map((s) => s.replaceAll('\n\n', ' | '))));
+  print('   sends:', fmt(sent.map((s) => s.replaceAll('\n\n', ' | '))));
 }

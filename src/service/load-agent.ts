@@ -15,7 +15,15 @@ export interface LoadedAgent {
   refundsFile: string | null;
 }
 
-export async function loadAgent(path: string | undefined, storeUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<LoadedAgent> {
+/** How the module is imported: importModule, or `vigil dev`'s import that reads it afresh. */
+export type ModuleImporter = (path: string) => Promise<Record<string, unknown>>;
+
+export async function loadAgent(
+  path: string | undefined,
+  storeUrl: string,
+  env: NodeJS.ProcessEnv = process.env,
+  importer: ModuleImporter = importModule,
+): Promise<LoadedAgent> {
   if (path === undefined) {
     const refundsFile = exampleRefundsFile(storeUrl);
     // With a key, the same demo with Claude deciding (VIGIL_CLAUDE_MODEL picks the model).
@@ -30,7 +38,7 @@ export async function loadAgent(path: string | undefined, storeUrl: string, env:
   }
   let module: Record<string, unknown>;
   try {
-    module = await importModule(path);
+    module = await importer(path);
   } catch (error) {
     throw new ConfigError(`agent: cannot load ${path}: ${(error as Error).message}`, [], { cause: error });
   }
@@ -56,10 +64,11 @@ export async function loadAgent(path: string | undefined, storeUrl: string, env:
 
 /**
  * Beside the inbox files for SQLite (the store ignores files that are not
- * `<inbox>.db`), so one directory holds the whole demo; in the working
- * directory for PostgreSQL.
+ * `<inbox>.db`), so one directory holds the whole demo. With PostgreSQL
+ * there is no store directory: `./data`, where the demo's SQLite would be,
+ * rather than the working directory, which is often a checkout or `/`.
  */
 function exampleRefundsFile(storeUrl: string): string {
   if (storeUrl.startsWith('sqlite:')) return join(resolve(storeUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '')), 'example-refunds.jsonl');
-  return resolve('example-refunds.jsonl');
+  return resolve('data', 'example-refunds.jsonl');
 }

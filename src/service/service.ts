@@ -21,6 +21,7 @@ import { RuntimeEvents } from '../events.js';
 import { WorkerPool } from '../runtime/worker-pool.js';
 import type { Store } from '../store/contract.js';
 import { openStore } from '../store/open-store.js';
+import { VigilError } from '../errors.js';
 import { createProxyFetch } from '../proxy/proxy-fetch.js';
 import { loadAgent } from './load-agent.js';
 
@@ -39,9 +40,18 @@ export interface Service {
   events: RuntimeEvents;
   metrics: Metrics;
   logger: Logger;
-  agent: Agent;
+  /** The agent runs start with now (replaceAgent changes it). */
+  readonly agent: Agent;
   /** The example agent's refunds ledger (null with a user's agent). */
   refundsFile: string | null;
+  /**
+   * Runs from now on use `agent` (`vigil dev` after an edit). Between runs,
+   * never inside one: the worker pool stops claiming, the runs in hand
+   * finish with the agent they started with and release their leases, then
+   * a new pool starts with `agent`. Webhooks are taken all along; what
+   * arrives meanwhile waits in its inbox for the new agent.
+   */
+  replaceAgent(agent: Agent): Promise<void>;
   /** Stops claiming, lets runs finish for up to `graceMs`, releases leases, closes everything. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -63,6 +73,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   const stopLogging = observe(events, { metrics, logger });
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   let pool: WorkerPool | undefined;
+  let makePool: ((agent: Agent) => WorkerPool) | undefined;
   let dispatcher: Dispatcher | undefined;
   try {
     // With port 0 the address is known only once listening; the approval
@@ -82,16 +93,18 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     }
 
     const linkBase = publicUrl;
-    pool = new WorkerPool({
-      store,
-      agent,
-      logger,
-      concurrency: config.workers.concurrency,
-      runTimeoutMs: config.workers.runTimeoutMs,
-      pollIntervalMs: config.workers.pollIntervalMs,
-      ...(linkSecret === '' ? {} : { approvalLink: (link) => approvalUrl(linkBase, linkSecret, link) }),
-      ...(config.proxy === undefined ? {} : { proxyFetch: createProxyFetch(config.proxy.url) }),
-    });
+    makePool = (runs: Agent): WorkerPool =>
+      new WorkerPool({
+        store,
+        agent: runs,
+        logger,
+        concurrency: config.workers.concurrency,
+        runTimeoutMs: config.workers.runTimeoutMs,
+        pollIntervalMs: config.workers.pollIntervalMs,
+        ...(linkSecret === '' ? {} : { approvalLink: (link) => approvalUrl(linkBase, linkSecret, link) }),
+        ...(config.proxy === undefined ? {} : { proxyFetch: createProxyFetch(config.proxy.url) }),
+      });
+    pool = makePool(agent);
     dispatcher = new Dispatcher({
       store,
       channels,
@@ -112,11 +125,28 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     throw error;
   }
 
-  const running = { server, pool, dispatcher };
+  const running = { server, pool, dispatcher, agent, makePool: makePool! };
   let stopping: Promise<void> | undefined;
+  // Swaps run one after another; stop() waits for the one in progress.
+  let swaps: Promise<void> = Promise.resolve();
+  const replaceAgent = (next: Agent): Promise<void> => {
+    const swap = swaps.then(async () => {
+      if (stopping !== undefined) throw new VigilError('store_closed', 'the service is stopping: the agent was not replaced');
+      // A run is bounded by runTimeoutMs: waiting that long lets every run in hand
+      // end on its own, with the agent it started with, never cut off by the swap.
+      await running.pool.stop({ graceMs: config.workers.runTimeoutMs + 1_000 });
+      running.pool = running.makePool(next);
+      running.agent = next;
+      if (stopping === undefined) await running.pool.start();
+      logger.info({ agent: next.name }, 'agent replaced: new runs use it');
+    });
+    swaps = swap.catch(() => undefined);
+    return swap;
+  };
   const stop = (graceMs = config.workers.shutdownGraceMs): Promise<void> => {
     stopping ??= (async () => {
       logger.info({ graceMs }, 'stopping: no new runs; running ones may finish');
+      await swaps;
       // The server keeps taking webhooks while runs drain: an acked event is
       // durable and the next start runs it, so refusing would only make senders retry.
       await running.pool.stop({ graceMs });
@@ -128,7 +158,19 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     return stopping;
   };
 
-  return { url: server.url, store, events, metrics, logger, agent, refundsFile, stop };
+  return {
+    url: server.url,
+    store,
+    events,
+    metrics,
+    logger,
+    get agent() {
+      return running.agent;
+    },
+    refundsFile,
+    replaceAgent,
+    stop,
+  };
 }
 
 /** Channel secrets may be "env:VAR" like every other secret; the channels get them resolved. */

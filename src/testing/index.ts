@@ -1,5 +1,5 @@
 /**
- * vigil/testing: write the failure scenarios your agent must survive.
+ * vigil-agents/testing: write the failure scenarios your agent must survive.
  *
  *   throwawayStore()   a SQLite store in a temporary directory (or a fresh
  *                      PostgreSQL schema) with a fake clock

@@ -13,7 +13,7 @@ import { ServiceHarness } from '../fixtures/service-process.js';
 const harness = new ServiceHarness();
 afterEach(() => harness.cleanup());
 
-const COMMANDS = ['serve', 'ingest', 'status', 'events', 'redrive', 'approve', 'timers', 'timer', 'timer add', 'timer remove', 'migrate', 'demo'];
+const COMMANDS = ['init', 'serve', 'dev', 'proxy', 'ingest', 'status', 'events', 'redrive', 'approve', 'timers', 'timer', 'timer add', 'timer remove', 'migrate', 'demo'];
 
 /** A fresh store directory and the `--store` flag naming it. */
 function storeDir(): { dir: string; flag: string[] } {
@@ -25,7 +25,7 @@ describe('help and usage errors', () => {
   it('vigil --help lists every command and the exit codes', async () => {
     const { code, stdout } = await harness.cli(['--help']);
     expect(code).toBe(0);
-    for (const command of ['serve', 'ingest', 'status', 'events', 'redrive', 'approve', 'timers', 'timer', 'migrate', 'demo']) {
+    for (const command of ['init', 'serve', 'dev', 'ingest', 'status', 'events', 'redrive', 'approve', 'timers', 'timer', 'migrate', 'demo', 'proxy']) {
       expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
     expect(stdout).toContain('Exit codes:');
@@ -207,8 +207,18 @@ describe('timers, migrate, demo', () => {
     const result = await harness.cli(['demo']);
     expect(result.code).toBe(0);
     for (let n = 1; n <= 8; n++) expect(result.stdout).toMatch(new RegExp(`^${n}\\. .+\\n   why: .+$`, 'm'));
-    expect(result.stdout).toContain('first: True  retry: False  rows: 1');
     expect(result.stdout).toContain('All eight scenarios ran');
+  });
+
+  it('demo writes values as JavaScript does, not as the Python reference prints them', async () => {
+    const { stdout } = await harness.cli(['demo']);
+    expect(stdout).toContain('first: true  retry: false  rows: 1');
+    expect(stdout).toContain('A: 1  B: null');
+    expect(stdout).toContain('A finishes its old claim (gen 1): false');
+    expect(stdout).toContain('msg-3: { status: "done", attempts: 2 }  outbox rows: 1');
+    expect(stdout).toContain('W0 claimed ["poison", "healthy"] and crashed');
+    expect(stdout).toContain('sends: ["update 0", "update 1 | update 2"]');
+    expect(stdout).not.toMatch(/\b(True|False|None)\b|\('|\['/);
   });
 });
 

@@ -44,6 +44,6 @@ it('a throwaway schema; a worker dies before finish; the retry queues one reply;
   expect(await schemaExists(schema)).toBe(false);
 });
 
-it('prints the reference output for all eight scenarios, written with vigil/testing (PostgreSQL)', async () => {
+it('prints the reference output for all eight scenarios, written with vigil-agents/testing (PostgreSQL)', async () => {
   expect(await runKitScenarios(db.url)).toEqual(EXPECTED);
 });

@@ -1,6 +1,8 @@
 /**
  * `vigil demo`: the eight failure scenarios (src/scenarios/), against a
  * temporary SQLite store on a fake clock, each with a line on what it shows.
+ * Values print as JavaScript writes them (`true`, `null`, `["msg-3"]`), not
+ * as the article's Python reference does: the reader is a TypeScript user.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +27,7 @@ export function demoCommand(): Command {
     const dir = mkdtempSync(join(tmpdir(), 'vigil-demo-'));
     try {
       print(`Vigil demo: eight failure scenarios against a temporary SQLite store (${dir}), on a fake clock.`);
-      const lines = await runScenarios((clock) => openStore(`sqlite:${dir}`, { clock }));
+      const lines = await runScenarios((clock) => openStore(`sqlite:${dir}`, { clock }), 'agent', 'js');
       for (const line of lines) {
         const heading = /^(\d)\. /.exec(line);
         if (heading !== null) {
