@@ -22,7 +22,7 @@ export { createProxyFetch, type ProxyFetch } from './proxy/proxy-fetch.js';
 export { WorkerPool, type WorkerPoolOptions, type StopOptions } from './runtime/worker-pool.js';
 export { Dispatcher, type DispatcherOptions, type Delivery } from './runtime/dispatcher.js';
 export { RunAbortedError, type AbortReason } from './runtime/run-abort.js';
-export { RuntimeEvents, type RuntimeEventMap, type RuntimeEventName } from './events.js';
+export { RuntimeEvents, type RuntimeEventMap, type RuntimeEventName, type DeadEvent } from './events.js';
 
 // Where messages go.
 export { createChannels, type ChannelDeps } from './channels/create-channels.js';
