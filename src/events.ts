@@ -54,6 +54,8 @@ export interface RuntimeEventMap {
   /** R9: a dispatch recorded `count` messages as sent; `held` are still waiting in that inbox. */
   'outbox:dispatched': { inboxId: string; count: number; held: number };
   'outbox:sent': { inboxId: string; count: number; channels: string[] };
+  /** A channel did not take these messages for good (rejected, or no address for it): kept, visible, redrivable. */
+  'outbox:failed': { inboxId: string; channel: string; kind: 'rejected' | 'undeliverable'; messageIds: number[]; error: string };
   /** One channel took a batch of `count` messages (a batch some channels took and others did not is sent again to the others only). */
   'channel:delivered': { inboxId: string; channel: string; count: number };
   /** At-most-once delivery only: a channel failed, and these messages will not be sent to it again. */

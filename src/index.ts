@@ -26,4 +26,4 @@ export { RuntimeEvents, type RuntimeEventMap, type RuntimeEventName, type DeadEv
 
 // Where messages go.
 export { createChannels, type ChannelDeps } from './channels/create-channels.js';
-export type { Channel, OutgoingMessage } from './channels/channel.js';
+export { delivered, retryLater, rejected, type Channel, type DeliveryResult, type OutgoingMessage } from './channels/channel.js';

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { VigilError } from '../errors.js';
 import type { ProxyFetch } from '../proxy/proxy-fetch.js';
-import type { ApprovalRequest, ClaimedEvent, InboxStats, OutboxMessage, TimerSpec } from '../store/contract.js';
+import type { ApprovalRequest, ClaimedEvent, InboxSettings, InboxStats, OutboxMessage, TimerSpec } from '../store/contract.js';
 import type { AgentMemory } from './memory.js';
 import { validatePermissions, type Permissions } from './permissions.js';
 import type { AgentSession } from './session.js';
@@ -40,6 +40,13 @@ export interface AgentContext {
   requestApproval(request: ApprovalRequest): Promise<{ link: string | null }>;
   addTimer(timer: TimerSpec): Promise<void>;
   stats(): Promise<InboxStats>;
+  /**
+   * This inbox's settings (its person's contacts, pacing and debounce), read
+   * once, when first awaited: `const { contacts } = await ctx.settings`.
+   */
+  readonly settings: Promise<InboxSettings>;
+  /** Changes them (a JSON merge patch; contract.ts, Inbox.updateSettings), e.g. from a person's "/quiet 22:00-07:00". */
+  updateSettings(patch: unknown): Promise<InboxSettings>;
   /** Durable per-inbox memory; this run's changes are saved with its finish. */
   readonly memory: AgentMemory;
   /** The agent's state between runs; saved with the run's finish. */

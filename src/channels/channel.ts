@@ -1,25 +1,46 @@
 /**
- * Where outbox messages go. A channel delivers one combined body; throwing
- * means "not delivered" and the dispatcher retries with backoff (the store
- * keeps the messages held). Delivery is at-least-once, so every channel
- * carries a stable id per batch that a receiver can dedupe on.
+ * Where outbox messages go. A channel delivers one combined body and says
+ * how it went (a DeliveryResult): delivered; retry later (the store keeps the
+ * messages held and the dispatcher backs off, honouring retryAfterMs); or
+ * rejected for good (a revoked token, an unknown recipient, a 4xx), which
+ * is recorded, visible and redrivable instead of retried forever. Throwing
+ * counts as "retry". DeliveryResult is at-least-once, so every channel carries a
+ * stable id per batch that a receiver can dedupe on.
  */
 import type { HeldMessage } from '../store/contract.js';
 
 export interface OutgoingMessage {
   inboxId: string;
-  /** The held messages joined by a blank line (R9). */
+  /** The held messages for this channel joined by a blank line (R9). */
   body: string;
   messages: HeldMessage[];
   /** Stable across retries of the same batch: `<inbox>:<first id>-<last id>`. */
   id: string;
+  /** This inbox's person on this channel (settings `contacts.<channel name>`), or null. */
+  contact: string | null;
 }
+
+export type DeliveryResult =
+  | { status: 'delivered' }
+  | { status: 'retry'; reason: string; retryAfterMs?: number }
+  | { status: 'rejected'; reason: string };
 
 export interface Channel {
   readonly name: string;
-  send(message: OutgoingMessage, signal: AbortSignal): Promise<void>;
+  /**
+   * `required`: the channel reaches a person only through their contact; a
+   * message for an inbox with none is undeliverable here (recorded, never
+   * sent to anyone else). `optional` (default): sent either way.
+   */
+  readonly contact?: 'required' | 'optional';
+  send(message: OutgoingMessage, signal: AbortSignal): Promise<DeliveryResult | void>;
   close?(): Promise<void>;
 }
+
+export const delivered = (): DeliveryResult => ({ status: 'delivered' });
+export const retryLater = (reason: string, retryAfterMs?: number): DeliveryResult =>
+  retryAfterMs === undefined ? { status: 'retry', reason } : { status: 'retry', reason, retryAfterMs };
+export const rejected = (reason: string): DeliveryResult => ({ status: 'rejected', reason });
 
 export function batchId(inboxId: string, messages: HeldMessage[]): string {
   const ids = messages.map((m) => m.id);

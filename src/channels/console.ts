@@ -14,7 +14,8 @@ export function createConsoleChannel({ stream = process.stdout }: ConsoleChannel
     name: 'console',
     send(message: OutgoingMessage, signal: AbortSignal): Promise<void> {
       signal.throwIfAborted();
-      const text = `--- to ${message.inboxId} (${message.id}) ---\n${message.body}\n`;
+      const to = message.contact === null ? message.inboxId : `${message.inboxId} <${message.contact}>`;
+      const text = `--- to ${to} (${message.id}) ---\n${message.body}\n`;
       // The callback reports a failed write (a closed pipe): the batch stays held.
       return new Promise((resolve, reject) => {
         stream.write(text, (error) => (error ? reject(error) : resolve()));

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Transporter } from 'nodemailer';
-import type { Channel, OutgoingMessage } from './channel.js';
+import { delivered, rejected, type Channel, type DeliveryResult, type OutgoingMessage } from './channel.js';
 
 export interface EmailChannelOptions {
   host: string;
@@ -15,7 +15,8 @@ export interface EmailChannelOptions {
   user?: string | undefined;
   password?: string | undefined;
   from: string;
-  to: string;
+  /** Where mail goes for an inbox with no contacts.email; without it, such an inbox's messages are undeliverable here. */
+  to?: string | undefined;
   subject?: string;
   timeoutMs?: number;
 }
@@ -39,7 +40,8 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
   const domain = domainOf(options.from);
   return {
     name: 'email',
-    async send(message: OutgoingMessage, signal: AbortSignal): Promise<void> {
+    contact: options.to === undefined ? 'required' : 'optional',
+    async send(message: OutgoingMessage, signal: AbortSignal): Promise<DeliveryResult> {
       signal.throwIfAborted();
       // nodemailer takes no AbortSignal: stop waiting on abort; its own socket
       // timeouts (timeoutMs) end the connection.
@@ -50,7 +52,7 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
       });
       const sending = transporter().then((mailer) => mailer.sendMail({
         from: options.from,
-        to: options.to,
+        to: message.contact ?? options.to,
         subject: options.subject ?? 'Update from your agent',
         text: message.body,
         messageId: messageIdFor(message.id, domain),
@@ -59,6 +61,12 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
       sending.catch(() => undefined);
       try {
         await Promise.race([sending, aborted]);
+        return delivered();
+      } catch (error) {
+        // An SMTP 5xx (no such mailbox, relaying denied) fails again on every try: rejected for good.
+        const code = (error as { responseCode?: unknown }).responseCode;
+        if (typeof code === 'number' && code >= 500 && code < 600) return rejected(`the mail server refused it: ${(error as Error).message}`);
+        throw error;
       } finally {
         signal.removeEventListener('abort', onAbort!);
       }

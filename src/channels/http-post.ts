@@ -1,7 +1,13 @@
 /**
- * A JSON POST for the HTTP channels: anything but a 2xx is a failure, with
- * the start of the response body in the message so an operator sees why.
+ * A JSON POST for the HTTP channels, and what its answer means for the
+ * delivery: a 2xx is delivered; 408, 425, 429 and 5xx are worth another try
+ * (after Retry-After, when the receiver says); any other status is the
+ * request's own fault and will fail again: rejected, with the start of the
+ * response body in the reason so an operator sees why. A lost connection
+ * or a timeout throws (the dispatcher retries).
  */
+import { retryLater, rejected, delivered, type DeliveryResult } from './channel.js';
+
 export interface PostOptions {
   url: string;
   /** Names the receiver in errors. Not the URL: a Slack webhook URL is itself the secret. */
@@ -13,9 +19,16 @@ export interface PostOptions {
   fetch?: typeof fetch;
 }
 
+export interface HttpAnswer {
+  status: number;
+  text: string;
+  /** From Retry-After (seconds or an HTTP date), or null. */
+  retryAfterMs: number | null;
+}
+
 const SNIPPET_CHARS = 200;
 
-export async function postJson({ url, label, body, headers = {}, signal, timeoutMs, fetch: doFetch = fetch }: PostOptions): Promise<void> {
+export async function postJson({ url, label, body, headers = {}, signal, timeoutMs, fetch: doFetch = fetch }: PostOptions): Promise<HttpAnswer> {
   const deadline = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {
@@ -34,8 +47,26 @@ export async function postJson({ url, label, body, headers = {}, signal, timeout
   }
   // Read the body either way: an unread body keeps the connection busy.
   const text = await response.text().catch(() => '');
-  if (!response.ok) {
-    const snippet = text.length > SNIPPET_CHARS ? `${text.slice(0, SNIPPET_CHARS)}…` : text;
-    throw new Error(`${label} answered ${response.status}${snippet === '' ? '' : `: ${snippet}`}`);
-  }
+  return { status: response.status, text, retryAfterMs: retryAfter(response.headers.get('retry-after')) };
+}
+
+/** What an HTTP answer means for the delivery (see the module comment). */
+export function deliveryOf(answer: HttpAnswer, label: string): DeliveryResult {
+  if (answer.status >= 200 && answer.status < 300) return delivered();
+  const snippet = answer.text.length > SNIPPET_CHARS ? `${answer.text.slice(0, SNIPPET_CHARS)}…` : answer.text;
+  const reason = `${label} answered ${answer.status}${snippet === '' ? '' : `: ${snippet}`}`;
+  if (isWorthRetrying(answer.status)) return retryLater(reason, answer.retryAfterMs ?? undefined);
+  return rejected(reason);
+}
+
+function isWorthRetrying(status: number): boolean {
+  return status === 408 || status === 425 || status === 429 || status >= 500;
+}
+
+function retryAfter(header: string | null): number | null {
+  if (header === null) return null;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 }

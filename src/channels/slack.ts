@@ -1,30 +1,99 @@
 /**
- * The Slack channel: an incoming webhook (https://api.slack.com/messaging/webhooks)
- * takes `{ text }`. Slack has no idempotency key for incoming webhooks, so
- * a retried batch may show twice; the other channels carry the batch id.
+ * The Slack channel, in one of two modes.
+ *
+ * - Bot (`botToken`): each inbox's messages go to its person's own Slack
+ *   conversation, `contacts.slack` (a user id for a DM, or a channel id),
+ *   through the Web API's chat.postMessage. Slack answers HTTP 200 with
+ *   `{"ok":false,"error":…}` when it refuses: that body decides, not the
+ *   status. A token that no longer works, or a conversation the bot cannot
+ *   reach, is rejected for good; rate limits and Slack's own failures are
+ *   retried (after Retry-After).
+ * - Incoming webhook (`url`): one fixed destination for every inbox
+ *   (https://api.slack.com/messaging/webhooks), for a single-user setup.
+ *
+ * Plain fetch rather than @slack/web-api: one endpoint, and the SDK's own
+ * retry queue would sit under the dispatcher's backoff and the store's
+ * reservation, retrying a send the dispatcher already gave up on.
+ * Slack has no idempotency key for either: a retried batch may show twice.
  */
-import type { Channel, OutgoingMessage } from './channel.js';
-import { postJson } from './http-post.js';
+import { delivered, rejected, retryLater, type Channel, type DeliveryResult, type OutgoingMessage } from './channel.js';
+import { deliveryOf, postJson } from './http-post.js';
 
 export interface SlackChannelOptions {
-  /** The incoming webhook URL; it is the credential, so it never appears in errors or logs. */
-  url: string;
+  /** An incoming webhook URL; it is the credential, so it never appears in errors or logs. */
+  url?: string;
+  /** A bot token (xoxb-…): messages go to each inbox's contacts.slack. Never in errors or logs. */
+  botToken?: string;
+  /** The Web API's base URL (default Slack's); for a local fake in tests. */
+  apiUrl?: string;
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
 
+export const SLACK_API_URL = 'https://slack.com/api';
+
+/** Slack's `error` codes that no retry fixes (https://api.slack.com/methods/chat.postMessage#errors). */
+const PERMANENT = new Set([
+  'account_inactive',
+  'channel_not_found',
+  'invalid_auth',
+  'is_archived',
+  'missing_scope',
+  'msg_too_long',
+  'no_text',
+  'not_authed',
+  'not_in_channel',
+  'restricted_action',
+  'token_expired',
+  'token_revoked',
+  'user_not_found',
+  'cannot_dm_bot',
+]);
+
 export function createSlackChannel(options: SlackChannelOptions): Channel {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const http = options.fetch === undefined ? {} : { fetch: options.fetch };
+  if (options.botToken !== undefined) {
+    const endpoint = `${(options.apiUrl ?? SLACK_API_URL).replace(/\/+$/, '')}/chat.postMessage`;
+    const token = options.botToken;
+    return {
+      name: 'slack',
+      contact: 'required',
+      async send(message: OutgoingMessage, signal: AbortSignal): Promise<DeliveryResult> {
+        const answer = await postJson({
+          url: endpoint,
+          label: 'slack chat.postMessage',
+          body: JSON.stringify({ channel: message.contact, text: message.body }),
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' },
+          signal,
+          timeoutMs,
+          ...http,
+        });
+        if (answer.status !== 200) return deliveryOf(answer, 'slack chat.postMessage');
+        return slackAnswer(answer.text, answer.retryAfterMs);
+      },
+    };
+  }
+  const url = options.url as string;
   return {
     name: 'slack',
-    async send(message: OutgoingMessage, signal: AbortSignal): Promise<void> {
-      await postJson({
-        url: options.url,
-        label: 'slack incoming webhook',
-        body: JSON.stringify({ text: message.body }),
-        signal,
-        timeoutMs: options.timeoutMs ?? 10_000,
-        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-      });
+    async send(message: OutgoingMessage, signal: AbortSignal): Promise<DeliveryResult> {
+      const answer = await postJson({ url, label: 'slack incoming webhook', body: JSON.stringify({ text: message.body }), signal, timeoutMs, ...http });
+      return deliveryOf(answer, 'slack incoming webhook');
     },
   };
+}
+
+/** A 200 from the Web API: `ok` says whether it took the message. */
+function slackAnswer(text: string, retryAfterMs: number | null): DeliveryResult {
+  let body: { ok?: unknown; error?: unknown };
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    return retryLater(`slack chat.postMessage answered 200 with a body that is not JSON`);
+  }
+  if (body.ok === true) return delivered();
+  const error = typeof body.error === 'string' ? body.error : 'unknown_error';
+  if (PERMANENT.has(error)) return rejected(`slack refused the message: ${error}`);
+  return retryLater(`slack could not take the message: ${error}`, retryAfterMs ?? undefined);
 }

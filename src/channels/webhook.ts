@@ -1,16 +1,17 @@
 /**
- * The outbound webhook channel: POSTs `{ inbox, id, body, messages }` signed
+ * The outbound webhook channel: POSTs `{ inbox, id, to, body, messages }` signed
  * per Standard Webhooks (https://www.standardwebhooks.com): `webhook-id` is
  * the batch id, the same on every retry of the same batch, so a receiver
  * dedupes what at-least-once delivery repeats; `webhook-signature` is
  * `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed by the `whsec_`
- * secret's base64 bytes.
+ * secret's base64 bytes. `to` is the inbox's `contacts.webhook`, or null:
+ * the receiver routes by it.
  */
 import { createHmac } from 'node:crypto';
 import { systemClock, type Clock } from '../clock.js';
 import { VigilError } from '../errors.js';
-import type { Channel, OutgoingMessage } from './channel.js';
-import { postJson } from './http-post.js';
+import type { Channel, DeliveryResult, OutgoingMessage } from './channel.js';
+import { deliveryOf, postJson } from './http-post.js';
 
 export interface WebhookChannelOptions {
   url: string;
@@ -29,9 +30,9 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
   const label = `webhook ${new URL(options.url).host}`;
   return {
     name: 'webhook',
-    async send(message: OutgoingMessage, signal: AbortSignal): Promise<void> {
-      const body = JSON.stringify({ inbox: message.inboxId, id: message.id, body: message.body, messages: message.messages });
-      await postJson({
+    async send(message: OutgoingMessage, signal: AbortSignal): Promise<DeliveryResult> {
+      const body = JSON.stringify({ inbox: message.inboxId, id: message.id, to: message.contact, body: message.body, messages: message.messages });
+      const answer = await postJson({
         url: options.url,
         label,
         body,
@@ -40,6 +41,7 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
         timeoutMs: options.timeoutMs ?? 10_000,
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       });
+      return deliveryOf(answer, label);
     },
   };
 }

@@ -7,6 +7,7 @@ import { approveCommand, eventsCommand, ingestCommand, redriveCommand, statusCom
 import { migrateCommand } from './commands/migrate.js';
 import { proxyCommand } from './commands/proxy.js';
 import { serveCommand } from './commands/serve.js';
+import { settingsCommand } from './commands/settings-command.js';
 import { timerCommand, timersCommand } from './commands/timer-commands.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 
@@ -27,6 +28,7 @@ export function createProgram(version: string): Command {
     eventsCommand(),
     redriveCommand(),
     approveCommand(),
+    settingsCommand(),
     timersCommand(),
     timerCommand(),
     migrateCommand(),

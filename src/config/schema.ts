@@ -70,10 +70,17 @@ export const channelsSchema = z
       .optional()
       .describe('POST each message to a URL, signed with Standard Webhooks headers.'),
     slack: z
-      .object({ url: z.string().url().describe("The Slack app's incoming-webhook URL."), timeoutMs: timeout })
+      .object({
+        url: z.string().url().optional().describe("An incoming-webhook URL: every inbox's messages go to that one conversation."),
+        botToken: secret.optional().describe(`A bot token (xoxb-…): each inbox's messages go to its own \`contacts.slack\` through chat.postMessage. ${SECRET_HINT}`),
+        apiUrl: z.string().url().optional().describe("The Slack Web API's base URL with botToken (default https://slack.com/api; another for a local fake)."),
+        timeoutMs: timeout,
+      })
       .strict()
+      .refine((slack) => (slack.url === undefined) !== (slack.botToken === undefined), { message: 'give either url (incoming webhook) or botToken (bot), not both or neither' })
+      .refine((slack) => slack.apiUrl === undefined || slack.botToken !== undefined, { message: 'apiUrl goes with botToken', path: ['apiUrl'] })
       .optional()
-      .describe('Post each message to a Slack incoming webhook.'),
+      .describe('Post to Slack: to each inbox\'s own conversation as a bot, or to one incoming webhook.'),
     email: z
       .object({
         host: z.string().min(1).describe('SMTP server.'),
@@ -82,7 +89,7 @@ export const channelsSchema = z
         user: z.string().optional().describe('SMTP user name.'),
         password: z.string().optional().describe(`SMTP password. ${SECRET_HINT}`),
         from: z.string().min(3).describe('The From address.'),
-        to: z.string().min(3).describe('Where every message goes.'),
+        to: z.string().min(3).optional().describe('Where mail goes for an inbox with no `contacts.email` (without it, such an inbox\'s messages are undeliverable by email).'),
         subject: z.string().default('Update from your agent').describe('The subject line.'),
         timeoutMs: timeout,
       })

@@ -7,10 +7,12 @@ import { isVigilError } from '../errors.js';
 
 export class HttpError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 413 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503,
     readonly code: string,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** The input field at fault, where there is one. */
+    readonly field?: string,
   ) {
     super(message);
     this.name = 'HttpError';
@@ -29,13 +31,13 @@ const RETRY_AFTER_SECONDS = '1';
  */
 export function fromStoreError(error: unknown): HttpError | null {
   if (!isVigilError(error)) return null;
-  if (error.code.startsWith('invalid_')) return new HttpError(400, error.code, error.message);
+  if (error.code.startsWith('invalid_')) return new HttpError(400, error.code, error.message, {}, error.field);
   if (error.retryable || error.code === 'store_closed') {
     return new HttpError(503, error.code, 'the store is unavailable right now; retry later', { 'Retry-After': RETRY_AFTER_SECONDS });
   }
   return null;
 }
 
-export function errorBody(error: HttpError): { error: { code: string; message: string } } {
-  return { error: { code: error.code, message: error.message } };
+export function errorBody(error: HttpError): { error: { code: string; message: string; field?: string } } {
+  return { error: { code: error.code, message: error.message, ...(error.field === undefined ? {} : { field: error.field }) } };
 }

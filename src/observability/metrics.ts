@@ -38,6 +38,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       registers,
     }),
     outboxHeld: new Gauge({ name: 'vigil_outbox_held', help: 'Outbox messages waiting, at the last dispatch pass', registers }),
+    outboxFailed: new Counter({
+      name: 'vigil_outbox_failed_total',
+      help: 'Outbox messages a channel did not take for good (kept, redrivable), by channel and kind (rejected, undeliverable: no contact)',
+      labelNames: ['channel', 'kind'],
+      registers,
+    }),
     channelFailures: new Counter({ name: 'vigil_channel_failures_total', help: 'Failed channel sends, by channel', labelNames: ['channel'], registers }),
   };
 }

@@ -63,6 +63,10 @@ export function observe(events: RuntimeEvents, { metrics, logger }: Observers): 
       metrics?.channelFailures.inc({ channel: e.channel });
       logger?.warn(e, 'channel failed; the messages stay held');
     }),
+    events.on('outbox:failed', (e) => {
+      metrics?.outboxFailed.inc({ channel: e.channel, kind: e.kind }, e.messageIds.length);
+      logger?.warn(e, e.kind === 'undeliverable' ? 'messages undeliverable: no address for this channel; kept for a redrive' : 'messages rejected by the channel for good; kept for a redrive');
+    }),
     events.on('outbox:lost', (e) => {
       metrics?.channelFailures.inc({ channel: e.channel });
       metrics?.outboxLost.inc({ channel: e.channel }, e.count);

@@ -12,7 +12,7 @@ import { VigilError } from '../errors.js';
 import { validateApprovalRequest } from '../store/engine/validate/index.js';
 import { describeAction, type ApprovalLink } from '../agent/approval-summary.js';
 import type { ProxyFetch } from '../proxy/proxy-fetch.js';
-import type { ApprovalRequest, ClaimedEvent, Inbox, MemoryChanges } from '../store/contract.js';
+import type { ApprovalRequest, ClaimedEvent, Inbox, InboxSettings, MemoryChanges } from '../store/contract.js';
 
 export interface ContextDeps {
   agent: Agent;
@@ -60,6 +60,7 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
     return { link: approvalLink({ inboxId, approvalId: request.id, expiresAt: now + request.expiresInMs, summary }) };
   };
   const tools = createToolBox(agent.tools, agent.permissions, { inboxId, events, now, signal, fetch, memory, requestApproval });
+  let settings: Promise<InboxSettings> | undefined;
   const ctx: AgentContext = {
     inboxId,
     events,
@@ -72,6 +73,17 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
       await inbox.addTimer(timer);
     },
     stats: () => inbox.stats(),
+    // Read when first awaited, not for every run: most runs never look.
+    get settings() {
+      settings ??= inbox.settings();
+      return settings;
+    },
+    async updateSettings(patch) {
+      live();
+      const updated = await inbox.updateSettings(patch);
+      settings = Promise.resolve(updated);
+      return updated;
+    },
     memory,
     session,
     tools,

@@ -17,10 +17,10 @@
  */
 import { settlesWithin } from './settles-within.js';
 import { performance } from 'node:perf_hooks';
-import { batchId, type Channel, type OutgoingMessage } from '../channels/channel.js';
+import { batchId, delivered, type Channel, type DeliveryResult, type OutgoingMessage } from '../channels/channel.js';
 import { VigilError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
-import type { HeldMessage, RetryBackoff, Store } from '../store/contract.js';
+import type { DispatchReport, HeldMessage, OutboxFailureReport, RetryBackoff, Store } from '../store/contract.js';
 import { describeError } from './call-agent.js';
 import { leaseTtlOf } from './lease-ttl.js';
 import type { RuntimeEvents } from '../events.js';
@@ -63,20 +63,32 @@ interface Backoff {
 }
 
 /** A batch some channels took and others did not: on the retry only the others get it. */
+/** A batch some channels are done with (took it, refused it for good, or cannot reach its person): on the retry only the others get it. */
 interface PartialDelivery {
   batchId: string;
-  delivered: Set<string>;
+  done: Set<string>;
+  /** What the done channels did not take, reported with the batch once every channel is done. */
+  failures: OutboxFailureReport[];
 }
 
 class ChannelsFailed extends Error {
   constructor(
     readonly failures: { channel: string; error: string }[],
     readonly messages: number,
+    /** The longest Retry-After a channel asked for, if any. */
+    readonly retryAfterMs: number | null,
   ) {
     super(failures.map((f) => `${f.channel}: ${f.error}`).join('; '));
     this.name = 'ChannelsFailed';
   }
 }
+
+/** What one channel did with its part of a batch. */
+type ChannelOutcome =
+  | { status: 'delivered'; ids: number[] }
+  | { status: 'skipped'; ids: number[] }
+  | { status: 'retry'; reason: string; retryAfterMs?: number; ids: number[] }
+  | { status: 'rejected' | 'undeliverable'; reason: string; ids: number[] };
 
 const MAX_LIMIT = 1_000;
 
@@ -244,41 +256,67 @@ export class Dispatcher {
   private async dispatchInbox(inboxId: string): Promise<void> {
     const inbox = this.store.inbox(inboxId);
     try {
-      const count = await inbox.dispatch((body, messages) => this.deliver(inboxId, body, messages), { atMostOnce: this.atMostOnce });
+      const count = await inbox.dispatch((_body, messages, context) => this.deliver(inboxId, messages, context.contacts), { atMostOnce: this.atMostOnce });
       this.backoff.delete(inboxId);
       if (count > 0) this.events.emit('outbox:sent', { inboxId, count, channels: this.channels.map((c) => c.name) });
     } catch (error) {
-      // At most once, the store recorded the batch as sent before the channels
-      // saw it: there is nothing held to retry. A store failure still is.
-      if (this.atMostOnce && error instanceof ChannelsFailed) this.lost(inboxId, error);
-      else this.failed(inboxId, error);
+      this.failed(inboxId, error);
     }
   }
 
-  /** The SendFn: every channel that has not yet taken this exact batch gets it; any failure throws. */
-  private async deliver(inboxId: string, body: string, messages: HeldMessage[]): Promise<void> {
-    const message: OutgoingMessage = { inboxId, body, messages, id: batchId(inboxId, messages) };
+  /**
+   * The SendFn: every channel not yet done with this exact batch gets the
+   * messages meant for it (all, or a redriven copy's one channel), addressed
+   * to the inbox's person there. A channel that needs an address the inbox
+   * has not got is not sent to at all: undeliverable. Channels that refuse
+   * for good, or cannot be reached, are reported with the batch (recorded,
+   * redrivable); one that asks to retry holds the batch for everyone left,
+   * unless delivery is at most once, where it is lost for that channel.
+   */
+  private async deliver(inboxId: string, messages: HeldMessage[], contacts: Record<string, string>): Promise<DispatchReport> {
+    const id = batchId(inboxId, messages);
     const previous = this.partial.get(inboxId);
-    const delivered = previous?.batchId === message.id ? previous.delivered : new Set<string>();
-    const pending = this.channels.filter((channel) => !delivered.has(channel.name));
-    const results = await Promise.allSettled(pending.map((channel) => this.sendOne(channel, message)));
-    const failures: { channel: string; error: string }[] = [];
+    const state: PartialDelivery = previous?.batchId === id ? previous : { batchId: id, done: new Set(), failures: [] };
+    const pending = this.channels.filter((channel) => !state.done.has(channel.name));
+    const results = await Promise.allSettled(pending.map((channel) => this.deliverTo(channel, inboxId, messages, contacts[channel.name] ?? null)));
+    const retries: { channel: string; error: string }[] = [];
+    let retryAfterMs: number | null = null;
     results.forEach((result, i) => {
       const channel = pending[i]!.name;
-      if (result.status === 'fulfilled') {
-        delivered.add(channel);
-        this.events.emit('channel:delivered', { inboxId, channel, count: messages.length });
-      } else {
-        failures.push({ channel, error: describeError(result.reason) });
+      const outcome: ChannelOutcome = result.status === 'fulfilled' ? result.value : { status: 'retry', reason: describeError(result.reason), ids: [] };
+      if (outcome.status === 'retry') {
+        retries.push({ channel, error: outcome.reason });
+        if (outcome.retryAfterMs !== undefined) retryAfterMs = Math.max(retryAfterMs ?? 0, outcome.retryAfterMs);
+        return;
+      }
+      state.done.add(channel);
+      if (outcome.status === 'delivered') this.events.emit('channel:delivered', { inboxId, channel, count: outcome.ids.length });
+      if (outcome.status === 'rejected' || outcome.status === 'undeliverable') {
+        state.failures.push({ messageIds: outcome.ids, channel, kind: outcome.status, error: outcome.reason });
       }
     });
-    if (failures.length === 0 || this.atMostOnce) this.partial.delete(inboxId);
-    else this.partial.set(inboxId, { batchId: message.id, delivered });
-    if (failures.length > 0) throw new ChannelsFailed(failures, messages.length);
+    if (retries.length === 0 || this.atMostOnce) this.partial.delete(inboxId);
+    else this.partial.set(inboxId, state);
+    if (retries.length > 0 && !this.atMostOnce) throw new ChannelsFailed(retries, messages.length, retryAfterMs);
+    if (retries.length > 0) this.lost(inboxId, new ChannelsFailed(retries, messages.length, retryAfterMs));
+    return { failures: state.failures };
+  }
+
+  /** One channel's part of a batch: only the messages meant for it, and only where it can reach the inbox's person. */
+  private async deliverTo(channel: Channel, inboxId: string, messages: HeldMessage[], contact: string | null): Promise<ChannelOutcome> {
+    const mine = messages.filter((m) => m.channel === null || m.channel === channel.name);
+    const ids = mine.map((m) => m.id);
+    if (mine.length === 0) return { status: 'skipped', ids };
+    if (channel.contact === 'required' && contact === null) {
+      return { status: 'undeliverable', ids, reason: `inbox ${inboxId} has no contacts.${channel.name}: set it, then redrive` };
+    }
+    const message: OutgoingMessage = { inboxId, body: mine.map((m) => m.body).join('\n\n'), messages: mine, id: batchId(inboxId, mine), contact };
+    const result = (await this.sendOne(channel, message)) ?? delivered();
+    return { ...result, ids };
   }
 
   /** One channel, bounded: a channel that ignores its signal is stopped waiting for all the same. */
-  private async sendOne(channel: Channel, message: OutgoingMessage): Promise<void> {
+  private async sendOne(channel: Channel, message: OutgoingMessage): Promise<DeliveryResult | void> {
     const deadline = AbortSignal.timeout(this.sendTimeoutMs);
     const signal = AbortSignal.any([this.stopSignal.signal, deadline]);
     signal.throwIfAborted();
@@ -298,15 +336,17 @@ export class Dispatcher {
     const sending = channel.send(message, signal);
     sending.catch(() => undefined);
     try {
-      await Promise.race([sending, aborted]);
+      return await Promise.race([sending, aborted]);
     } finally {
       signal.removeEventListener('abort', onAbort!);
     }
   }
 
+  /** Backs off this inbox (exponentially, or as long as a channel's Retry-After asked, if longer). */
   private failed(inboxId: string, error: unknown): void {
     const failures = this.backoff.get(inboxId)?.failures ?? 0;
-    const retryInMs = Math.min(this.retry.baseMs * 2 ** failures, this.retry.maxMs);
+    const asked = error instanceof ChannelsFailed ? (error.retryAfterMs ?? 0) : 0;
+    const retryInMs = Math.max(Math.min(this.retry.baseMs * 2 ** failures, this.retry.maxMs), asked);
     this.backoff.set(inboxId, { failures: failures + 1, retryAt: performance.now() + retryInMs });
     if (error instanceof ChannelsFailed) {
       for (const { channel, error: text } of error.failures) this.events.emit('channel:failed', { inboxId, channel, error: text, retryInMs });

@@ -17,6 +17,7 @@ import type { ApprovalLink } from '../agent/approval-summary.js';
 import type { Logger } from '../observability/logger.js';
 import type { ProxyFetch } from '../proxy/proxy-fetch.js';
 import { isVigilError } from '../errors.js';
+import { storableText } from '../store/engine/validate/index.js';
 import type { ClaimedEvent, Inbox, RunOutcome } from '../store/contract.js';
 import { createAgentContext } from './agent-context.js';
 import { callAgent, describeError, type AgentOutcome } from './call-agent.js';
@@ -251,8 +252,5 @@ async function release(deps: RunInboxDeps, inbox: Inbox, gen: number, releaseGen
  */
 function clip(text: string): string {
   const trimmed = text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
-  return trimmed === '' ? 'error' : trimmed.replace(UNSTORABLE, '\uFFFD');
+  return trimmed === '' ? 'error' : storableText(trimmed);
 }
-
-// eslint-disable-next-line no-control-regex -- the NUL is what it looks for
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;

@@ -180,6 +180,7 @@ function resolveChannelSecrets(config: ServiceConfig, env: NodeJS.ProcessEnv): S
   if (channels.email !== undefined) {
     channels.email = { ...channels.email, password: resolveOptionalSecret(channels.email.password, env, 'channels.email.password') };
   }
+  if (channels.slack?.botToken !== undefined) channels.slack = { ...channels.slack, botToken: resolveSecret(channels.slack.botToken, env, 'channels.slack.botToken') };
   return channels;
 }
 

@@ -130,10 +130,46 @@ export interface HeldMessage {
   id: number;
   body: string;
   urgent: boolean;
+  /** Null: for every channel. A redriven message (redriveOutbox) names the one channel it is for. */
+  channel: string | null;
 }
 
 /** Delivers one combined body; throwing means "not delivered". */
-export type SendFn = (body: string, messages: HeldMessage[]) => void | Promise<void>;
+/**
+ * Delivers one combined body; throwing means "not delivered" (held again,
+ * tried again later). It may report channels that will never take some of
+ * the messages (rejected for good, or no address for this inbox's person):
+ * they are recorded with the send, visible and redrivable, never retried.
+ */
+export type SendFn = (body: string, messages: HeldMessage[], context: SendContext) => void | DispatchReport | Promise<void | DispatchReport>;
+
+/** What a send knows of the inbox: its person's addresses, from its settings (read with the batch). */
+export interface SendContext {
+  contacts: Record<string, string>;
+}
+
+export interface DispatchReport {
+  failures?: OutboxFailureReport[];
+}
+
+export interface OutboxFailureReport {
+  /** The messages this channel did not take (ids from the batch). */
+  messageIds: number[];
+  channel: string;
+  /** rejected: the channel refused them for good; undeliverable: the inbox has no address for that channel. */
+  kind: 'rejected' | 'undeliverable';
+  error: string;
+}
+
+/** A message a channel did not take, kept until redriven (Inbox.redriveOutbox). */
+export interface OutboxFailure {
+  messageId: number;
+  body: string;
+  channel: string;
+  kind: 'rejected' | 'undeliverable';
+  error: string;
+  failedAt: number;
+}
 
 export interface DispatchOptions {
   /** Record first, send second: a crash loses the message instead of repeating it. */
@@ -148,7 +184,8 @@ export interface LeaseInfo {
 
 export interface InboxStats {
   events: Record<EventStatus, number>;
-  outbox: { held: number; sent: number };
+  /** undeliverable and rejected: messages a channel did not take, until redriven (counted per channel). */
+  outbox: { held: number; sent: number; undeliverable: number; rejected: number };
   timers: number;
   approvalsPending: number;
   lease: LeaseInfo | null;
@@ -191,6 +228,8 @@ export interface OutboxView {
   sent: OutboxRow[];
   /** When `dispatch` may send next (R9's gap, urgent messages, a dispatch in flight); null with nothing held. */
   nextSendAt: number | null;
+  /** Messages a channel did not take (rejected, or no address for it), not yet redriven; newest first, bounded by the limit. */
+  failed: OutboxFailure[];
 }
 
 /** One bucket of an inbox's history: events received, events finished (done or dead) and runs that finished them. */
@@ -327,6 +366,12 @@ export interface Inbox {
 
   /** The operator's "send now": every held message skips the gap once (R9 as urgent); how many. */
   expediteOutbox(): Promise<number>;
+  /**
+   * Messages a channel did not take (OutboxFailure), of one channel or of
+   * all, are held again for that channel alone (once a contact is set, a
+   * revoked token replaced): how many.
+   */
+  redriveOutbox(options?: { channel?: string }): Promise<number>;
   /** Keeps what a person did, with the store's time. */
   recordAction(action: Omit<OperatorAction, 'at'>): Promise<void>;
 

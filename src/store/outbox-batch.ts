@@ -13,6 +13,7 @@ export interface HeldRow {
   id: number;
   body: string;
   urgent: boolean;
+  channel: string | null;
   /** It was reserved by a dispatch whose reservation has since expired. */
   reservedBefore: boolean;
 }
@@ -88,7 +89,7 @@ export function planDispatch(held: HeldRow[], state: PacingState, now: number, p
   else if (policy.dailyLimit !== null && usedToday >= policy.dailyLimit) notBefore = nextLocalDay(now, timeZone);
 
   if (chosen.length === 0) return { batch: null, notBefore };
-  const messages = chosen.map(({ id, body, urgent }) => ({ id, body, urgent }));
+  const messages = chosen.map(({ id, body, urgent, channel }) => ({ id, body, urgent, channel }));
   return {
     batch: {
       token: randomUUID(),

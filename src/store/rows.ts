@@ -17,6 +17,7 @@ import type {
   LeaseInfo,
   MissedPolicy,
   OperatorAction,
+  OutboxFailure,
   OutboxRow,
   TimerRow,
 } from './contract.js';
@@ -131,7 +132,7 @@ export function toTimerRow(row: ListedTimerRecord): TimerRow {
 export function emptyStats(): InboxStats {
   return {
     events: { pending: 0, running: 0, done: 0, dead: 0 },
-    outbox: { held: 0, sent: 0 },
+    outbox: { held: 0, sent: 0, undeliverable: 0, rejected: 0 },
     timers: 0,
     approvalsPending: 0,
     lease: null,
@@ -223,6 +224,19 @@ export function toActivity(rows: ActivityRecord[], query: { since: number; bucke
     bucket.runs += Number(row.runs);
   }
   return buckets;
+}
+
+export interface FailureRecord {
+  message_id: number;
+  body: string;
+  channel: string;
+  kind: 'rejected' | 'undeliverable';
+  error: string;
+  failed_at: number;
+}
+
+export function toOutboxFailure(row: FailureRecord): OutboxFailure {
+  return { messageId: row.message_id, body: row.body, channel: row.channel, kind: row.kind, error: row.error, failedAt: row.failed_at };
 }
 
 export interface ActionRecord {

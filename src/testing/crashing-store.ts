@@ -202,10 +202,10 @@ function crashPoints(inner: InboxPort, plan: CrashPlan): Partial<InboxPort> {
       await inner.reserve(seeing, { ...options, rollback: true });
       throw plan.crash({ ...here, messages });
     },
-    async markSent(batch) {
+    async markSent(batch, failures) {
       const here = site('between-send-and-record', null, { messages: batch.messages });
       if (plan.due(here)) throw plan.crash(here);
-      return inner.markSent(batch);
+      return inner.markSent(batch, failures);
     },
   };
 }

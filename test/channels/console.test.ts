@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createConsoleChannel } from '../../src/channels/console.js';
 import type { OutgoingMessage } from '../../src/channels/channel.js';
 
-const message: OutgoingMessage = { inboxId: 'alice', body: 'hi\n\nthere', messages: [], id: 'alice:1-2' };
+const message: OutgoingMessage = { inboxId: 'alice', body: 'hi\n\nthere', messages: [], id: 'alice:1-2', contact: null };
 
 describe('console channel', () => {
   it('prints the inbox, the batch id and the body', async () => {

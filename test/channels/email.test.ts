@@ -51,10 +51,11 @@ const message: OutgoingMessage = {
   inboxId: 'alice',
   body: 'Your refund of 5 EUR is done.\n\nAnything else?',
   messages: [
-    { id: 3, body: 'Your refund of 5 EUR is done.', urgent: false },
-    { id: 4, body: 'Anything else?', urgent: false },
+    { id: 3, body: 'Your refund of 5 EUR is done.', urgent: false, channel: null },
+    { id: 4, body: 'Anything else?', urgent: false, channel: null },
   ],
   id: 'alice:3-4',
+  contact: null,
 };
 
 function header(raw: string, name: string): string | undefined {
@@ -94,11 +95,26 @@ describe('email channel', () => {
     expect(smtp.mails[0]!.user).toBe('agent');
   });
 
-  it('fails when the server refuses the mail', async () => {
+  it('a mail the server refuses with a 5xx is rejected for good (no retry can fix it), naming why', async () => {
     const smtp = await startSmtp({ refuse: true });
     const channel = createEmailChannel({ host: '127.0.0.1', port: smtp.port, from: 'agent@example.com', to: 'nobody@example.org' });
     defer(() => channel.close?.());
-    await expect(channel.send(message, new AbortController().signal)).rejects.toThrow(/nobody@example\.org|rejected|550|5\d\d/i);
+    expect(await channel.send(message, new AbortController().signal)).toEqual({
+      status: 'rejected',
+      reason: expect.stringMatching(/the mail server refused it: .*(nobody@example\.org|rejected|550|5\d\d)/i),
+    });
     expect(smtp.mails).toHaveLength(0);
+  });
+
+  it("goes to the inbox's contacts.email, else to the configured `to`; with neither it needs a contact", async () => {
+    const smtp = await startSmtp();
+    const withFallback = createEmailChannel({ host: '127.0.0.1', port: smtp.port, from: 'agent@example.com', to: 'ops@example.com' });
+    const personal = createEmailChannel({ host: '127.0.0.1', port: smtp.port, from: 'agent@example.com' });
+    defer(() => withFallback.close?.());
+    defer(() => personal.close?.());
+    expect([withFallback.contact, personal.contact]).toEqual(['optional', 'required']);
+    await withFallback.send({ ...message, contact: 'ana@example.com' }, new AbortController().signal);
+    await withFallback.send(message, new AbortController().signal);
+    expect(smtp.mails.map((mail) => mail.to)).toEqual([['ana@example.com'], ['ops@example.com']]);
   });
 });

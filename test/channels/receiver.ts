@@ -18,7 +18,7 @@ export interface Receiver {
   requests: ReceivedRequest[];
 }
 
-export async function startReceiver(statuses: number[] = [], answer = 'ok'): Promise<Receiver> {
+export async function startReceiver(statuses: number[] = [], answer = 'ok', headers: Record<string, string> = {}): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   const script = [...statuses];
   const server = createServer((req, res) => {
@@ -26,7 +26,7 @@ export async function startReceiver(statuses: number[] = [], answer = 'ok'): Pro
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       requests.push({ method: req.method ?? '', path: req.url ?? '', headers: flatten(req.headers), body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(script.shift() ?? 200, { 'content-type': 'text/plain' });
+      res.writeHead(script.shift() ?? 200, { 'content-type': 'text/plain', ...headers });
       res.end(answer);
     });
   });

@@ -13,10 +13,11 @@ const message: OutgoingMessage = {
   inboxId: 'alice',
   body: 'first\n\nsecond',
   messages: [
-    { id: 7, body: 'first', urgent: false },
-    { id: 8, body: 'second', urgent: true },
+    { id: 7, body: 'first', urgent: false, channel: null },
+    { id: 8, body: 'second', urgent: true, channel: null },
   ],
   id: 'alice:7-8',
+  contact: null,
 };
 
 describe('webhook channel', () => {
@@ -30,18 +31,30 @@ describe('webhook channel', () => {
     expect(request!.headers['content-type']).toBe('application/json');
     expect(request!.headers['webhook-id']).toBe('alice:7-8');
     const verified = new Webhook(secret).verify(request!.body, request!.headers);
-    expect(verified).toEqual({ inbox: 'alice', id: 'alice:7-8', body: 'first\n\nsecond', messages: message.messages });
+    expect(verified).toEqual({ inbox: 'alice', id: 'alice:7-8', to: null, body: 'first\n\nsecond', messages: message.messages });
     // The signature binds the body: another body with the same headers fails.
     expect(() => new Webhook(secret).verify(request!.body.replace('first', 'FIRST'), request!.headers)).toThrow();
     expect(() => new Webhook(`whsec_${randomBytes(24).toString('base64')}`).verify(request!.body, request!.headers)).toThrow();
   });
 
-  it('treats a non-2xx answer as a failure, naming the status and not the URL', async () => {
-    const receiver = await startReceiver([503], 'busy, try later');
+  it('a 5xx or 429 is worth another try (after its Retry-After), another 4xx is rejected for good; both name the status, never the URL', async () => {
+    const receiver = await startReceiver([503, 429, 410], 'busy, try later', { 'retry-after': '7' });
     const channel = createWebhookChannel({ url: `${receiver.url}/incoming?token=s3cret`, secret });
-    const failure = channel.send(message, new AbortController().signal);
-    await expect(failure).rejects.toThrow(/answered 503: busy, try later/);
-    await expect(failure).rejects.not.toThrow(/s3cret/);
+    const send = () => channel.send(message, new AbortController().signal);
+    const outcomes = [await send(), await send(), await send()];
+    expect(outcomes).toEqual([
+      { status: 'retry', reason: expect.stringMatching(/answered 503: busy, try later/), retryAfterMs: 7_000 },
+      { status: 'retry', reason: expect.stringMatching(/answered 429/), retryAfterMs: 7_000 },
+      { status: 'rejected', reason: expect.stringMatching(/answered 410/) },
+    ]);
+    expect(JSON.stringify(outcomes)).not.toMatch(/s3cret/);
+  });
+
+  it("carries the inbox's contacts.webhook as `to` (null without one), signed with the rest", async () => {
+    const receiver = await startReceiver();
+    const channel = createWebhookChannel({ url: receiver.url, secret });
+    await channel.send({ ...message, contact: 'crm:4711' }, new AbortController().signal);
+    expect(new Webhook(secret).verify(receiver.requests[0]!.body, receiver.requests[0]!.headers)).toMatchObject({ to: 'crm:4711' });
   });
 
   it('refuses a secret that is not whsec_ + base64', () => {
@@ -69,6 +82,6 @@ describe('webhook channel', () => {
     expect(receiver.requests).toHaveLength(3);
     expect(new Set(receiver.requests.map((r) => r.headers['webhook-id']))).toEqual(new Set(['bob:1-1']));
     for (const request of receiver.requests) expect(new Webhook(secret).verify(request.body, request.headers)).toMatchObject({ body: 'your refund is done' });
-    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1 });
+    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
   });
 });

@@ -175,6 +175,31 @@ describe('inbox commands', () => {
   });
 });
 
+describe('settings', () => {
+  it('prints them; --set / --unset change them as one merge patch and print the result; a bad one exits 2 naming it, changing nothing', async () => {
+    const { dir, flag } = storeDir();
+    let result = await harness.cli(['settings', 'alice', ...flag]);
+    expect([result.code, JSON.parse(result.stdout)]).toEqual([0, {}]);
+    result = await harness.cli([
+      'settings', 'alice', ...flag,
+      '--set', 'outbox.gapMs=0', '--set', 'outbox.quietHours.from=22:00', '--set', 'outbox.quietHours.to=07:00',
+      '--set', 'outbox.quietHours.timeZone=Europe/Berlin', '--set', 'contacts.slack=D0123',
+    ]);
+    expect([result.code, JSON.parse(result.stdout)]).toEqual([
+      0,
+      { contacts: { slack: 'D0123' }, outbox: { gapMs: 0, quietHours: { from: '22:00', to: '07:00', timeZone: 'Europe/Berlin' } } },
+    ]);
+    result = await harness.cli(['settings', 'alice', ...flag, '--unset', 'outbox.quietHours', '--set', 'wake.debounceMs=2000']);
+    expect(JSON.parse(result.stdout)).toEqual({ contacts: { slack: 'D0123' }, outbox: { gapMs: 0 }, wake: { debounceMs: 2000 } });
+    result = await harness.cli(['settings', 'alice', ...flag, '--set', 'outbox.gapMs=-5']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/invalid_settings|outbox\.gapMs/);
+    const store = await openStore(`sqlite:${dir}`);
+    expect((await store.inbox('alice').settings()).outbox).toEqual({ gapMs: 0 });
+    await store.close();
+  });
+});
+
 describe('timers, migrate, demo', () => {
   it('timer add (interval, cron with a zone, one-off), timers lists them, timer remove', async () => {
     const { flag } = storeDir();

@@ -254,7 +254,7 @@ export function dashboardReads(target: StoreTarget): void {
       it('shows held and sent messages and when the gap lets the next send go', async () => {
         const { store, clock } = await open({ outboxGapMs: GAP });
         const inbox = store.inbox('alice');
-        expect(await store.view(inbox.id).outbox()).toEqual({ held: [], heldCount: 0, sent: [], nextSendAt: null });
+        expect(await store.view(inbox.id).outbox()).toEqual({ held: [], heldCount: 0, sent: [], nextSendAt: null, failed: [] });
         await queue(inbox, 'first');
         expect((await store.view(inbox.id).outbox()).nextSendAt).toBe(T0); // nothing paced yet: at once
         expect(await inbox.dispatch(() => undefined)).toBe(1);
@@ -385,7 +385,7 @@ export function dashboardReads(target: StoreTarget): void {
         clock.set(T0 + 2_500);
         expect(await ghost.events({ status: 'dead', source: 's', newestFirst: true, afterId: 5 })).toEqual([]);
         expect(await store.view(ghost.id).approvals()).toEqual([]);
-        expect(await store.view(ghost.id).outbox()).toEqual({ held: [], heldCount: 0, sent: [], nextSendAt: null });
+        expect(await store.view(ghost.id).outbox()).toEqual({ held: [], heldCount: 0, sent: [], nextSendAt: null, failed: [] });
         expect(await store.view(ghost.id).activity({ since: T0, bucketMs: 1_000 })).toEqual([
           { start: T0, received: 0, finished: 0, runs: 0 },
           { start: T0 + 1_000, received: 0, finished: 0, runs: 0 },

@@ -115,7 +115,7 @@ export function r12Concurrency(target: StoreTarget): void {
       await Promise.all([queueing, ...dispatching]);
       await inbox.dispatch(send);
       expect(sent.sort()).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`).sort());
-      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 20 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 20, undeliverable: 0, rejected: 0 });
     });
 
     it('scheduler passes at the same instant over three handles: one event per occurrence, each timer advanced once', async () => {

@@ -45,7 +45,7 @@ export function r3Fencing(target: StoreTarget): void {
       clock.set(T0 + TTL + 1);
       expect(await inbox.finish('A', gen, [b!.id], { messages: ['reply b'] })).toBe(false);
       expect(await statuses(inbox)).toEqual({ a: 'done', b: 'running' });
-      expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0, undeliverable: 0, rejected: 0 });
     });
 
     it('a late finish from an older gen is refused after a takeover: no change, no message', async () => {
@@ -126,7 +126,7 @@ export function r3Fencing(target: StoreTarget): void {
       expect(await inbox.finish('B', gen, [], { messages: ['intruder'] })).toBe(false);
       expect(await inbox.finish('A', gen + 1, [], { messages: ['wrong gen'] })).toBe(false);
       expect(await inbox.finish('A', gen, [], { messages: ['note'] })).toBe(true);
-      expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0, undeliverable: 0, rejected: 0 });
     });
 
     it('finish on an inbox that was never written is refused', async () => {

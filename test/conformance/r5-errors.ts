@@ -31,7 +31,7 @@ export function r5Errors(target: StoreTarget): void {
       const gen = await lease(inbox, 'A');
       const [a] = await inbox.claimBatch('A', gen);
       expect(await inbox.finish('A', gen, [a!.id], { error: 'failed', messages: ['half a reply', { body: 'alarm', urgent: true }] })).toBe(true);
-      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 0 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 0, undeliverable: 0, rejected: 0 });
       let sends = 0;
       expect(await inbox.dispatch(() => void sends++)).toBe(0);
       expect(sends).toBe(0);

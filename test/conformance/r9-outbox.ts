@@ -51,7 +51,7 @@ export function r9Outbox(target: StoreTarget): void {
       const inbox = store.inbox('alice');
       await queue(inbox, 'first', 'second');
       await queue(inbox, { body: 'third' });
-      expect((await inbox.stats()).outbox).toEqual({ held: 3, sent: 0 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 3, sent: 0, undeliverable: 0, rejected: 0 });
       const r = recorder();
       expect(await inbox.dispatch(r.send)).toBe(3);
       expect(r.bodies).toEqual(['first\n\nsecond\n\nthird']);
@@ -61,7 +61,7 @@ export function r9Outbox(target: StoreTarget): void {
         ['third', false],
       ]);
       expect(new Set(r.batches[0]!.map((m) => m.id)).size).toBe(3);
-      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 3 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 3, undeliverable: 0, rejected: 0 });
       expect(await inbox.dispatch(r.send)).toBe(0);
       expect(r.bodies).toHaveLength(1);
     });
@@ -89,7 +89,7 @@ export function r9Outbox(target: StoreTarget): void {
       await queue(inbox, 'three');
       clock.set(T0 + 100 + GAP - 1);
       expect(await inbox.dispatch(r.send)).toBe(0);
-      expect((await inbox.stats()).outbox).toEqual({ held: 2, sent: 1 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 2, sent: 1, undeliverable: 0, rejected: 0 });
       clock.set(T0 + 100 + GAP);
       expect(await inbox.dispatch(r.send)).toBe(2);
       expect(r.bodies).toEqual(['one', 'two\n\nthree']);
@@ -126,7 +126,7 @@ export function r9Outbox(target: StoreTarget): void {
       expect(await inbox.dispatch(r.send)).toBe(1);
       expect(r.bodies).toEqual(['paced 1', 'server on fire']);
       expect(r.batches[1]).toMatchObject([{ body: 'server on fire', urgent: true }]);
-      expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 2 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 2, undeliverable: 0, rejected: 0 });
     });
 
     it('urgent sends do not count against the gap: the next paced send is still due at lastPaced + gap', async () => {
@@ -185,12 +185,12 @@ export function r9Outbox(target: StoreTarget): void {
           throw failure;
         }),
       ).rejects.toBe(failure);
-      expect((await inbox.stats()).outbox).toEqual({ held: 2, sent: 0 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 2, sent: 0, undeliverable: 0, rejected: 0 });
       clock.advance(1); // well inside what would have been the gap
       const r = recorder();
       expect(await inbox.dispatch(r.send)).toBe(2);
       expect(r.bodies).toEqual(['a\n\nb']);
-      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 2 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 2, undeliverable: 0, rejected: 0 });
     });
 
     it('default: an async send that rejects is handled the same way', async () => {
@@ -198,7 +198,7 @@ export function r9Outbox(target: StoreTarget): void {
       const inbox = store.inbox('alice');
       await queue(inbox, 'a');
       await expect(inbox.dispatch(async () => Promise.reject(new Error('timeout')))).rejects.toThrow('timeout');
-      expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0, undeliverable: 0, rejected: 0 });
     });
 
     it('default: the messages are recorded as sent only after send returns', async () => {
@@ -209,8 +209,8 @@ export function r9Outbox(target: StoreTarget): void {
       await inbox.dispatch(async () => {
         during = (await inbox.stats()).outbox;
       });
-      expect(during).toEqual({ held: 1, sent: 0 });
-      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1 });
+      expect(during).toEqual({ held: 1, sent: 0, undeliverable: 0, rejected: 0 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
     });
 
     it('atMostOnce: recorded as sent before send runs; a throwing send leaves them sent and rethrows', async () => {
@@ -227,8 +227,8 @@ export function r9Outbox(target: StoreTarget): void {
           { atMostOnce: true },
         ),
       ).rejects.toThrow('crash after recording');
-      expect(during).toEqual({ held: 0, sent: 2 });
-      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 2 });
+      expect(during).toEqual({ held: 0, sent: 2, undeliverable: 0, rejected: 0 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 2, undeliverable: 0, rejected: 0 });
       clock.advance(GAP);
       const r = recorder();
       expect(await inbox.dispatch(r.send, { atMostOnce: true })).toBe(0);
@@ -263,7 +263,7 @@ export function r9Outbox(target: StoreTarget): void {
       const counts = await Promise.all([inbox.dispatch(send), other.inbox('alice').dispatch(send), inbox.dispatch(send)]);
       expect(counts.reduce((a, b) => a + b, 0)).toBe(3);
       expect(sent.sort()).toEqual(['a', 'b', 'c']);
-      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 3 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 3, undeliverable: 0, rejected: 0 });
     });
 
     it('while a send is in flight another dispatcher sends nothing, urgent messages included', async () => {
@@ -305,7 +305,7 @@ export function r9Outbox(target: StoreTarget): void {
       expect(r.bodies).toEqual(['a']);
       g.open();
       await stuck;
-      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
     });
 
     it('a send that fails after its batch was already resent by another dispatcher does not give the gap back', async () => {
@@ -325,7 +325,7 @@ export function r9Outbox(target: StoreTarget): void {
       expect(await other.dispatch(r.send)).toBe(1); // the reservation lapsed: 'a' goes out here
       g.open();
       await expect(slow).rejects.toThrow('timed out at last');
-      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
       await queue(inbox, 'b');
       clock.set(T0 + GAP - 1);
       expect(await other.dispatch(r.send)).toBe(0); // 'a' went out at T0: the gap still holds
@@ -354,7 +354,7 @@ export function r9Outbox(target: StoreTarget): void {
       const inbox = store.inbox('alice');
       await queue(inbox, 'a');
       await expectVigilError(inbox.dispatch(send as never), 'invalid_argument');
-      expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0, undeliverable: 0, rejected: 0 });
     });
   });
 }

@@ -13,7 +13,7 @@ export function statsAndLifecycle(target: StoreTarget): void {
       const ghost = store.inbox('ghost');
       expect(await ghost.stats()).toEqual({
         events: { pending: 0, running: 0, done: 0, dead: 0 },
-        outbox: { held: 0, sent: 0 },
+        outbox: { held: 0, sent: 0, undeliverable: 0, rejected: 0 },
         timers: 0,
         approvalsPending: 0,
         lease: null,
@@ -55,7 +55,7 @@ export function statsAndLifecycle(target: StoreTarget): void {
       clock.advance(10);
       expect(await inbox.stats()).toEqual({
         events: { pending: 4, running: 1, done: 1, dead: 1 },
-        outbox: { held: 1, sent: 2 },
+        outbox: { held: 1, sent: 2, undeliverable: 0, rejected: 0 },
         timers: 1,
         approvalsPending: 1,
         lease: { holder: 'W', gen, until: T0 + TTL },

@@ -22,6 +22,7 @@ import { eventsAndHints } from './events-and-hints.js';
 import { inboxSettings } from './settings.js';
 import { r9Pacing } from './r9-pacing.js';
 import { debounce } from './debounce.js';
+import { outboxFailures } from './outbox-failures.js';
 
 export function runStoreConformance(target: StoreTarget): void {
   r1Dedupe(target);
@@ -34,6 +35,7 @@ export function runStoreConformance(target: StoreTarget): void {
   r8Approvals(target);
   r9Outbox(target);
   r9Pacing(target);
+  outboxFailures(target);
   r10Atomicity(target);
   r11InboxIds(target);
   idsAndKeys(target);

@@ -127,7 +127,7 @@ it('a receiver that never answers: the send times out with a clear error, other 
     try {
       for (const inbox of ['stuck', 'alice', 'bob']) {
         const stats = await store.inbox(inbox).stats();
-        expect(stats.outbox, inbox).toEqual({ held: 0, sent: 1 });
+        expect(stats.outbox, inbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
         expect(stats.events.done, inbox).toBe(1);
       }
     } finally {
@@ -182,5 +182,5 @@ it('a channel that hangs and ignores its abort signal: the dispatcher gives up a
     ['alice', 'for alice'],
     ['stuck', 'for stuck'],
   ]);
-  expect((await store.inbox('stuck').stats()).outbox).toEqual({ held: 0, sent: 1 });
+  expect((await store.inbox('stuck').stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
 });

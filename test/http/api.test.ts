@@ -163,3 +163,40 @@ describe('POST /inboxes/:inbox/approvals/:id', () => {
     expect(await t.store.inbox('alice').getEvent('approval', 'refund-1')).toBeNull();
   });
 });
+
+describe('GET and PATCH /inboxes/:inbox/settings', () => {
+  const apps = useHttpApps();
+  const patch = (t: TestApp, body: string, headers: Record<string, string> = auth) =>
+    t.app.request('/inboxes/alice/settings', { method: 'PATCH', body, headers: { ...headers, 'content-type': 'application/merge-patch+json' } });
+
+  it('reads {} for a new inbox; a merge patch answers 200 with the whole settings after it, which a GET then shows', async () => {
+    const t = await apps.make();
+    expect(await (await t.app.request('/inboxes/alice/settings', { headers: auth })).json()).toEqual({});
+    const set = await patch(t, JSON.stringify({ contacts: { slack: 'D0123' }, outbox: { gapMs: 0 } }));
+    expect([set.status, await set.json()]).toEqual([200, { contacts: { slack: 'D0123' }, outbox: { gapMs: 0 } }]);
+    const removed = await patch(t, JSON.stringify({ outbox: { gapMs: null } }));
+    expect(await removed.json()).toEqual({ contacts: { slack: 'D0123' } });
+    expect(await (await t.app.request('/inboxes/alice/settings', { headers: auth })).json()).toEqual({ contacts: { slack: 'D0123' } });
+  });
+
+  it.each([
+    ['an unknown time zone', JSON.stringify({ outbox: { quietHours: { from: '22:00', to: '07:00', timeZone: 'Nowhere/Land' } } }), 'outbox.quietHours.timeZone'],
+    ['a negative gap', JSON.stringify({ outbox: { gapMs: -1 } }), 'outbox.gapMs'],
+    ['an unknown key', JSON.stringify({ pace: 1 }), 'pace'],
+  ])('%s is 400 invalid_settings naming the field, and nothing changes', async (_what, body, field) => {
+    const t = await apps.make();
+    await patch(t, JSON.stringify({ outbox: { gapMs: 5 } }));
+    const res = await patch(t, body);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { code: 'invalid_settings', message: expect.stringContaining(field), field } });
+    expect(await t.store.inbox('alice').settings()).toEqual({ outbox: { gapMs: 5 } });
+  });
+
+  it('a body that is not JSON is 400, and both need the bearer token (401, nothing changed)', async () => {
+    const t = await apps.make();
+    expect((await patch(t, '{not json')).status).toBe(400);
+    expect((await patch(t, JSON.stringify({ outbox: { gapMs: 0 } }), {})).status).toBe(401);
+    expect((await t.app.request('/inboxes/alice/settings')).status).toBe(401);
+    await expectNothingStored(t.store);
+  });
+});

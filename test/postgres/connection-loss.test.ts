@@ -83,17 +83,17 @@ async function claimedRun(inbox: Inbox): Promise<{ gen: number; ids: number[] }>
 async function expectNothingFinished(inbox: Inbox): Promise<void> {
   const stats = await inbox.stats();
   expect(stats.events).toEqual({ pending: 0, running: 2, done: 0, dead: 0 });
-  expect(stats.outbox).toEqual({ held: 0, sent: 0 });
+  expect(stats.outbox).toEqual({ held: 0, sent: 0, undeliverable: 0, rejected: 0 });
 }
 
 async function expectFinishedOnce(inbox: Inbox, gen: number, ids: number[]): Promise<void> {
   expect(await inbox.finish('W', gen, ids, { messages: ['reply 1', 'reply 2'] })).toBe(true);
   const stats = await inbox.stats();
   expect(stats.events).toEqual({ pending: 0, running: 0, done: 2, dead: 0 });
-  expect(stats.outbox).toEqual({ held: 2, sent: 0 });
+  expect(stats.outbox).toEqual({ held: 2, sent: 0, undeliverable: 0, rejected: 0 });
   // A finish retried after a lost response is refused: the replies are never queued twice.
   expect(await inbox.finish('W', gen, ids, { messages: ['reply 1', 'reply 2'] })).toBe(false);
-  expect((await inbox.stats()).outbox).toEqual({ held: 2, sent: 0 });
+  expect((await inbox.stats()).outbox).toEqual({ held: 2, sent: 0, undeliverable: 0, rejected: 0 });
 }
 
 describe('connection loss in the middle of finish', () => {

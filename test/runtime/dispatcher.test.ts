@@ -42,9 +42,10 @@ describe('dispatcher', () => {
         inboxId: 'alice',
         body: 'hello\n\nworld',
         id: 'alice:1-2',
+        contact: null,
         messages: [
-          { id: 1, body: 'hello', urgent: false },
-          { id: 2, body: 'world', urgent: false },
+          { id: 1, body: 'hello', urgent: false, channel: null },
+          { id: 2, body: 'world', urgent: false, channel: null },
         ],
       },
     ]);
@@ -65,7 +66,7 @@ describe('dispatcher', () => {
     dispatcher.wake();
     await paced;
     expect(channel.received.map((m) => m.body)).toEqual(['hello\n\nworld', 'urgent!', 'paced']);
-    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 4 });
+    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 4, undeliverable: 0, rejected: 0 });
     expect(await value(metrics.outboxSent, { channel: 'recorder' })).toBe(4);
   });
 
@@ -106,7 +107,7 @@ describe('dispatcher', () => {
       { channel: 'recorder', error: 'connection refused', retryInMs: 80 },
     ]);
     expect(channel.received.map((m) => [m.id, m.body])).toEqual([['carol:1-1', 'important']]);
-    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1 });
+    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
     expect(await value(metrics.channelFailures, { channel: 'recorder' })).toBe(3);
     expect(await value(metrics.outboxHeld)).toBe(0);
   });
@@ -183,7 +184,7 @@ describe('dispatcher', () => {
     await dispatcher.stop({ graceMs: 0 });
     expect(signal.aborted).toBe(true);
     expect(closed).toBe(true);
-    expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0 });
+    expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0, undeliverable: 0, rejected: 0 });
   });
 
   it('stop() first sends what is due: replies queued with no wake-up go out before it returns', async () => {
@@ -200,7 +201,7 @@ describe('dispatcher', () => {
       ['hana', 'last reply'],
       ['ivan', 'first'],
     ]);
-    expect((await store.inbox('hana').stats()).outbox).toEqual({ held: 0, sent: 1 });
+    expect((await store.inbox('hana').stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
   });
 
   it('stop() leaves paced messages whose gap has not passed held, and sends nothing new with graceMs 0', async () => {
@@ -218,8 +219,8 @@ describe('dispatcher', () => {
     await queueMessages(other.inbox('kai'), 'e1', ['due, but no grace']);
     await dispatcher.stop({ graceMs: 0 });
     expect(channel.received.map((m) => m.body)).toEqual(['sent now']);
-    expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 1 });
-    expect((await store.inbox('kai').stats()).outbox).toEqual({ held: 1, sent: 0 });
+    expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 1, undeliverable: 0, rejected: 0 });
+    expect((await store.inbox('kai').stats()).outbox).toEqual({ held: 1, sent: 0, undeliverable: 0, rejected: 0 });
   });
 
   it('at-most-once: a channel that fails loses the batch (recorded as sent, never retried), and says so; the others got it once', async () => {
@@ -233,7 +234,7 @@ describe('dispatcher', () => {
     const lost = nextEvent(events, 'outbox:lost');
     const { dispatcher, metrics } = await startDispatcher(store, [good, bad], { events, delivery: 'at-most-once' });
     expect(await lost).toEqual({ inboxId: 'lena', channel: 'bad', count: 1, error: 'receiver down' });
-    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1 });
+    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
     // The bad channel works again, and the dispatcher looks again after its retry delay: nothing is resent.
     await new Promise((resolve) => setTimeout(resolve, 100));
     dispatcher.wake('lena');
@@ -257,7 +258,7 @@ describe('dispatcher', () => {
     await sent;
     expect(good.received.map((m) => m.body)).toEqual(['until it lands']);
     expect(bad.received.map((m) => m.body)).toEqual(['until it lands']);
-    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1 });
+    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
   });
 
   it("takes its send deadline from the store's lease: on a store whose leases last 200 ms, a hanging send is cut at 50 ms", async () => {

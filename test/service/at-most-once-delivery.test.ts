@@ -67,7 +67,7 @@ it("delivery: 'at-most-once': a reply whose send fails is lost, never sent twice
   expect(await serve.exited).toEqual({ code: 0, signal: null });
   const store = await openStore(`sqlite:${join(dir, 'data')}`);
   try {
-    for (const inbox of ['flaky', 'steady']) expect((await store.inbox(inbox).stats()).outbox, inbox).toEqual({ held: 0, sent: 1 });
+    for (const inbox of ['flaky', 'steady']) expect((await store.inbox(inbox).stats()).outbox, inbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
   } finally {
     await store.close();
   }

@@ -382,7 +382,7 @@ it('a run with nothing to say sends no message', async () => {
   await sleep(QUIET_MS);
   expect(journey.claude.requests).toHaveLength(1);
   expect(journey.delivered()).toEqual([]);
-  expect((await (await journey.store()).inbox(INBOX).stats()).outbox).toEqual({ held: 0, sent: 0 });
+  expect((await (await journey.store()).inbox(INBOX).stats()).outbox).toEqual({ held: 0, sent: 0, undeliverable: 0, rejected: 0 });
 });
 
 it('the question is urgent: it reaches the channel at once while pacing holds a normal message', async () => {
@@ -405,7 +405,7 @@ it('the question is urgent: it reaches the channel at once while pacing holds a 
   await sleep(QUIET_MS);
   // The normal reply waits out the gap.
   expect(journey.count(/Refunded/)).toBe(0);
-  expect((await (await journey.store()).inbox(INBOX).stats()).outbox).toEqual({ held: 1, sent: 2 });
+  expect((await (await journey.store()).inbox(INBOX).stats()).outbox).toEqual({ held: 1, sent: 2, undeliverable: 0, rejected: 0 });
 });
 
 // Found while writing the tests above, fixed in the tool loop, tools and call-agent.

@@ -68,7 +68,7 @@ it('SIGTERM: the run in progress finishes and its reply is sent, nothing new is 
     // Released, not left to lapse: the next process need not wait out the TTL.
     expect(stats.lease === null || stats.lease.until < Date.now()).toBe(true);
     // The run's reply went out before the process exited, not at the next start.
-    expect(stats.outbox).toEqual({ held: 0, sent: 1 });
+    expect(stats.outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
   } finally {
     await store.close();
   }

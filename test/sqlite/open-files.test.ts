@@ -64,7 +64,7 @@ describe('SQLite open-file LRU', () => {
       for (let i = 0; i < 5; i++) await store.inbox(`other-${i}`).ingest({ source: 's', sourceId: '1' });
     });
     expect(sent).toBe(1);
-    expect((await alice.stats()).outbox).toEqual({ held: 0, sent: 1 });
+    expect((await alice.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
   });
 
   it('a dispatch whose file is evicted while a failing send is awaited puts the messages back', async () => {
@@ -78,7 +78,7 @@ describe('SQLite open-file LRU', () => {
         throw new Error('channel down');
       }),
     ).rejects.toThrow('channel down');
-    expect((await alice.stats()).outbox).toEqual({ held: 1, sent: 0 });
+    expect((await alice.stats()).outbox).toEqual({ held: 1, sent: 0, undeliverable: 0, rejected: 0 });
     expect(await alice.dispatch(() => undefined)).toBe(1);
   });
 });

@@ -104,7 +104,7 @@ describe('before-finish', () => {
     expect(a.crash?.events.map((e) => e.sourceId)).toEqual(['order-7']);
     expect(a.runs).toEqual([]); // the run never finished
     expect(calls).toHaveLength(1); // the side effect did happen
-    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 0 });
+    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 0, undeliverable: 0, rejected: 0 });
     expect(await inbox.getEvent('chat', 'order-7')).toMatchObject({ status: 'running', attempts: 1 });
 
     clock.advance(LEASE_TTL + 1);
@@ -112,7 +112,7 @@ describe('before-finish', () => {
     expect(b.outcome).toBe('worked');
     expect(calls).toHaveLength(2); // the agent ran twice...
     expect(refunds.size).toBe(1); // ...with the same key: one refund
-    expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0 });
+    expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0, undeliverable: 0, rejected: 0 });
     expect(await inbox.getEvent('chat', 'order-7')).toMatchObject({ status: 'done', attempts: 2 });
   });
 
@@ -259,14 +259,14 @@ describe('between-send-and-record', () => {
     expect(isSimulatedCrash(crash)).toBe(true);
     expect((crash as SimulatedCrash).messages.map((m) => m.body)).toEqual(['refunded order-9']);
     expect(sent).toEqual(['refunded order-9']);
-    expect((await store.inbox('shop').stats()).outbox).toEqual({ held: 1, sent: 0 });
+    expect((await store.inbox('shop').stats()).outbox).toEqual({ held: 1, sent: 0, undeliverable: 0, rejected: 0 });
 
     // Still reserved by the dead dispatcher: nobody sends it yet.
     expect(await store.inbox('shop').dispatch((body) => void sent.push(body))).toBe(0);
     clock.advance(LEASE_TTL + 1);
     expect(await store.inbox('shop').dispatch((body) => void sent.push(body))).toBe(1);
     expect(sent).toEqual(['refunded order-9', 'refunded order-9']);
-    expect((await store.inbox('shop').stats()).outbox).toEqual({ held: 0, sent: 1 });
+    expect((await store.inbox('shop').stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
   });
 
   it('with atMostOnce the batch is recorded before the send: there is no moment between send and record to die in, and it goes once', async () => {
@@ -281,7 +281,7 @@ describe('between-send-and-record', () => {
     clock.advance(LEASE_TTL + 1);
     expect(await store.inbox('shop').dispatch((body) => void sent.push(body), { atMostOnce: true })).toBe(0);
     expect(sent).toEqual(['refunded order-9']);
-    expect((await store.inbox('shop').stats()).outbox).toEqual({ held: 0, sent: 1 });
+    expect((await store.inbox('shop').stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
   });
 
   it('a send that throws is a failed delivery, not a crash: the message is released for the next try', async () => {

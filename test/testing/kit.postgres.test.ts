@@ -32,11 +32,11 @@ it('a throwaway schema; a worker dies before finish; the retry queues one reply;
     await inbox.ingest({ source: 'chat', sourceId: 'm1' });
     const crashing = crashingStore(kit.store, { at: 'before-finish' });
     expect((await runOnce({ store: crashing, inbox: 'pg', agent, holder: 'A', clock: kit.clock })).outcome).toBe('crashed');
-    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 0 });
+    expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 0, undeliverable: 0, rejected: 0 });
     kit.clock.advance(30_001);
     expect((await runOnce({ store: crashing, inbox: 'pg', agent, holder: 'B', clock: kit.clock })).outcome).toBe('worked');
     expect(runs).toBe(2);
-    expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0 });
+    expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0, undeliverable: 0, rejected: 0 });
     expect(await inbox.getEvent('chat', 'm1')).toMatchObject({ status: 'done', attempts: 2 });
   } finally {
     await kit.close();

@@ -1,7 +1,9 @@
 /**
  * The bearer-token API under /inboxes: user messages (deduped on the
  * Idempotency-Key header, so a client retrying after a timeout sends the
- * message once) and answers to approvals.
+ * message once), answers to approvals, and each inbox's settings (read,
+ * and changed with a JSON merge patch: 200 with the settings after it, or
+ * 400 invalid_settings naming the field, nothing changed).
  */
 import { Hono } from 'hono';
 import { bearerAuth } from '../bearer-auth.js';
@@ -38,6 +40,14 @@ export function apiRoutes(ctx: HttpContext): Hono {
     if (answer !== 'yes' && answer !== 'no') throw new HttpError(400, 'invalid_answer', 'the body must be {"answer": "yes"} or {"answer": "no"}');
     const outcome = await answerApproval(ctx, inbox.id, id, answer);
     return c.json({ outcome }, 200);
+  });
+
+  app.get('/:inbox/settings', async (c) => c.json(await ctx.store.inbox(c.req.param('inbox')).settings(), 200));
+
+  app.patch('/:inbox/settings', async (c) => {
+    const inbox = ctx.store.inbox(c.req.param('inbox'));
+    const patch = parseJson(await readRequestBody(c, ctx.maxBodyBytes));
+    return c.json(await inbox.updateSettings(patch), 200);
   });
 
   return app;

@@ -178,8 +178,20 @@ export class EngineInbox implements Inbox {
     return dispatchOutbox(this.port, send, {
       atMostOnce: options.atMostOnce === true,
       gapMs: this.ctx.options.outboxGapMs,
-      onRecorded: ({ sent, held }) => this.ctx.events.emit('outbox:dispatched', { inboxId: this.id, count: sent, held }),
+      onRecorded: ({ sent, held, failures }) => {
+        this.ctx.events.emit('outbox:dispatched', { inboxId: this.id, count: sent, held });
+        for (const failure of failures) this.ctx.events.emit('outbox:failed', { inboxId: this.id, ...failure });
+      },
     });
+  }
+
+  /** Failed messages held again for their channel: a dispatcher hears of them now. */
+  async redriveOutbox(options: { channel?: string } = {}): Promise<number> {
+    if (typeof options !== 'object' || options === null) throw new VigilError('invalid_argument', 'redriveOutbox takes { channel? }');
+    if (options.channel !== undefined) v.checkKey('invalid_argument', 'channel', options.channel, 64);
+    const count = await this.port.redriveOutbox(options.channel ?? null);
+    if (count > 0) await this.ctx.notify(this.id, 'outbox');
+    return count;
   }
 
   async getSession(): Promise<unknown> {

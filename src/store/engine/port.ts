@@ -28,6 +28,7 @@ import type {
   InboxStats,
   NextWake,
   OperatorAction,
+  OutboxFailureReport,
   OutboxView,
   TimerRow,
   WakeKind,
@@ -120,8 +121,15 @@ export interface InboxPort {
   reserve(plan: PlanDispatch, options: ReserveOptions): Promise<Reserved | null>;
   /** R9: the send failed: the batch is held again and its pacing given back (if no later batch has counted since). */
   unreserve(batch: DispatchPlan): Promise<void>;
-  /** R9: the send succeeded: the reserved batch is sent. */
-  markSent(batch: DispatchPlan): Promise<void>;
+  /**
+   * R9: the send succeeded: the reserved batch is sent, and what some
+   * channel did not take (`failures`) is kept for a redrive, in the same
+   * transaction. At most once the batch is recorded already: only the
+   * failures are written.
+   */
+  markSent(batch: DispatchPlan, failures: OutboxFailureReport[]): Promise<void>;
+  /** Open failures (of `channel`, or all) become held copies for their channel alone; how many. */
+  redriveOutbox(channel: string | null): Promise<number>;
 
   /** R6: a dead event pending again with attempts 0. */
   redrive(eventId: number): Promise<boolean>;
@@ -231,4 +239,6 @@ export interface Reserved {
   batch: DispatchPlan;
   /** Messages held before this batch (it included). */
   held: number;
+  /** The settings the plan was made with (the send needs their contacts). */
+  settings: InboxSettings;
 }

@@ -83,6 +83,12 @@ SELECT 'sent', s.* FROM (
 
 export const NEXT_SEND_AT = 'SELECT send_at FROM work WHERE inbox_id = $1';
 
+/** Messages a channel did not take, not yet redriven, newest first (outbox_failures_open). */
+export const FAILED = `
+SELECT f.message_id, o.body, f.channel, f.kind, f.error, f.failed_at
+FROM outbox_failures f JOIN outbox o ON o.id = f.message_id
+WHERE f.inbox_id = $1 AND f.redriven_at IS NULL ORDER BY f.id DESC LIMIT $2`;
+
 /** Through the partial index outbox_held: the cost follows what is held, not what was ever sent. */
 export const HELD_COUNT = 'SELECT count(*)::int AS n FROM outbox WHERE inbox_id = $1 AND sent_at IS NULL';
 

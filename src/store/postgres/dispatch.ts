@@ -3,6 +3,7 @@
  * release it. What a batch holds is the engine's plan (outbox-batch.ts);
  * the protocol around the send is engine/dispatch.ts.
  */
+import type { OutboxFailureReport } from '../contract.js';
 import type { PlanDispatch, Reserved } from '../engine/port.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import type { InboxTx } from './inbox-tx.js';
@@ -12,7 +13,7 @@ const IN_FLIGHT = `
 SELECT 1 FROM outbox
 WHERE inbox_id = $1 AND sent_at IS NULL AND reserved_by IS NOT NULL AND reserved_until >= $2 LIMIT 1`;
 
-const HELD = 'SELECT id, body, urgent, reserved_by FROM outbox WHERE inbox_id = $1 AND sent_at IS NULL ORDER BY id';
+const HELD = 'SELECT id, body, urgent, channel, reserved_by FROM outbox WHERE inbox_id = $1 AND sent_at IS NULL ORDER BY id';
 
 const SET_PACING = 'UPDATE inboxes SET last_paced_at = $2, pacing_day = $3, day_sends = $4 WHERE inbox_id = $1';
 const SET_NOT_BEFORE = 'UPDATE inboxes SET not_before = $2 WHERE inbox_id = $1';
@@ -44,8 +45,17 @@ interface HeldRecord {
   id: number;
   body: string;
   urgent: boolean;
+  channel: string | null;
   reserved_by: string | null;
 }
+
+const RECORD_FAILURE = `
+INSERT INTO outbox_failures (inbox_id, message_id, channel, kind, error, failed_at)
+SELECT $1, id, $3, $4, $5, $6 FROM unnest($2::bigint[]) AS id`;
+
+const OPEN_FAILURES = `
+SELECT f.id, f.channel, o.body, o.urgent FROM outbox_failures f JOIN outbox o ON o.id = f.message_id
+WHERE f.inbox_id = $1 AND f.redriven_at IS NULL AND ($2::text IS NULL OR f.channel = $2) ORDER BY f.id`;
 
 /** Unless a dispatch is in flight: the held messages to the engine's plan, and its batch reserved (or, at most once, recorded as sent). */
 export async function reserveBatch(tx: InboxTx, plan: PlanDispatch, atMostOnce: boolean): Promise<Reserved | null> {
@@ -55,6 +65,7 @@ export async function reserveBatch(tx: InboxTx, plan: PlanDispatch, atMostOnce: 
     id: row.id,
     body: row.body,
     urgent: row.urgent,
+    channel: row.channel,
     reservedBefore: row.reserved_by !== null,
   }));
   const settings = await readSettings(tx);
@@ -65,12 +76,29 @@ export async function reserveBatch(tx: InboxTx, plan: PlanDispatch, atMostOnce: 
   const ids = batch.messages.map((m) => m.id);
   if (atMostOnce) await tx.run(MARK_SENT_NOW, [inboxId, now, ids]);
   else await tx.run(RESERVE, [inboxId, batch.token, now + tx.options.leaseTtlMs, ids]);
-  return { batch, held: held.length };
+  return { batch, held: held.length, settings };
 }
 
-/** The send succeeded: the reserved rows are sent. */
-export async function recordSent(tx: InboxTx, plan: DispatchPlan): Promise<void> {
+/** The send succeeded: the reserved rows are sent, and what a channel did not take is kept. */
+export async function recordSent(tx: InboxTx, plan: DispatchPlan, failures: OutboxFailureReport[]): Promise<void> {
   await tx.run(RECORD_SENT, [tx.inboxId, plan.token, tx.now]);
+  for (const { messageIds, channel, kind, error } of failures) await tx.run(RECORD_FAILURE, [tx.inboxId, messageIds, channel, kind, error, tx.now]);
+}
+
+/** Each open failure becomes a held copy for its channel alone; how many. */
+export async function redriveFailures(tx: InboxTx, channel: string | null): Promise<number> {
+  const open = await tx.rows<{ id: number; channel: string; body: string; urgent: boolean }>(OPEN_FAILURES, [tx.inboxId, channel]);
+  for (const failure of open) {
+    await tx.run('INSERT INTO outbox (inbox_id, body, urgent, created_at, channel) VALUES ($1, $2, $3, $4, $5)', [
+      tx.inboxId,
+      failure.body,
+      failure.urgent,
+      tx.now,
+      failure.channel,
+    ]);
+    await tx.run('UPDATE outbox_failures SET redriven_at = $2 WHERE id = $1', [failure.id, tx.now]);
+  }
+  return open.length;
 }
 
 /**

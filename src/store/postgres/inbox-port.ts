@@ -6,7 +6,7 @@
  * (inbox-tx.ts) around the engine's plan. Reads and writes of an inbox that
  * was never written return empty results without creating it, as on SQLite.
  */
-import type { ApprovalOutcome, EventRow, InboxSettings, InboxStats, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, EventRow, InboxSettings, InboxStats, OutboxFailureReport, TimerRow } from '../contract.js';
 import type { Acquired, Claim, DecideAnswer, FinishOptions, InboxPort, PlanDispatch, PlanFiring, Reserved, ReserveOptions } from '../engine/port.js';
 import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedOutcome, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
@@ -14,7 +14,7 @@ import { toEventRow, toTimerRow, type EventRecord, type ListedTimerRecord } from
 import { answerApproval, requestApproval } from './approvals.js';
 import type { CallTarget } from './call.js';
 import { claimBatch } from './claim.js';
-import { recordSent, releaseBatch, reserveBatch } from './dispatch.js';
+import { recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
 import type { InboxTx } from './inbox-tx.js';
 import { ingestEvents } from './ingest.js';
@@ -102,8 +102,12 @@ export class PostgresInboxPort implements InboxPort {
     await this.write((tx) => releaseBatch(tx, batch));
   }
 
-  async markSent(batch: DispatchPlan): Promise<void> {
-    await this.write((tx) => recordSent(tx, batch));
+  async markSent(batch: DispatchPlan, failures: OutboxFailureReport[]): Promise<void> {
+    await this.write((tx) => recordSent(tx, batch, failures));
+  }
+
+  async redriveOutbox(channel: string | null): Promise<number> {
+    return this.writeExisting(0, (tx) => redriveFailures(tx, channel));
   }
 
   async redrive(eventId: number): Promise<boolean> {

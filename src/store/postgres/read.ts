@@ -74,6 +74,8 @@ SELECT
   (SELECT count(*) FROM events WHERE inbox_id = $1 AND status = 'dead') AS dead,
   (SELECT count(*) FROM outbox WHERE inbox_id = $1 AND sent_at IS NULL) AS held,
   (SELECT count(*) FROM outbox WHERE inbox_id = $1 AND sent_at IS NOT NULL) AS sent,
+  (SELECT count(*) FROM outbox_failures WHERE inbox_id = $1 AND redriven_at IS NULL AND kind = 'undeliverable') AS undeliverable,
+  (SELECT count(*) FROM outbox_failures WHERE inbox_id = $1 AND redriven_at IS NULL AND kind = 'rejected') AS rejected,
   (SELECT count(*) FROM timers WHERE inbox_id = $1 AND NOT done) AS timers,
   (SELECT count(*) FROM approvals
     WHERE inbox_id = $1 AND answer IS NULL AND expires_at > (SELECT COALESCE($2::bigint, ${DB_NOW_MS}))) AS approvals
@@ -89,6 +91,8 @@ export interface StatsRow {
   dead: number;
   held: number;
   sent: number;
+  undeliverable: number;
+  rejected: number;
   timers: number;
   approvals: number;
 }
@@ -97,7 +101,7 @@ export function toStats(row: StatsRow | undefined): InboxStats {
   if (row === undefined) return emptyStats();
   return {
     events: { pending: row.pending, running: row.running, done: row.done, dead: row.dead },
-    outbox: { held: row.held, sent: row.sent },
+    outbox: { held: row.held, sent: row.sent, undeliverable: row.undeliverable, rejected: row.rejected },
     timers: row.timers,
     approvalsPending: row.approvals,
     lease: row.holder === null || row.lease_until === null ? null : { holder: row.holder, gen: row.gen, until: row.lease_until },

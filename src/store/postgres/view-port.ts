@@ -6,13 +6,15 @@ import {
   toActivity,
   toApprovalRow,
   toOperatorAction,
+  toOutboxFailure,
   toOutboxRow,
   type ActionRecord,
   type ActivityRecord,
   type ApprovalRecord,
+  type FailureRecord,
   type OutboxRecord,
 } from '../rows.js';
-import { ACTIVITY, HELD_COUNT, LIST_APPROVALS, NEXT_SEND_AT, OUTBOX_VIEW, STORE_NOW } from './dashboard.js';
+import { ACTIVITY, FAILED, HELD_COUNT, LIST_APPROVALS, NEXT_SEND_AT, OUTBOX_VIEW, STORE_NOW } from './dashboard.js';
 import type { InboxBackend } from './inbox-port.js';
 import { LIST_ACTIONS } from './operator.js';
 
@@ -27,12 +29,16 @@ export class PostgresViewPort implements ViewPort {
   }
 
   async outbox(limit: number): Promise<OutboxView> {
-    const rows = await this.db.query<OutboxRecord & { part: 'held' | 'sent' }>(OUTBOX_VIEW, [this.id, limit]);
+    const [rows, failures] = await Promise.all([
+      this.db.query<OutboxRecord & { part: 'held' | 'sent' }>(OUTBOX_VIEW, [this.id, limit]),
+      this.db.query<FailureRecord>(FAILED, [this.id, limit]),
+    ]);
+    const failed = failures.map(toOutboxFailure);
     const held = rows.filter((row) => row.part === 'held').map(toOutboxRow);
-    if (held.length === 0) return { held, heldCount: 0, sent: sentFirst(rows), nextSendAt: null };
+    if (held.length === 0) return { held, heldCount: 0, sent: sentFirst(rows), nextSendAt: null, failed };
     const [work] = await this.db.query<{ send_at: number | null }>(NEXT_SEND_AT, [this.id]);
     const heldCount = held.length < limit ? held.length : (await this.db.query<{ n: number }>(HELD_COUNT, [this.id]))[0]!.n;
-    return { held: held.sort((a, b) => a.id - b.id), heldCount, sent: sentFirst(rows), nextSendAt: work?.send_at ?? null };
+    return { held: held.sort((a, b) => a.id - b.id), heldCount, sent: sentFirst(rows), nextSendAt: work?.send_at ?? null, failed };
   }
 
   async activity(query: CheckedActivityQuery, buckets: (now: number) => number): Promise<ActivityBucket[]> {

@@ -4,7 +4,18 @@
  * what it lists, so its cost follows the page, not the inbox's history.
  */
 import type { ActivityBucket, ApprovalRow, InboxSummary, OutboxView } from '../contract.js';
-import { toActivity, toApprovalRow, toOutboxRow, toSummary, type ActivityRecord, type ApprovalRecord, type OutboxRecord, type SummaryRecord } from '../rows.js';
+import {
+  toActivity,
+  toApprovalRow,
+  toOutboxFailure,
+  toOutboxRow,
+  toSummary,
+  type ActivityRecord,
+  type ApprovalRecord,
+  type FailureRecord,
+  type OutboxRecord,
+  type SummaryRecord,
+} from '../rows.js';
 import type { CheckedActivityQuery } from '../engine/validate/index.js';
 import type { InboxDb } from './inbox-db.js';
 import { readLease } from './lease.js';
@@ -41,12 +52,18 @@ const SENT = `
 SELECT id, body, urgent, created_at, sent_at FROM outbox WHERE sent_at IS NOT NULL
 ORDER BY sent_at DESC, id DESC LIMIT ?`;
 
+const FAILED = `
+SELECT f.message_id, o.body, f.channel, f.kind, f.error, f.failed_at
+FROM outbox_failures f JOIN outbox o ON o.id = f.message_id
+WHERE f.redriven_at IS NULL ORDER BY f.id DESC LIMIT ?`;
+
 /** nextSendAt is what the ready index holds as send_at (wake.ts): R9's gap, urgent messages, a dispatch in flight. */
 export function outboxView(c: InboxDb, now: number, limit: number): OutboxView {
   const held = (c.stmt(HELD).all(limit) as OutboxRecord[]).map(toOutboxRow);
   const sent = (c.stmt(SENT).all(limit) as OutboxRecord[]).map(toOutboxRow);
   const heldCount = held.length < limit ? held.length : (c.stmt(HELD_COUNT).pluck().get() as number);
-  return { held, heldCount, sent, nextSendAt: computeWake(c, now).sendAt };
+  const failed = (c.stmt(FAILED).all(limit) as FailureRecord[]).map(toOutboxFailure);
+  return { held, heldCount, sent, nextSendAt: computeWake(c, now).sendAt, failed };
 }
 
 // Two passes over the inbox's events, grouped by bucket: no index serves

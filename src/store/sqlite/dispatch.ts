@@ -3,6 +3,7 @@
  * release it. What a batch holds is the engine's plan (outbox-batch.ts);
  * the protocol around the send is engine/dispatch.ts.
  */
+import type { OutboxFailureReport } from '../contract.js';
 import type { PlanDispatch, Reserved } from '../engine/port.js';
 import type { DispatchPlan, PacingState } from '../outbox-batch.js';
 import type { InboxDb } from './inbox-db.js';
@@ -11,7 +12,7 @@ import { readSettings } from './settings.js';
 const IN_FLIGHT = `
 SELECT 1 FROM outbox WHERE sent_at IS NULL AND reserved_by IS NOT NULL AND reserved_until >= ? LIMIT 1`;
 
-const HELD = 'SELECT id, body, urgent, reserved_by FROM outbox WHERE sent_at IS NULL ORDER BY id';
+const HELD = 'SELECT id, body, urgent, channel, reserved_by FROM outbox WHERE sent_at IS NULL ORDER BY id';
 
 const READ_PACING = 'SELECT last_paced_at, not_before, day, day_sends FROM outbox_pacing WHERE one = 1';
 
@@ -32,13 +33,11 @@ function writePacing(c: InboxDb, pacing: PacingState, onlyIfLastPacedAt?: number
 export function reserveBatch(c: InboxDb, plan: PlanDispatch, now: number, atMostOnce: boolean): Reserved | null {
   if (c.stmt(IN_FLIGHT).get(now) !== undefined) return null; // another dispatcher is sending
   const pacing = c.stmt(READ_PACING).get() as PacingRow;
-  const held = (c.stmt(HELD).all() as { id: number; body: string; urgent: number; reserved_by: string | null }[]).map((row) => ({
-    id: row.id,
-    body: row.body,
-    urgent: row.urgent === 1,
-    reservedBefore: row.reserved_by !== null,
-  }));
-  const { batch, notBefore } = plan({ held, pacing: { lastPaced: pacing.last_paced_at, day: pacing.day, daySends: pacing.day_sends }, settings: readSettings(c), now });
+  const held = (c.stmt(HELD).all() as { id: number; body: string; urgent: number; channel: string | null; reserved_by: string | null }[]).map(
+    (row) => ({ id: row.id, body: row.body, urgent: row.urgent === 1, channel: row.channel, reservedBefore: row.reserved_by !== null }),
+  );
+  const settings = readSettings(c);
+  const { batch, notBefore } = plan({ held, pacing: { lastPaced: pacing.last_paced_at, day: pacing.day, daySends: pacing.day_sends }, settings, now });
   if (notBefore !== pacing.not_before) c.stmt('UPDATE outbox_pacing SET not_before = ? WHERE one = 1').run(notBefore);
   if (batch === null) return null;
   if (batch.pacing !== null) writePacing(c, batch.pacing.next);
@@ -54,15 +53,36 @@ export function reserveBatch(c: InboxDb, plan: PlanDispatch, now: number, atMost
       ids,
     );
   }
-  return { batch, held: held.length };
+  return { batch, held: held.length, settings };
 }
 
-/** The send succeeded: the reserved rows are sent. */
-export function recordSent(c: InboxDb, plan: DispatchPlan, now: number): void {
+const RECORD_FAILURE = `
+INSERT INTO outbox_failures (message_id, channel, kind, error, failed_at)
+SELECT value, @channel, @kind, @error, @now FROM json_each(@ids)`;
+
+/** The send succeeded: the reserved rows are sent, and what a channel did not take is kept. */
+export function recordSent(c: InboxDb, plan: DispatchPlan, failures: OutboxFailureReport[], now: number): void {
   c.stmt('UPDATE outbox SET sent_at = ?, reserved_by = NULL, reserved_until = NULL WHERE reserved_by = ? AND sent_at IS NULL').run(
     now,
     plan.token,
   );
+  for (const { messageIds, channel, kind, error } of failures) {
+    c.stmt(RECORD_FAILURE).run({ ids: JSON.stringify(messageIds), channel, kind, error, now });
+  }
+}
+
+const OPEN_FAILURES = `
+SELECT f.id, f.channel, o.body, o.urgent FROM outbox_failures f JOIN outbox o ON o.id = f.message_id
+WHERE f.redriven_at IS NULL AND (@channel IS NULL OR f.channel = @channel) ORDER BY f.id`;
+
+/** Each open failure becomes a held copy for its channel alone; how many. */
+export function redriveFailures(c: InboxDb, channel: string | null, now: number): number {
+  const open = c.stmt(OPEN_FAILURES).all({ channel }) as { id: number; channel: string; body: string; urgent: number }[];
+  for (const failure of open) {
+    c.stmt('INSERT INTO outbox (body, urgent, created_at, channel) VALUES (?, ?, ?, ?)').run(failure.body, failure.urgent, now, failure.channel);
+    c.stmt('UPDATE outbox_failures SET redriven_at = ? WHERE id = ?').run(now, failure.id);
+  }
+  return open.length;
 }
 
 /**

@@ -4,14 +4,14 @@
  * was never written, and writes that only change existing rows, find no
  * file and create none.
  */
-import type { ApprovalOutcome, EventRow, InboxSettings, InboxStats, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, EventRow, InboxSettings, InboxStats, OutboxFailureReport, TimerRow } from '../contract.js';
 import type { Acquired, Claim, DecideAnswer, FinishOptions, InboxPort, PlanDispatch, PlanFiring, Reserved, ReserveOptions } from '../engine/port.js';
 import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedOutcome, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import { emptyStats } from '../rows.js';
 import { answerApproval, requestApproval } from './approvals.js';
 import { claimBatch } from './claim.js';
-import { recordSent, releaseBatch, reserveBatch } from './dispatch.js';
+import { recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
 import type { InboxDb } from './inbox-db.js';
 import { acquireLease, releaseLease } from './lease.js';
@@ -120,9 +120,14 @@ export class SqliteInboxPort implements InboxPort {
     c.write(() => releaseBatch(c, batch));
   }
 
-  async markSent(batch: DispatchPlan): Promise<void> {
+  async markSent(batch: DispatchPlan, failures: OutboxFailureReport[]): Promise<void> {
     const c = this.writer();
-    c.write((now) => recordSent(c, batch, now));
+    c.write((now) => recordSent(c, batch, failures, now));
+  }
+
+  async redriveOutbox(channel: string | null): Promise<number> {
+    const c = this.existing();
+    return c === null ? 0 : c.write((now) => redriveFailures(c, channel, now));
   }
 
   async redrive(eventId: number): Promise<boolean> {

@@ -71,6 +71,8 @@ SELECT
   (SELECT count(*) FROM events WHERE status = 'dead') AS dead,
   (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS held,
   (SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL) AS sent,
+  (SELECT count(*) FROM outbox_failures WHERE redriven_at IS NULL AND kind = 'undeliverable') AS undeliverable,
+  (SELECT count(*) FROM outbox_failures WHERE redriven_at IS NULL AND kind = 'rejected') AS rejected,
   (SELECT count(*) FROM timers WHERE done = 0) AS timers,
   (SELECT count(*) FROM approvals WHERE answer IS NULL AND expires_at > @now) AS approvals`;
 
@@ -78,7 +80,7 @@ export function stats(c: InboxDb, now: number): InboxStats {
   const row = c.stmt(STATS_SQL).get({ now }) as Record<string, number>;
   return {
     events: { pending: row.pending!, running: row.running!, done: row.done!, dead: row.dead! },
-    outbox: { held: row.held!, sent: row.sent! },
+    outbox: { held: row.held!, sent: row.sent!, undeliverable: row.undeliverable!, rejected: row.rejected! },
     timers: row.timers!,
     approvalsPending: row.approvals!,
     lease: readLease(c),

@@ -20,7 +20,7 @@ export class SqliteViewPort implements ViewPort {
 
   async outbox(limit: number): Promise<OutboxView> {
     const c = this.files.connection(this.id, false);
-    if (c === null) return { held: [], heldCount: 0, sent: [], nextSendAt: null };
+    if (c === null) return { held: [], heldCount: 0, sent: [], nextSendAt: null, failed: [] };
     const now = this.files.now();
     return c.read(() => outboxView(c, now, limit));
   }

@@ -20,6 +20,18 @@ export function checkStorable(code: VigilErrorCode, name: string, value: string)
   if (nul !== -1) throw new VigilError(code, `${name} contains the NUL character (\\u0000, at index ${nul}), which cannot be stored as text`);
 }
 
+// eslint-disable-next-line no-control-regex -- the NUL is what it looks for
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text Vigil writes itself from what it did not choose (an agent's error
+ * message, a channel's answer): NUL and lone surrogates become U+FFFD, so
+ * reporting a failure can never fail on the report.
+ */
+export function storableText(text: string): string {
+  return text.replace(UNSTORABLE, '\uFFFD');
+}
+
 /** A key: a non-empty string of at most `max` UTF-16 code units, storable as text. */
 export function checkKey(code: VigilErrorCode, name: string, value: unknown, max = MAX_KEY_LENGTH): asserts value is string {
   if (typeof value !== 'string' || value.length === 0 || value.length > max) {
