@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import type { Agent } from '../agent/agent.js';
 import { createChannels } from '../channels/create-channels.js';
 import type { ServiceConfig } from '../config/schema.js';
+import { redactStoreUrl } from '../config/redact-store-url.js';
 import { resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
 import { approvalUrl } from '../http/approval-links.js';
 import { createApp } from '../http/app.js';
@@ -156,7 +157,9 @@ function announce(
   logger.info(
     {
       url,
-      store: config.store,
+      // Never the password: a log is read by more people than the config is.
+      store: redactStoreUrl(config.store),
+      dashboard: config.token === undefined ? 'disabled (no token)' : `${url}/`,
       agent: info.agent,
       channels: info.channels,
       webhooks: hooks,
