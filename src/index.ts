@@ -16,7 +16,7 @@ export type { AgentSession } from './agent/session.js';
 export { toolAgent, type ToolAgentOptions, type ToolLoopSession } from './agent/tool-loop.js';
 export { ModelError, type Model, type ModelReply, type ToolSpec, type StopReason } from './agent/model.js';
 export type { Turn, UserTurn, AssistantTurn, TextBlock, ToolUseBlock, ToolResultBlock } from './agent/conversation.js';
-export { claudeAgent, claudeModel, type ClaudeAgentOptions, type ClaudeModelOptions } from './agent/claude/index.js';
+export { claudeAgent, claudeModel, DEFAULT_CLAUDE_MODEL, type ClaudeAgentOptions, type ClaudeModelOptions } from './agent/claude/index.js';
 export { createProxyFetch, type ProxyFetch } from './proxy/proxy-fetch.js';
 export { WorkerPool, type WorkerPoolOptions } from './runtime/worker-pool.js';
 export { Dispatcher, type DispatcherOptions } from './runtime/dispatcher.js';

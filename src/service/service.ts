@@ -7,6 +7,7 @@
  */
 import { Hono } from 'hono';
 import type { Agent } from '../agent/agent.js';
+import { routeClaudeSdkWarnings } from '../agent/claude/sdk-warnings.js';
 import { createChannels } from '../channels/create-channels.js';
 import type { ServiceConfig } from '../config/schema.js';
 import { redactStoreUrl } from '../config/redact-store-url.js';
@@ -62,6 +63,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
 
   const store = await openStore(config.store, config.engine);
   const stopLogging = logRuntimeEvents(events, logger);
+  const stopSdkWarnings = routeClaudeSdkWarnings(logger);
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   let pool: WorkerPool | undefined;
   let dispatcher: Dispatcher | undefined;
@@ -113,6 +115,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     if (dispatcher === undefined) await Promise.allSettled(channels.map(async (c) => c.close?.()));
     await server?.close().catch(() => undefined);
     stopLogging();
+    stopSdkWarnings();
     await store.close();
     throw error;
   }
@@ -127,6 +130,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       await running.pool.stop({ graceMs });
       await Promise.all([running.dispatcher.stop({ graceMs: Math.min(graceMs, 5_000) }), running.server.close()]);
       stopLogging();
+      stopSdkWarnings();
       await store.close();
       logger.info('stopped');
     })();
