@@ -98,6 +98,30 @@ describe('planFiring', () => {
       expect(firing.nextDue).toBe(now - 400 + SECOND);
     });
 
+    it('ten years behind an every-second pattern: the latest match and the next, after bounded work (a jump, not 315 million steps)', { timeout: 10_000 }, () => {
+      const now = T + 10 * 365 * 24 * HOUR + 250;
+      const firing = planFiring(timer({ cron: '* * * * * *' }), now);
+      expect(firing).toEqual({ occurrences: [{ scheduledFor: now - 250, skipped: 1_000 }], nextDue: now - 250 + SECOND });
+    });
+
+    it('matches that end while they are counted: the last one fires, counting the rest, and the timer retires', () => {
+      const firing = planFiring(timer({ due: Date.UTC(2026, 0, 1), cron: '0 0 0 * * * 2026' }), Date.UTC(2030, 0, 1));
+      expect(firing).toEqual({ occurrences: [{ scheduledFor: Date.UTC(2026, 11, 31), skipped: 364 }], nextDue: null });
+    });
+
+    it('matches that end past the counting limit: the last one fires and the timer retires', () => {
+      const firing = planFiring(timer({ due: Date.UTC(2026, 0, 1), cron: '* * * * * * 2026' }), Date.UTC(2027, 5, 1));
+      expect(firing).toEqual({ occurrences: [{ scheduledFor: Date.UTC(2026, 11, 31, 23, 59, 59), skipped: 1_000 }], nextDue: null });
+    });
+
+    it('each, when the matches end within the pass: every one of them, then retired', () => {
+      const firing = planFiring(timer({ due: Date.UTC(2026, 11, 29), cron: '0 0 0 * * * 2026', missed: 'each' }), Date.UTC(2030, 0, 1));
+      expect(firing).toEqual({
+        occurrences: [Date.UTC(2026, 11, 29), Date.UTC(2026, 11, 30), Date.UTC(2026, 11, 31)].map((scheduledFor) => ({ scheduledFor, skipped: 0 })),
+        nextDue: null,
+      });
+    });
+
     it('a pattern whose matches end (a year field) retires after its last one', () => {
       const firing = planFiring(timer({ due: Date.UTC(2026, 0, 1), cron: '0 0 0 1 1 * 2026' }), Date.UTC(2026, 5, 1));
       expect(firing).toEqual({ occurrences: [{ scheduledFor: Date.UTC(2026, 0, 1), skipped: 0 }], nextDue: null });
