@@ -86,7 +86,10 @@ describe('github', () => {
     expect(() => v.verify(BODY, headers(`sha256=${hex(BODY)}`), NOW)).not.toThrow();
     expect(rejection(() => v.verify(BODY, headers(null), NOW))).toEqual({ reason: 'missing_signature', message: 'the x-hub-signature-256 header is missing' });
     expect(rejection(() => v.verify(BODY, headers(''), NOW)).reason).toBe('missing_signature');
-    for (const bad of [hex(BODY), `sha1=${hex(BODY)}`, `sha256=${hex('other')}`, 'sha256=zz']) expect(rejection(() => v.verify(BODY, headers(bad), NOW)), bad).toEqual(BAD);
+    // sha512= is as long as sha256=: only the exact prefix is read past.
+    for (const bad of [hex(BODY), `sha1=${hex(BODY)}`, `sha512=${hex(BODY)}`, `sha256=${hex('other')}`, 'sha256=zz']) {
+      expect(rejection(() => v.verify(BODY, headers(bad), NOW)), bad).toEqual(BAD);
+    }
   });
 
   it('the key is X-GitHub-Delivery; empty or missing is no key', () => {
@@ -126,6 +129,8 @@ describe('stripe', () => {
     expect(check(` t = ${SECONDS} , junk , v0=abc, v1 = ${sig(SECONDS)} `)).not.toThrow();
     expect(check(`t=${SECONDS},v1=${'0'.repeat(64)},v1=nothex,v1=${sig(SECONDS)}`)).not.toThrow();
     expect(check(`t=${SECONDS},v1=${sig(SECONDS)},v1=${'0'.repeat(64)}`)).not.toThrow();
+    // An entry without "=" is no entry: "tt" must not be read as a timestamp.
+    expect(check(`t=${SECONDS},v1=${sig(SECONDS)},tt`)).not.toThrow();
   });
 
   it('no t, no v1, a v1 that does not match, or a bad t: bad_signature; a missing header: missing_signature', () => {
@@ -159,8 +164,12 @@ describe('standard webhooks', () => {
   it('the key: base64 after whsec_ (or without it); anything else is a config error', () => {
     expect(standardWebhooksKey(KEY_SECRET).toString()).toBe('0123456789abcdef0123456789abcdef');
     expect(standardWebhooksKey(KEY_SECRET.slice('whsec_'.length)).toString()).toBe('0123456789abcdef0123456789abcdef');
-    for (const bad of ['whsec_', 'whsec_!!!!', 'whsec_abc$', 'whsec_ab==c']) {
-      expect(() => standardWebhooksKey(bad), bad).toThrow('a Standard Webhooks secret is "whsec_" followed by base64');
+    // Padding: none, one or two "=".
+    expect(standardWebhooksKey('whsec_YWJj').toString()).toBe('abc');
+    expect(standardWebhooksKey('whsec_YWI=').toString()).toBe('ab');
+    expect(standardWebhooksKey('whsec_YQ==').toString()).toBe('a');
+    for (const bad of ['whsec_', 'whsec_!!!!', 'whsec_abc$', 'whsec_ab==c', 'whsec_YQ===']) {
+      expect(() => standardWebhooksKey(bad), bad).toThrow(expect.objectContaining({ code: 'invalid_options', message: 'a Standard Webhooks secret is "whsec_" followed by base64' }));
     }
   });
 
@@ -171,6 +180,9 @@ describe('standard webhooks', () => {
     expect(rejection(() => v.verify(BODY, headers(`v2,${sig('msg_1', SECONDS)}`), NOW))).toEqual(BAD);
     expect(rejection(() => v.verify(BODY, headers(`v1,${sig('msg_2', SECONDS)}`), NOW))).toEqual(BAD);
     expect(rejection(() => v.verify(BODY, headers(`v1,${sig('msg_1', SECONDS - 400)}`, 'msg_1', SECONDS - 400), NOW)).reason).toBe('stale_timestamp');
+    const late = headers(`v1,${sig('msg_1', SECONDS)}`);
+    late.set('webhook-timestamp', 'later');
+    expect(rejection(() => v.verify(BODY, late, NOW)).message).toBe('the webhook-timestamp timestamp is not a Unix time in seconds');
   });
 
   it('each header is required', () => {
@@ -196,6 +208,7 @@ describe('slack', () => {
   it('v0=<hex> over v0:<ts>:<body>; fresh; both headers required', () => {
     expect(() => v.verify(BODY, headers(SECONDS, `v0=${hex(`v0:${SECONDS}:`, BODY)}`), NOW)).not.toThrow();
     expect(rejection(() => v.verify(BODY, headers(SECONDS, hex(`v0:${SECONDS}:`, BODY)), NOW))).toEqual(BAD);
+    expect(rejection(() => v.verify(BODY, headers(SECONDS, `v1=${hex(`v0:${SECONDS}:`, BODY)}`), NOW))).toEqual(BAD);
     expect(rejection(() => v.verify(BODY, headers(SECONDS, `v0=${hex(`v0:${SECONDS + 1}:`, BODY)}`), NOW))).toEqual(BAD);
     expect(rejection(() => v.verify(BODY, headers(SECONDS - 301, `v0=${hex(`v0:${SECONDS - 301}:`, BODY)}`), NOW)).reason).toBe('stale_timestamp');
     expect(rejection(() => v.verify(BODY, headers('soon', 'v0=00'), NOW)).message).toBe('the X-Slack-Request-Timestamp timestamp is not a Unix time in seconds');
@@ -216,6 +229,7 @@ describe('slack', () => {
     expect(v.key(new Headers(), { event_id: 'Ev1', trigger_id: 't1' })).toBe('Ev1');
     expect(v.key(new Headers(), { trigger_id: 't1' })).toBe('t1');
     expect(v.key(new Headers(), {})).toBeUndefined();
+    expect(v.keyName).toBe('the event_id (Events API) or trigger_id (slash commands, interactivity) in the body');
     expect(v.handshake!({ type: 'url_verification', challenge: 'c-1' })).toEqual({ challenge: 'c-1' });
     expect(v.handshake!({ type: 'url_verification' })).toEqual({ challenge: '' });
     expect(v.handshake!({ type: 'event_callback', challenge: 'c-1' })).toBeUndefined();
