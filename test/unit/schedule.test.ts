@@ -91,6 +91,11 @@ describe('planFiring', () => {
       expect(firing.nextDue! > now).toBe(true);
     });
 
+    it('when the first match past the counting limit is now itself, it is the one that fires, and the next due is after now', () => {
+      const now = T + 1_000 * SECOND; // matches T … T+999 s are counted (the limit), the next one is now
+      expect(planFiring(timer({ cron: '* * * * * *' }), now)).toEqual({ occurrences: [{ scheduledFor: now, skipped: 1_000 }], nextDue: now + SECOND });
+    });
+
     it('the same when now falls between two matches', () => {
       const now = T + 200_000 * SECOND + 400;
       const firing = planFiring(timer({ cron: '* * * * * *' }), now);
