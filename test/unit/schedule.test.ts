@@ -96,6 +96,15 @@ describe('planFiring', () => {
       expect(planFiring(timer({ cron: '* * * * * *' }), now)).toEqual({ occurrences: [{ scheduledFor: now, skipped: 1_000 }], nextDue: now + SECOND });
     });
 
+    it('far behind, in the hour a time zone repeats (clocks going back): the latest match by the pattern\'s own steps, and the next due after now', () => {
+      // 01:20:13 EST on 2025-11-02, the second 1 a.m. in New York. croner steps through 1 a.m. once (EDT, 05:00-05:59 UTC) and then to
+      // 02:00 EST; its previousRuns answers an hour early here (05:20 UTC), so the plan must step forward from what it says.
+      const now = Date.UTC(2025, 10, 2, 6, 20, 13);
+      const firing = planFiring(timer({ due: now - 2_000 * MINUTE, cron: '* * * * *', tz: 'America/New_York' }), now);
+      expect(firing).toEqual({ occurrences: [{ scheduledFor: Date.UTC(2025, 10, 2, 5, 59), skipped: 1_000 }], nextDue: Date.UTC(2025, 10, 2, 7, 0) });
+      expect(firing.nextDue! > now).toBe(true);
+    });
+
     it('the same when now falls between two matches', () => {
       const now = T + 200_000 * SECOND + 400;
       const firing = planFiring(timer({ cron: '* * * * * *' }), now);
