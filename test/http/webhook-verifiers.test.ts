@@ -250,7 +250,7 @@ describe('createVerifier(s)', () => {
     const t = SECONDS - 11;
     expect(rejection(() => stripe.verify(BODY, new Headers({ 'stripe-signature': `t=${t},v1=${hex(`${t}.`, BODY)}` }), NOW)).reason).toBe('stale_timestamp');
     expect(() => createVerifier('gh', { type: 'github', secret: 'env:NOT_SET' }, {})).toThrow('sources.gh.secret: environment variable NOT_SET is not set');
-    const verifiers = createVerifiers({ constructor: { type: 'github', secret: SECRET } }, {});
+    const verifiers = createVerifiers({ constructor: { type: 'github' as const, secret: SECRET } }, {});
     expect([...verifiers.keys()]).toEqual(['constructor']);
     expect(verifiers.get('__proto__')).toBeUndefined();
   });
