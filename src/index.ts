@@ -17,7 +17,7 @@ export { toolAgent, type ToolAgentOptions, type ToolLoopSession, type Waiting as
 export type { ApprovalLink } from './agent/approval-summary.js';
 export { ModelError, type Model, type ModelReply, type ToolSpec, type StopReason } from './agent/model.js';
 export type { Turn, UserTurn, AssistantTurn, TextBlock, ToolUseBlock, ToolResultBlock } from './agent/conversation.js';
-export { claudeAgent, claudeModel, type ClaudeAgentOptions, type ClaudeModelOptions } from './agent/claude/index.js';
+export { claudeAgent, claudeModel, DEFAULT_CLAUDE_MODEL, type ClaudeAgentOptions, type ClaudeModelOptions } from './agent/claude/index.js';
 export { createProxyFetch, type ProxyFetch } from './proxy/proxy-fetch.js';
 export { WorkerPool, type WorkerPoolOptions, type StopOptions } from './runtime/worker-pool.js';
 export { Dispatcher, type DispatcherOptions, type Delivery } from './runtime/dispatcher.js';

@@ -7,6 +7,7 @@
  * approval event, so it happens once however often the run is retried.
  */
 import { claudeAgent } from './claude/claude-agent.js';
+import { DEFAULT_CLAUDE_MODEL } from './claude/default-model.js';
 import type { Agent } from './agent.js';
 import { RefundLedger } from './example-agent.js';
 import { memoryPermissions, memoryTools } from './memory-tools.js';
@@ -40,7 +41,7 @@ export function createClaudeExampleAgent(options: ClaudeExampleOptions): Agent {
   });
   return claudeAgent({
     name: 'claude-example',
-    model: options.model ?? 'claude-sonnet-4-5',
+    model: options.model ?? DEFAULT_CLAUDE_MODEL,
     system: SYSTEM,
     apiKey: options.apiKey,
     ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),

@@ -58,6 +58,8 @@ export function createApp(deps: AppDeps): Hono {
   app.route('/hooks', hookRoutes(ctx));
   app.route('/inboxes', apiRoutes(ctx));
   app.route('/a', approvalPageRoutes(ctx));
+  // Browsers ask for it on every page; no icon, said once and cached, instead of a 404 each time.
+  app.get('/favicon.ico', (c) => c.body(null, 204, { 'cache-control': 'public, max-age=604800' }));
   // Last: the dashboard owns `/` and the pages below it that no route above claimed.
   app.route('/', dashboardRoutes(ctx));
 

@@ -8,7 +8,7 @@ export type Metrics = ReturnType<typeof createMetrics>;
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
   const registry = new Registry();
-  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'vigil_process_' });
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'vigil_' }); // prom-client's names start with process_/nodejs_ already
   const registers = [registry];
   return {
     registry,

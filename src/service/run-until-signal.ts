@@ -7,16 +7,27 @@
 import { constants } from 'node:os';
 import type { Service } from './service.js';
 
+/**
+ * A repeat of the first signal this soon after it is the same key press,
+ * not a second one: a terminal sends Ctrl-C to the whole foreground group,
+ * and `npm start` (npm, like most supervisors) also forwards the SIGINT it
+ * got to its child, so one press arrives twice, a few ms apart. Counting it
+ * turned `npm start`'s Ctrl-C into exit 130. A person's second press takes
+ * longer than this.
+ */
+export const ECHO_WINDOW_MS = 250;
+
 export function runUntilSignal(service: Service, graceMs: number): Promise<number> {
   return new Promise((resolve) => {
-    let draining = false;
+    let first: { signal: NodeJS.Signals; at: number } | null = null;
     const onSignal = (signal: NodeJS.Signals): void => {
-      if (draining) {
+      if (first !== null) {
+        if (signal === first.signal && performance.now() - first.at < ECHO_WINDOW_MS) return;
         service.logger.warn({ signal }, 'second signal: exiting now');
         resolve(128 + (constants.signals[signal] ?? 0));
         return;
       }
-      draining = true;
+      first = { signal, at: performance.now() };
       service.logger.info({ signal, graceMs }, 'signal received: draining');
       service.stop(graceMs).then(
         () => resolve(0),

@@ -7,8 +7,10 @@
  */
 import { Hono } from 'hono';
 import type { Agent } from '../agent/agent.js';
+import { routeClaudeSdkWarnings } from '../agent/claude/sdk-warnings.js';
 import { createChannels } from '../channels/create-channels.js';
 import type { ServiceConfig } from '../config/schema.js';
+import { redactStoreUrl } from '../config/redact-store-url.js';
 import { resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
 import { approvalUrl } from '../http/approval-links.js';
 import { createApp } from '../http/app.js';
@@ -71,6 +73,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
 
   const store = await openStore(config.store, { ...config.engine, events });
   const stopLogging = observe(events, { metrics, logger });
+  const stopSdkWarnings = routeClaudeSdkWarnings(logger);
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   let pool: WorkerPool | undefined;
   let makePool: ((agent: Agent) => WorkerPool) | undefined;
@@ -121,6 +124,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     if (dispatcher === undefined) await Promise.allSettled(channels.map(async (c) => c.close?.()));
     await server?.close().catch(() => undefined);
     stopLogging();
+    stopSdkWarnings();
     await store.close();
     throw error;
   }
@@ -152,6 +156,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       await running.pool.stop({ graceMs });
       await Promise.all([running.dispatcher.stop({ graceMs: Math.min(graceMs, 5_000) }), running.server.close()]);
       stopLogging();
+      stopSdkWarnings();
       await store.close();
       logger.info('stopped');
     })();
@@ -195,7 +200,9 @@ function announce(
   logger.info(
     {
       url,
-      store: config.store,
+      // Never the password: a log is read by more people than the config is.
+      store: redactStoreUrl(config.store),
+      dashboard: config.token === undefined ? 'disabled (no token)' : `${url}/`,
       agent: info.agent,
       channels: info.channels,
       webhooks: hooks,

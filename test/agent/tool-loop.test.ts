@@ -133,6 +133,28 @@ describe('toolAgent on the runtime', () => {
     expect(await held(store, 'alice')).toEqual([{ body: 'I cannot do that.', urgent: false }]);
   });
 
+  it('a tool the agent has but the policy does not name is denied: it never runs and nobody is asked (the default is no, not allow)', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const t = tools();
+    // lookup and wipe are real tools of this agent; the policy names neither.
+    const model = new ScriptedModel([use(['u1', 'lookup', { order: '42' }], ['u2', 'wipe', {}]), say('I may not do that.')]);
+    const { events } = await startPool(store, toolAgent({ model, tools: t.list, permissions: { refund: { ask: { expiresInMs: 60_000 } } } }));
+    const finished = nextEvent(events, 'run:finished');
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'look up order 42, then wipe it all' } });
+    expect((await finished).decisions!.map(({ at: _at, ...decision }) => decision)).toEqual([
+      { tool: 'lookup', decision: 'deny', reason: 'lookup is not permitted for this agent' },
+      { tool: 'wipe', decision: 'deny', reason: 'wipe is not permitted for this agent' },
+    ]);
+    expect(lastUserTurn(model.seen[1]!)).toEqual([
+      { type: 'tool_result', tool_use_id: 'u1', content: 'Not done: lookup is not permitted for this agent', is_error: true },
+      { type: 'tool_result', tool_use_id: 'u2', content: 'Not done: wipe is not permitted for this agent', is_error: true },
+    ]);
+    expect(t.calls).toEqual([]);
+    expect(await store.inbox('alice').getMemory()).toEqual({});
+    expect((await store.inbox('alice').stats()).approvalsPending).toBe(0);
+    expect(await held(store, 'alice')).toEqual([{ body: 'I may not do that.', urgent: false }]);
+  });
+
   it('input that does not fit the schema is refused to the model: the tool does not run and nobody is asked', async () => {
     const { store } = await tempStore({ outboxGapMs: 0 });
     const t = tools();

@@ -118,6 +118,27 @@ describe('inbox commands', () => {
     expect([result.code, result.stdout]).toEqual([0, 'no dead events in alice\n']);
   });
 
+  it('status shows a lease that is held as held, and one past its time as expired', async () => {
+    const { dir, flag } = storeDir();
+    const now = Date.now();
+    // bob's lease was taken an hour ago (a clock an hour behind) with a 60 s TTL: long expired by now.
+    const past = await openStore(`sqlite:${dir}`, { clock: () => now - 3_600_000, leaseTtlMs: 60_000 });
+    const present = await openStore(`sqlite:${dir}`, { leaseTtlMs: 600_000 });
+    try {
+      expect(await past.inbox('bob').acquire('w-old')).toBe(1);
+      expect(await present.inbox('alice').acquire('w-live')).toBe(1);
+    } finally {
+      await past.close();
+      await present.close();
+    }
+    const result = await harness.cli(['status', ...flag]);
+    expect(result.code).toBe(0);
+    const bobUntil = new Date(now - 3_600_000 + 60_000).toISOString();
+    expect(result.stdout).toMatch(new RegExp(`^bob .* expired \\(last: w-old gen 1, until ${bobUntil.replace(/\./g, '\\.')}\\)$`, 'm'));
+    expect(result.stdout).toMatch(/^alice .* w-live gen 1 until \d{4}-\d\d-\d\dT[\d:.]+Z$/m);
+    expect(result.stdout).not.toMatch(/alice .*expired/);
+  });
+
   it('events --status dead lists a poison event; redrive makes it pending once (exit 1 the second time)', async () => {
     const { dir, flag } = storeDir();
     // A poison event: claimed by workers that die, until the claim count passes maxAttempts.

@@ -26,7 +26,7 @@ export function useTestDatabase(label: string): TestDatabase {
   let pool: pg.Pool | undefined;
 
   beforeAll(async () => {
-    await admin(serverUrl, `CREATE DATABASE ${name}`);
+    await createTestDatabase(serverUrl, name);
     pool = new pg.Pool({ connectionString: url, max: 4 });
     pool.on('error', () => undefined);
   });
@@ -52,6 +52,29 @@ function withDatabase(serverUrl: string, database: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${database}`;
   return url.toString();
+}
+
+/**
+ * CREATE DATABASE on the test server, failing with what to fix: a role
+ * without CREATEDB (a DATABASE_URL of one's own) is the usual cause, and
+ * PostgreSQL's own "permission denied to create database" does not say
+ * which role or why the tests need it.
+ */
+export async function createTestDatabase(serverUrl: string, name: string): Promise<void> {
+  try {
+    await admin(serverUrl, `CREATE DATABASE ${name}`);
+  } catch (error) {
+    const role = decodeURIComponent(new URL(serverUrl).username) || '(the default role)';
+    const code = (error as { code?: string }).code;
+    if (code === '42501') {
+      throw new Error(
+        `the PostgreSQL role ${role} may not create databases (it lacks CREATEDB): each PostgreSQL test file creates and drops its own database. ` +
+          `Run ALTER ROLE ${role} CREATEDB as a superuser, or unset DATABASE_URL to let the tests start a throwaway server`,
+        { cause: error },
+      );
+    }
+    throw new Error(`could not create the test database ${name} as role ${role}: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 async function admin(serverUrl: string, sql: string): Promise<void> {

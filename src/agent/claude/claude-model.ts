@@ -12,9 +12,11 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { VigilError } from '../../errors.js';
 import type { AssistantTurn, TextBlock, ToolUseBlock, Turn } from '../conversation.js';
 import { ModelError, type Model, type ModelReply, type ToolSpec } from '../model.js';
+import { DEFAULT_CLAUDE_MODEL } from './default-model.js';
+import { sdkLogger, withSdkWarnings } from './sdk-warnings.js';
 
 export interface ClaudeModelOptions {
-  /** The model id, e.g. 'claude-sonnet-4-5'. */
+  /** The model id, e.g. DEFAULT_CLAUDE_MODEL. */
   model: string;
   system?: string;
   /** The most tokens one reply may use. Default 1024. */
@@ -69,7 +71,7 @@ export function claudeModel(options: ClaudeModelOptions): Model {
       const Sdk = await loadSdk();
       let message: Anthropic.Message;
       try {
-        message = await client(Sdk).messages.create(params, { ...perCall, signal });
+        message = await withSdkWarnings(() => client(Sdk).messages.create(params, { ...perCall, signal }));
       } catch (error) {
         // The run was aborted (lease lost, timeout, shutdown): that is the outcome, not a model failure.
         signal.throwIfAborted();
@@ -96,7 +98,7 @@ function checkOptions(options: ClaudeModelOptions): Settings {
   };
   if (typeof options !== 'object' || options === null) return fail('needs an options object with at least { model }');
   const { model, system, maxTokens = DEFAULT_MAX_TOKENS, apiKey, baseURL, maxRetries, timeoutMs, client } = options;
-  if (typeof model !== 'string' || model.trim() === '') fail('model must be a non-empty string (e.g. "claude-sonnet-4-5")');
+  if (typeof model !== 'string' || model.trim() === '') fail(`model must be a non-empty string (e.g. "${DEFAULT_CLAUDE_MODEL}")`);
   if (system !== undefined && typeof system !== 'string') fail('system must be a string');
   if (!Number.isSafeInteger(maxTokens) || maxTokens <= 0) fail(`maxTokens must be a positive integer, got ${String(maxTokens)}`);
   if (maxRetries !== undefined && (!Number.isSafeInteger(maxRetries) || maxRetries < 0)) {
@@ -125,6 +127,7 @@ function checkOptions(options: ClaudeModelOptions): Settings {
       apiKey: resolvedKey,
       ...(baseURL !== undefined ? { baseURL } : {}),
       maxRetries: maxRetries ?? DEFAULT_MAX_RETRIES,
+      logger: sdkLogger,
       ...(timeoutMs !== undefined ? { timeout: timeoutMs } : {}),
     }));
   return { model, system, maxTokens, client: build, redact: redactor(resolvedKey) };

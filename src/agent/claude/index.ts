@@ -1,2 +1,3 @@
 export { claudeModel, type ClaudeModelOptions } from './claude-model.js';
 export { claudeAgent, type ClaudeAgentOptions } from './claude-agent.js';
+export { DEFAULT_CLAUDE_MODEL } from './default-model.js';

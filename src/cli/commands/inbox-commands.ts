@@ -5,7 +5,7 @@
  * and approve are recorded in the inbox as the dashboard's actions are.
  */
 import { Command, Option } from 'commander';
-import type { ApprovalAnswer, EventRow, EventStatus, InboxStats } from '../../store/contract.js';
+import type { ApprovalAnswer, EventRow, EventStatus, InboxStats, LeaseInfo } from '../../store/contract.js';
 import { answerResult, cliActor, redriveResult } from '../../runtime/operator-actions.js';
 import { CommandFailed, UsageError } from '../exit-codes.js';
 import { withStore, withStoreFlags, type StoreFlags } from '../open-cli-store.js';
@@ -41,6 +41,8 @@ export function statusCommand(): Command {
       for (const id of ids) rows.push({ inbox: id, stats: await store.inbox(id).stats() });
       if (flags.json === true) return printJson(inboxId === undefined ? rows : rows[0]!.stats);
       if (rows.length === 0) return print('no inboxes yet');
+      // The store's now (the database's clock on PostgreSQL): a lease is held until then, whatever this machine's clock says.
+      const { now } = await store.nextWake();
       table(
         ['inbox', 'pending', 'running', 'done', 'dead', 'held', 'sent', 'timers', 'approvals', 'lease'],
         rows.map(({ inbox, stats }) => [
@@ -53,11 +55,22 @@ export function statusCommand(): Command {
           stats.outbox.sent,
           stats.timers,
           stats.approvalsPending,
-          stats.lease === null ? '-' : `${stats.lease.holder} gen ${stats.lease.gen} until ${new Date(stats.lease.until).toISOString()}`,
+          leaseCell(stats.lease, now),
         ]),
       );
     });
   });
+}
+
+/**
+ * A lease is held while `until >= now` (R2); past that (or released) it is
+ * free and the next acquire takes it over. Showing it as held would send an
+ * operator after a worker that no longer runs.
+ */
+export function leaseCell(lease: LeaseInfo | null, now: number): string {
+  if (lease === null) return '-';
+  const until = new Date(lease.until).toISOString();
+  return lease.until < now ? `expired (last: ${lease.holder} gen ${lease.gen}, until ${until})` : `${lease.holder} gen ${lease.gen} until ${until}`;
 }
 
 const STATUSES: EventStatus[] = ['pending', 'running', 'done', 'dead'];

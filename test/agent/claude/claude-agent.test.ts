@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { claudeAgent, type Store } from '../../../src/index.js';
+import { claudeAgent, type Permissions, type Store } from '../../../src/index.js';
 import { memoryPermissions, memoryTools } from '../../../src/agent/memory-tools.js';
 import { RuntimeEvents } from '../../../src/events.js';
 import { WorkerPool } from '../../../src/runtime/worker-pool.js';
@@ -23,7 +23,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function start(store: Store) {
+async function start(store: Store, permissions: Permissions = memoryPermissions) {
   server = await startFakeMessagesServer();
   const agent = claudeAgent({
     model: 'claude-test',
@@ -32,7 +32,7 @@ async function start(store: Store) {
     baseURL: server.url,
     maxRetries: 2,
     tools: memoryTools(),
-    permissions: memoryPermissions,
+    permissions,
   });
   const events = new RuntimeEvents();
   const pool = new WorkerPool({ store, agent, events, pollIntervalMs: 1e9 });
@@ -73,6 +73,29 @@ describe('claudeAgent on the runtime', () => {
     const sent: string[] = [];
     await inbox.dispatch((body) => void sent.push(body));
     expect(sent).toEqual(['Noted, Ada.\n\nYou are Ada.']);
+  });
+
+  it('a tool the policy does not name is denied to Claude: the API hears the refusal, the tool never runs, nobody is asked', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    // The agent has all four memory tools; the policy names only recall.
+    const { server, events } = await start(store, { recall: 'allow' });
+    server.enqueue(
+      messageReply([{ type: 'tool_use', id: 'toolu_1', name: 'remember', input: { key: 'name', value: 'Mallory' } }], 'tool_use'),
+      messageReply([{ type: 'text', text: 'I could not save that.' }]),
+    );
+    const inbox = store.inbox('alice');
+    const finished = nextEvent(events, 'run:finished');
+    await inbox.ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'remember that my name is Mallory' } });
+    const run = await finished;
+    expect(run.outcome).toBe('messages');
+    expect(run.decisions).toMatchObject([{ tool: 'remember', decision: 'deny', reason: 'remember is not permitted for this agent' }]);
+    const second = server.requests[1]!.body as Sent;
+    expect(second.messages[2]).toEqual({
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'Not done: remember is not permitted for this agent', is_error: true }],
+    });
+    expect(await inbox.getMemory()).toEqual({});
+    expect((await inbox.stats()).approvalsPending).toBe(0);
   });
 
   it('an overloaded API is retried by the SDK within the run; a 400 sends the event dead at once with the API message', async () => {

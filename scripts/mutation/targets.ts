@@ -1,0 +1,45 @@
+/**
+ * What `npm run mutation` mutates, and with which tests. One entry per
+ * module (a file or a folder): Stryker mutates `mutate` and runs only
+ * `tests` against each mutant (and, within them, only the tests that
+ * reach the mutated line: coverageAnalysis perTest). Keep `tests` to fast,
+ * in-process files that exercise the module directly: a run is minutes per
+ * target, not hours. A new module is one more entry, e.g.
+ *   { name: 'store-engine', mutate: ['src/store/engine/**\/*.ts'], tests: ['test/conformance/sqlite.test.ts', …] }
+ */
+export interface MutationTarget {
+  /** `npm run mutation -- <name>` runs this one only. */
+  name: string;
+  /** Globs of the files to mutate. */
+  mutate: string[];
+  /** The test files run against its mutants. */
+  tests: string[];
+}
+
+export const targets: MutationTarget[] = [
+  {
+    name: 'schedule',
+    mutate: ['src/store/schedule.ts'],
+    tests: ['test/unit/schedule.test.ts', 'test/conformance/sqlite.test.ts'],
+  },
+  {
+    name: 'outbox-batch',
+    mutate: ['src/store/outbox-batch.ts'],
+    tests: ['test/unit/outbox-batch.test.ts', 'test/conformance/sqlite.test.ts'],
+  },
+  {
+    name: 'permissions',
+    mutate: ['src/agent/permissions.ts'],
+    tests: ['test/agent/permissions.test.ts', 'test/agent/tool-loop.test.ts'],
+  },
+  {
+    name: 'webhooks',
+    mutate: ['src/http/webhooks/*.ts'],
+    tests: ['test/http/webhook-providers.test.ts', 'test/http/hooks-route.test.ts', 'test/http/webhook-verifiers.test.ts'],
+  },
+  {
+    name: 'redact',
+    mutate: ['src/proxy/redact.ts'],
+    tests: ['test/proxy/redact.test.ts', 'test/proxy/proxy.test.ts'],
+  },
+];

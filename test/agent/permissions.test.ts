@@ -1,0 +1,72 @@
+/**
+ * The permission policy on its own: every decision and every refusal of a
+ * bad policy, with the exact reason the model and the operator read.
+ * (The same rules through the runtime: tool-loop.test.ts, claude-agent.test.ts.)
+ */
+import { describe, expect, it } from 'vitest';
+import { decide, validatePermissions } from '../../src/agent/permissions.js';
+import { VigilError } from '../../src/errors.js';
+
+describe('decide', () => {
+  const policy = { lookup: 'allow', wipe: 'deny', refund: { ask: { expiresInMs: 60_000 } } } as const;
+
+  it('allow, deny and ask as the policy says', () => {
+    expect(decide(policy, 'lookup', true)).toEqual({ kind: 'allow' });
+    expect(decide(policy, 'wipe', true)).toEqual({ kind: 'deny', reason: 'wipe is denied by policy' });
+    expect(decide(policy, 'refund', true)).toEqual({ kind: 'ask', expiresInMs: 60_000 });
+  });
+
+  it('a tool the policy does not name is denied, never allowed or asked about', () => {
+    expect(decide(policy, 'export', true)).toEqual({ kind: 'deny', reason: 'export is not permitted for this agent' });
+    expect(decide({}, 'lookup', true)).toEqual({ kind: 'deny', reason: 'lookup is not permitted for this agent' });
+  });
+
+  it('a tool that does not exist is denied whatever the policy says', () => {
+    expect(decide(policy, 'lookup', false)).toEqual({ kind: 'deny', reason: 'there is no tool named "lookup"' });
+    expect(decide(policy, 'format disk', false)).toEqual({ kind: 'deny', reason: 'there is no tool named "format disk"' });
+  });
+
+  it('names inherited from Object.prototype are not permissions', () => {
+    expect(decide(policy, 'toString', true)).toEqual({ kind: 'deny', reason: 'toString is not permitted for this agent' });
+    expect(decide(policy, 'constructor', true)).toEqual({ kind: 'deny', reason: 'constructor is not permitted for this agent' });
+    expect(decide(policy, '__proto__', true)).toEqual({ kind: 'deny', reason: '__proto__ is not permitted for this agent' });
+  });
+});
+
+describe('validatePermissions', () => {
+  const tools = ['lookup', 'refund'];
+  const refusal = (permissions: unknown, names: readonly string[] = tools): string => {
+    try {
+      validatePermissions(permissions, names);
+    } catch (error) {
+      expect(error).toBeInstanceOf(VigilError);
+      expect((error as VigilError).code).toBe('invalid_options');
+      return (error as Error).message;
+    }
+    throw new Error(`accepted ${JSON.stringify(permissions)}`);
+  };
+
+  it('no policy is an empty one (everything denied); a good one comes back as it is', () => {
+    expect(validatePermissions(undefined, tools)).toEqual({});
+    const good = { lookup: 'allow', refund: { ask: { expiresInMs: 1 } } };
+    expect(validatePermissions(good, tools)).toBe(good);
+    expect(validatePermissions({ lookup: 'deny' }, tools)).toEqual({ lookup: 'deny' });
+  });
+
+  it('refuses a policy that is not an object of tool names', () => {
+    const shape = 'permissions must be an object of tool name: "allow" | "deny" | { ask: { expiresInMs } }';
+    for (const bad of [null, [], 'allow', 3]) expect(refusal(bad)).toBe(shape);
+  });
+
+  it('refuses a name that is not one of the tools, listing them', () => {
+    expect(refusal({ refnd: 'allow' })).toBe('permissions names "refnd", which is not one of the tools (lookup, refund)');
+    expect(refusal({ lookup: 'allow' }, [])).toBe('permissions names "lookup", which is not one of the tools (none)');
+  });
+
+  it('refuses anything but allow, deny or an ask with a positive whole number of ms', () => {
+    const message = 'permissions.refund must be "allow", "deny" or { ask: { expiresInMs: <positive ms> } }';
+    for (const bad of ['ask', 'Allow', null, {}, { ask: null }, { ask: {} }, { ask: { expiresInMs: '60000' } }, { ask: { expiresInMs: 0 } }, { ask: { expiresInMs: -1 } }, { ask: { expiresInMs: 1.5 } }, { ask: { expiresInMs: 2 ** 53 } }]) {
+      expect(refusal({ refund: bad }), JSON.stringify(bad)).toBe(message);
+    }
+  });
+});
