@@ -17,7 +17,7 @@ export { toolAgent, type ToolAgentOptions, type ToolLoopSession } from './agent/
 export { ModelError, type Model, type ModelReply, type ToolSpec, type StopReason } from './agent/model.js';
 export type { Turn, UserTurn, AssistantTurn, TextBlock, ToolUseBlock, ToolResultBlock } from './agent/conversation.js';
 export { claudeAgent, claudeModel, type ClaudeAgentOptions, type ClaudeModelOptions } from './agent/claude/index.js';
-export { createProxyFetch, type ProxyFetch } from './proxy/proxy-fetch.js';
+export { createProxyFetch, type ProxyFetch } from './agent/proxy-fetch.js';
 export { WorkerPool, type WorkerPoolOptions } from './runtime/worker-pool.js';
 export { Dispatcher, type DispatcherOptions } from './runtime/dispatcher.js';
 export { RunAbortedError, type AbortReason } from './runtime/run-abort.js';

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { VigilError } from '../errors.js';
-import type { ProxyFetch } from '../proxy/proxy-fetch.js';
+import type { ProxyFetch } from './proxy-fetch.js';
 import type { ApprovalRequest, ClaimedEvent, InboxStats, OutboxMessage, TimerSpec } from '../store/contract.js';
 import type { AgentMemory } from './memory.js';
 import { validatePermissions, type Permissions } from './permissions.js';

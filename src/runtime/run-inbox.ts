@@ -16,7 +16,7 @@ import type { Clock } from '../clock.js';
 import type { ApprovalLink } from '../agent/approval-summary.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { ProxyFetch } from '../proxy/proxy-fetch.js';
+import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import { isVigilError } from '../errors.js';
 import type { ClaimedEvent, Inbox, RunOutcome } from '../store/contract.js';
 import { createAgentContext } from './agent-context.js';

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Agent } from '../agent/agent.js';
 import { systemClock, type Clock } from '../clock.js';
-import type { ProxyFetch } from '../proxy/proxy-fetch.js';
+import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import type { ApprovalLink } from '../agent/approval-summary.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';

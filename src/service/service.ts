@@ -20,7 +20,7 @@ import { RuntimeEvents } from '../runtime/runtime-events.js';
 import { WorkerPool } from '../runtime/worker-pool.js';
 import type { Store } from '../store/contract.js';
 import { openStore } from '../store/open-store.js';
-import { createProxyFetch } from '../proxy/proxy-fetch.js';
+import { createProxyFetch } from '../agent/proxy-fetch.js';
 import { loadAgent } from './load-agent.js';
 import { logRuntimeEvents } from './log-events.js';
 

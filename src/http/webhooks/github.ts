@@ -5,7 +5,8 @@
  * The delivery id is not signed either: dedupe is against redelivery, not
  * against someone holding a captured body.
  */
-import { badSignature, fromHex, hmacSha256, requireHeader, sameBytes, type WebhookVerifier } from './verifier.js';
+import { fromHex, hmacSha256, sameBytes } from '../../crypto.js';
+import { badSignature, requireHeader, type WebhookVerifier } from './verifier.js';
 
 export function githubVerifier(secret: string): WebhookVerifier {
   return {

@@ -4,7 +4,8 @@
  * carries the delivery id. No timestamp is signed, so replay protection is
  * the dedupe on that id.
  */
-import { badSignature, fromHex, hmacSha256, requireHeader, sameBytes, type WebhookVerifier } from './verifier.js';
+import { fromHex, hmacSha256, sameBytes } from '../../crypto.js';
+import { badSignature, requireHeader, type WebhookVerifier } from './verifier.js';
 
 export function hmacVerifier(secret: string, options: { signatureHeader: string; keyHeader: string }): WebhookVerifier {
   return {

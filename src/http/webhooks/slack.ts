@@ -15,7 +15,8 @@
  */
 import { HttpError } from '../http-error.js';
 import { parseJson } from '../read-body.js';
-import { badSignature, checkFresh, fromHex, hmacSha256, parseSeconds, requireHeader, sameBytes, stringField, type WebhookVerifier } from './verifier.js';
+import { fromHex, hmacSha256, sameBytes } from '../../crypto.js';
+import { badSignature, checkFresh, parseSeconds, requireHeader, stringField, type WebhookVerifier } from './verifier.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 

@@ -6,7 +6,8 @@
  * delivery id it cannot be changed to smuggle a replay past the dedupe.
  */
 import { VigilError } from '../../errors.js';
-import { badSignature, checkFresh, hmacSha256, parseSeconds, requireHeader, sameBytes, type WebhookVerifier } from './verifier.js';
+import { hmacSha256, sameBytes } from '../../crypto.js';
+import { badSignature, checkFresh, parseSeconds, requireHeader, type WebhookVerifier } from './verifier.js';
 
 /** The signing key; a secret that decodes to nothing is a config error at startup, not a 401 on every delivery. */
 export function standardWebhooksKey(secret: string): Buffer {
