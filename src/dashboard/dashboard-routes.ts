@@ -10,7 +10,8 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import { html } from '../http/html.js';
 import { fromStoreError, HttpError } from '../http/http-error.js';
-import { clientAddress } from '../http/sign-in-throttle.js';
+import { logLockout } from '../http/bearer-auth.js';
+import { clientAddress } from '../http/wrong-token-lockout.js';
 import { answerApproval, type HttpContext } from '../http/http-context.js';
 import { readRequestBody } from '../http/read-body.js';
 import type { EventStatus, Inbox } from '../store/contract.js';
@@ -63,19 +64,23 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     const form = await readForm(c);
     const next = safeNext(form.get('next') ?? undefined);
     const address = clientAddress(c);
-    const lockedFor = ctx.signIns.lockedFor(address);
-    if (lockedFor !== null) {
-      return c.html(loginPage(next, 'Too many wrong tokens from here. Wait a minute, then try again.'), 429, {
-        ...DASHBOARD_HEADERS,
-        'Retry-After': String(lockedFor),
-      });
-    }
-    if (!keys.tokenMatches(form.get('token') ?? '')) {
-      const locked = ctx.signIns.failed(address);
-      ctx.logger.warn({ ip: address, locked }, 'dashboard sign-in refused: wrong token');
+    const token = form.get('token') ?? '';
+    // An empty field is not a guess: it is not counted (as a request without a token is not, on the API).
+    if (token === '') return c.html(loginPage(next, 'Type the token to sign in.'), 401, DASHBOARD_HEADERS);
+    if (!keys.tokenMatches(token)) {
+      // The right token is never refused (checked above this); only wrong ones meet the lockout.
+      const lockedFor = ctx.lockout.lockedFor(address);
+      if (lockedFor !== null) {
+        return c.html(loginPage(next, 'Too many wrong tokens from here. Wait a minute, then try again.'), 429, {
+          ...DASHBOARD_HEADERS,
+          'Retry-After': String(lockedFor),
+        });
+      }
+      if (ctx.lockout.failed(address)) logLockout(ctx.logger, address, 'dashboard');
+      else ctx.logger.debug({ ip: address }, 'dashboard sign-in refused: wrong token');
       return c.html(loginPage(next, 'That token is not right.'), 401, DASHBOARD_HEADERS);
     }
-    ctx.signIns.succeeded(address);
+    ctx.lockout.succeeded(address);
     const { session, cookie } = keys.newSession(ctx.now());
     setCookie(c, COOKIE_NAME, cookie, {
       httpOnly: true,

@@ -5,6 +5,7 @@
  * startup rather than on the first delivery.
  */
 import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import { systemClock, type Clock } from '../clock.js';
 import type { ServiceConfig } from '../config/schema.js';
 import { resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
@@ -15,7 +16,7 @@ import type { Store } from '../store/contract.js';
 import { dashboardRoutes } from '../dashboard/dashboard-routes.js';
 import { errorBody, fromStoreError, HttpError } from './http-error.js';
 import type { HttpContext } from './http-context.js';
-import { SignInThrottle } from './sign-in-throttle.js';
+import { WrongTokenLockout } from './wrong-token-lockout.js';
 import { apiRoutes } from './routes/api.js';
 import { approvalPageRoutes } from './routes/approval-pages.js';
 import { healthRoutes } from './routes/health.js';
@@ -50,7 +51,7 @@ export function createApp(deps: AppDeps): Hono {
     verifiers: createVerifiers(deps.config.sources, env),
     token: resolveOptionalSecret(deps.config.token, env, 'token'),
     linkSecret: deps.linkSecret === '' ? '' : resolveSecret(deps.linkSecret, env, 'linkSecret'),
-    signIns: new SignInThrottle(deps.now ?? systemClock),
+    lockout: new WrongTokenLockout(deps.now ?? systemClock),
   };
 
   const app = new Hono();
@@ -64,6 +65,8 @@ export function createApp(deps: AppDeps): Hono {
   app.notFound((c) => c.json(errorBody(new HttpError(404, 'not_found', `no route for ${c.req.method} ${c.req.path}`)), 404));
 
   app.onError((error, c) => {
+    // Hono's own middleware (bearer auth, body limit) answers with a response it built in our JSON shape.
+    if (error instanceof HTTPException) return error.getResponse();
     const refusal = error instanceof HttpError ? error : fromStoreError(error);
     if (refusal !== null) {
       // A busy, full or closing store is ours to see, not only the client's.

@@ -5,7 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import type { RuntimeEvents } from '../runtime/runtime-events.js';
 import type { ApprovalAnswer, ApprovalOutcome, Inbox, NewEvent, Store } from '../store/contract.js';
 import { HttpError } from './http-error.js';
-import type { SignInThrottle } from './sign-in-throttle.js';
+import type { WrongTokenLockout } from './wrong-token-lockout.js';
 import type { WebhookVerifier } from './webhooks/index.js';
 
 export interface HttpContext {
@@ -21,7 +21,7 @@ export interface HttpContext {
   /** '' : approval links are disabled (an empty HMAC key is a key anyone has). */
   linkSecret: string;
   /** Wrong tokens per client address, for the API and the dashboard's sign-in alike. */
-  signIns: SignInThrottle;
+  lockout: WrongTokenLockout;
 }
 
 /** The ack both ingestion routes give, once the event is durable: 202 new, 200 duplicate. */

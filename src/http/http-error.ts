@@ -7,7 +7,7 @@ import { isVigilError } from '../errors.js';
 
 export class HttpError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 413 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 413 | 422 | 429 | 500 | 503,
     readonly code: string,
     message: string,
     readonly headers: Record<string, string> = {},

@@ -4,7 +4,7 @@
  * message once) and answers to approvals.
  */
 import { Hono } from 'hono';
-import { bearerAuth } from '../bearer-auth.js';
+import { apiAuth } from '../bearer-auth.js';
 import { HttpError } from '../http-error.js';
 import { answerApproval, ingestEvent, type HttpContext } from '../http-context.js';
 import { parseJson, readRequestBody } from '../read-body.js';
@@ -14,9 +14,10 @@ export const CHAT_SOURCE = 'chat';
 
 export function apiRoutes(ctx: HttpContext): Hono {
   const app = new Hono();
-  app.use('*', bearerAuth(ctx.token, ctx.signIns, ctx.logger));
+  // Per route, not use('*'): a path that does not exist is a 404, never a token check that counts.
+  const auth = apiAuth(ctx.token, ctx.lockout, ctx.logger);
 
-  app.post('/:inbox/messages', async (c) => {
+  app.post('/:inbox/messages', auth, async (c) => {
     const inbox = ctx.store.inbox(c.req.param('inbox'));
     const key = c.req.header('idempotency-key');
     if (key === undefined || key === '') {
@@ -30,7 +31,7 @@ export function apiRoutes(ctx: HttpContext): Hono {
     return ingestEvent(ctx, inbox, { source: CHAT_SOURCE, sourceId: key, payload: { text } });
   });
 
-  app.post('/:inbox/approvals/:id', async (c) => {
+  app.post('/:inbox/approvals/:id', auth, async (c) => {
     const inbox = ctx.store.inbox(c.req.param('inbox'));
     const id = c.req.param('id');
     const body = parseJson(await readRequestBody(c, ctx.maxBodyBytes));
