@@ -51,19 +51,17 @@ describe('POST /hooks/:inbox/:source', () => {
     await expectNothingStored(t.store);
   });
 
+  // Hono's bodyLimit stops reading at the limit but does not cancel the stream; over a socket the
+  // Node adapter then discards what still comes for at most 500 ms and closes (server.test.ts).
   it('a chunked body with no length is cut off at the limit while reading: the rest is never pulled', async () => {
     const t = await apps.make({ maxBodyBytes: 64 * 1024 });
     let pulled = 0;
-    let cancelled = false;
     const chunk = new Uint8Array(16 * 1024).fill(0x20);
     // An endless body: only a reader that stops at the limit can answer at all.
     const endless = new ReadableStream<Uint8Array>({
       pull(controller) {
         pulled += chunk.byteLength;
         controller.enqueue(chunk);
-      },
-      cancel() {
-        cancelled = true;
       },
     });
     const request = new Request('http://localhost/hooks/alice/github', {
@@ -74,7 +72,6 @@ describe('POST /hooks/:inbox/:source', () => {
     } as RequestInit);
     const res = await t.app.request(request);
     expect(await errorOf(res)).toMatchObject({ status: 413, code: 'body_too_large' });
-    expect(cancelled).toBe(true);
     expect(pulled).toBeLessThanOrEqual(64 * 1024 + 4 * chunk.byteLength);
     await expectNothingStored(t.store);
   });

@@ -76,6 +76,38 @@ describe('startHttpServer', () => {
     }
   });
 
+  it('an endless chunked body over a real socket gets its 413, and the connection is closed soon after: the rest is not read on', async () => {
+    const t = await apps.make({ maxBodyBytes: 64 * 1024 });
+    const server = await startHttpServer(t.app, { host: '127.0.0.1', port: 0 });
+    try {
+      const socket = connect(server.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      await once(socket, 'connect');
+      socket.write('POST /hooks/alice/github HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nX-GitHub-Delivery: d-1\r\nX-Hub-Signature-256: sha256=' + '0'.repeat(64) + '\r\n\r\n');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      const chunk = `4000\r\n${' '.repeat(0x4000)}\r\n`;
+      let sent = 0;
+      let open = true;
+      void closed.then(() => (open = false));
+      const started = Date.now();
+      // Keep sending as long as the server lets us, for at most 10 s.
+      while (open && Date.now() - started < 10_000) {
+        // Not events.once: it rejects on the EPIPE a closed socket emits.
+        if (!socket.write(chunk)) await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), closed]);
+        sent += chunk.length;
+      }
+      expect(open, 'the server kept reading an endless body').toBe(false);
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(answer).toContain('body_too_large');
+      expect(sent).toBeLessThan(80 * 1024 * 1024);
+      await expectNothingStored(t.store);
+    } finally {
+      await server.close({ forceAfterMs: 0 });
+    }
+  });
+
   it('close() does not wait forever for a client that never finishes its body', async () => {
     const t = await apps.make();
     const server = await startHttpServer(t.app, { host: '127.0.0.1', port: 0 });
