@@ -51,6 +51,7 @@ export function createApp(deps: AppDeps): Hono {
     verifiers: createVerifiers(deps.config.sources, env),
     token: resolveOptionalSecret(deps.config.token, env, 'token'),
     linkSecret: deps.linkSecret === '' ? '' : resolveSecret(deps.linkSecret, env, 'linkSecret'),
+    publicOrigin: new URL(deps.publicUrl).origin,
     lockout: new WrongTokenLockout(deps.now ?? systemClock),
   };
 

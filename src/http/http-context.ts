@@ -20,6 +20,8 @@ export interface HttpContext {
   token: string | undefined;
   /** '' : approval links are disabled (an empty HMAC key is a key anyone has). */
   linkSecret: string;
+  /** The origin of the configured publicUrl, where people's browsers say forms come from. */
+  publicOrigin: string;
   /** Wrong tokens per client address, for the API and the dashboard's sign-in alike. */
   lockout: WrongTokenLockout;
 }

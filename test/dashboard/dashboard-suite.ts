@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/index.js';
 import { SECRETS, type TestApp, type useHttpApps } from '../http/http-harness.js';
 
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+/** What a browser sends with the dashboard's own forms (app.request's requests come to http://localhost). */
+const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost' };
 
 async function signIn(t: TestApp): Promise<string> {
   const response = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next: '/' }).toString() });
@@ -86,6 +87,26 @@ describe('dashboard sign-in', () => {
       const response = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next }).toString() });
       expect(response.headers.get('location')).toBe('/');
     }
+  });
+
+  it("a form from another site is refused before it is read, by the browser's own word (Origin, Sec-Fetch-Site)", async () => {
+    const t = await apps.make();
+    const body = new URLSearchParams({ token: SECRETS.token, next: '/' }).toString();
+    const login = (headers: Record<string, string>) => t.app.request('/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, {}] as Record<string, string>[]) {
+      const refused = await login(headers);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('set-cookie')).toBeNull();
+      expect(await refused.text()).toContain('This form came from another site');
+    }
+    expect((await login({ 'sec-fetch-site': 'same-origin' })).status).toBe(303);
+    // The configured publicUrl is this server too (behind a TLS proxy the request itself says http://).
+    expect((await login({ origin: 'http://127.0.0.1:8787' })).status).toBe(303);
+    // An action from another site with a valid session cookie and CSRF token is refused as well.
+    const cookie = await signIn(t);
+    const csrf = csrfOf((await get(t, '/', cookie)).body);
+    const action = await t.app.request('/logout', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', cookie }, body: `csrf=${csrf}` });
+    expect(action.status).toBe(403);
   });
 
   it('an altered or expired cookie is signed out', async () => {

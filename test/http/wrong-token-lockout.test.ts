@@ -41,7 +41,7 @@ const message = (server: HttpServer, from: string, token: string, key: string): 
 const signIn = (server: HttpServer, from: string, token: string): Promise<Answer> =>
   send(server, from, '/login', {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' },
     body: new URLSearchParams({ token, next: '/' }).toString(),
   });
 
