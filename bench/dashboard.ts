@@ -29,7 +29,7 @@ import { openBenchServer } from './postgres-server.js';
 export const DASHBOARD_FAMILY = 'dashboard';
 export const DASHBOARD_HEADING = '## Dashboard';
 const GOAL_MS = 300;
-const TOKEN = 'bench-token';
+const TOKEN = 'bench-token-0123456789abcdef01234567';
 
 interface Plan {
   inboxes: number;

@@ -8,7 +8,7 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { systemClock, type Clock } from '../clock.js';
 import type { ServiceConfig } from '../config/schema.js';
-import { resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
+import { resolveApiToken, resolveLongSecret } from '../config/secrets.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RuntimeEvents } from '../runtime/runtime-events.js';
@@ -49,8 +49,8 @@ export function createApp(deps: AppDeps): Hono {
     now: deps.now ?? systemClock,
     maxBodyBytes: deps.config.maxBodyBytes,
     verifiers: createVerifiers(deps.config.sources, env),
-    token: resolveOptionalSecret(deps.config.token, env, 'token'),
-    linkSecret: deps.linkSecret === '' ? '' : resolveSecret(deps.linkSecret, env, 'linkSecret'),
+    token: resolveApiToken(deps.config.token, env),
+    linkSecret: deps.linkSecret === '' ? '' : resolveLongSecret(deps.linkSecret, env, 'linkSecret'),
     publicOrigin: new URL(deps.publicUrl).origin,
     lockout: new WrongTokenLockout(deps.now ?? systemClock),
   };

@@ -9,7 +9,7 @@ import { Hono } from 'hono';
 import type { Agent } from '../agent/agent.js';
 import { createChannels } from '../channels/create-channels.js';
 import type { ServiceConfig } from '../config/schema.js';
-import { resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
+import { resolveLongSecret, resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
 import { approvalUrl } from '../http/approval-links.js';
 import { createApp } from '../http/app.js';
 import { startHttpServer } from '../http/server.js';
@@ -54,7 +54,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
 
   // Everything that can fail on a bad config fails here, before the store opens or a port is taken.
   const linkSecretSetting = config.linkSecret ?? config.token;
-  const linkSecret = linkSecretSetting === undefined ? '' : resolveSecret(linkSecretSetting, env, config.linkSecret === undefined ? 'token' : 'linkSecret');
+  const linkSecret = linkSecretSetting === undefined ? '' : resolveLongSecret(linkSecretSetting, env, config.linkSecret === undefined ? 'token' : 'linkSecret');
   const channelsConfig = resolveChannelSecrets(config, env);
   const { agent, refundsFile } = await loadAgent(config.agent, config.store);
   const channels = createChannels(channelsConfig, options.stdout === undefined ? {} : { stdout: options.stdout });

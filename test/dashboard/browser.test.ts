@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/index.js';
 import { REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
 
-const TOKEN = 'dashboard-browser-token';
+const TOKEN = 'dashboard-browser-token-0123456789ab';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const harness = new ServiceHarness();

@@ -10,7 +10,7 @@ import { afterEach, expect, it } from 'vitest';
 import { openStore } from '../../src/index.js';
 import { REPO_ROOT, ServiceHarness, waitFor, type ServeProcess } from '../fixtures/service-process.js';
 
-const TOKEN = 'shutdown-token';
+const TOKEN = 'shutdown-token-0123456789abcdef01234';
 const INBOX = 'carol';
 
 const harness = new ServiceHarness();

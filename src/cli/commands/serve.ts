@@ -30,7 +30,7 @@ export function serveCommand(): Command {
       ]);
       const logger = createLogger({ level: config.log.level });
       if (file === null) {
-        logger.warn("no --config: using the built-in demo config (source 'demo' and token 'vigil-demo-token' are public; 127.0.0.1 only)");
+        logger.warn("no --config: using the built-in demo config (source 'demo' and token 'vigil-demo-token-everyone-knows-this' are public; 127.0.0.1 only)");
       }
       const service = await startService(config, { logger });
       process.exitCode = await runUntilSignal(service, config.workers.shutdownGraceMs);

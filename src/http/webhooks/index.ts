@@ -1,6 +1,6 @@
 /** One verifier per configured source, built once at startup with its secret resolved. */
 import type { SourceConfig } from '../../config/schema.js';
-import { resolveSecret } from '../../config/secrets.js';
+import { resolveLongSecret } from '../../config/secrets.js';
 import { githubVerifier } from './github.js';
 import { hmacVerifier } from './hmac.js';
 import { slackVerifier } from './slack.js';
@@ -11,7 +11,7 @@ import type { WebhookVerifier } from './verifier.js';
 export { WebhookRejected, type RejectionReason, type WebhookVerifier } from './verifier.js';
 
 export function createVerifier(name: string, source: SourceConfig, env: NodeJS.ProcessEnv = process.env): WebhookVerifier {
-  const secret = resolveSecret(source.secret, env, `sources.${name}.secret`);
+  const secret = resolveLongSecret(source.secret, env, `sources.${name}.secret`);
   switch (source.type) {
     case 'github':
       return githubVerifier(secret);
