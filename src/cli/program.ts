@@ -4,6 +4,7 @@ import { demoCommand } from './commands/demo.js';
 import { approveCommand, eventsCommand, ingestCommand, redriveCommand, statusCommand } from './commands/inbox-commands.js';
 import { migrateCommand } from './commands/migrate.js';
 import { proxyCommand } from './commands/proxy.js';
+import { secretCommand } from './commands/secret.js';
 import { serveCommand } from './commands/serve.js';
 import { timerCommand, timersCommand } from './commands/timer-commands.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
@@ -28,6 +29,7 @@ export function createProgram(version: string): Command {
     migrateCommand(),
     demoCommand(),
     proxyCommand(),
+    secretCommand(),
   ]) {
     program.addCommand(command);
   }

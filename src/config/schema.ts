@@ -11,15 +11,26 @@ const secret = z.string().min(1, 'must not be empty');
 /** Sources Vigil itself writes: timers, approvals, and chat messages from the API. */
 export const RESERVED_SOURCES = ['approval', 'timer', 'chat'];
 
+/**
+ * A source whose senders choose the secret (GitHub, generic HMAC) may have a
+ * secret per inbox, derived from a master secret and the inbox id
+ * (src/http/webhooks/source-secret.ts); `vigil secret <inbox> <source>`
+ * prints the one to give each user. Providers that issue their own secret
+ * (Stripe, Slack, Standard Webhooks senders) take it as it is.
+ */
+const secretOrDerived = z.union([secret, z.object({ derive: secret }).strict()], {
+  error: (issue) => (issue.input === undefined ? 'required' : 'a secret ("…" or "env:VAR"), or { "derive": "env:MASTER" } for a secret per inbox'),
+});
+
 export const sourceSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('github'), secret }).strict(),
+  z.object({ type: z.literal('github'), secret: secretOrDerived }).strict(),
   z.object({ type: z.literal('stripe'), secret, toleranceSeconds: z.number().int().positive().default(300) }).strict(),
   z.object({ type: z.literal('standard-webhooks'), secret, toleranceSeconds: z.number().int().positive().default(300) }).strict(),
   z.object({ type: z.literal('slack'), secret, toleranceSeconds: z.number().int().positive().default(300) }).strict(),
   z
     .object({
       type: z.literal('hmac'),
-      secret,
+      secret: secretOrDerived,
       /** Header carrying the hex HMAC-SHA256 of the raw body (an optional `sha256=` prefix is accepted). */
       signatureHeader: z.string().min(1).default('x-signature'),
       /** Header carrying the sender's unique delivery id: the dedupe key. */
@@ -116,4 +127,6 @@ export const configSchema = z
 export type ServiceConfig = z.output<typeof configSchema>;
 export type ServiceConfigInput = z.input<typeof configSchema>;
 export type SourceConfig = z.output<typeof sourceSchema>;
+/** A fixed secret, or a master to derive one per inbox from. */
+export type SourceSecret = string | { derive: string };
 export type ChannelsConfig = z.output<typeof channelsSchema>;

@@ -21,7 +21,7 @@ import { apiRoutes } from './routes/api.js';
 import { approvalPageRoutes } from './routes/approval-pages.js';
 import { healthRoutes } from './routes/health.js';
 import { hookRoutes } from './routes/hooks.js';
-import { createVerifiers } from './webhooks/index.js';
+import { createSources } from './webhooks/index.js';
 
 export interface AppDeps {
   store: Store;
@@ -48,7 +48,7 @@ export function createApp(deps: AppDeps): Hono {
     events: deps.events,
     now: deps.now ?? systemClock,
     maxBodyBytes: deps.config.maxBodyBytes,
-    verifiers: createVerifiers(deps.config.sources, env),
+    sources: createSources(deps.config.sources, env),
     token: resolveApiToken(deps.config.token, env),
     linkSecret: deps.linkSecret === '' ? '' : resolveLongSecret(deps.linkSecret, env, 'linkSecret'),
     publicOrigin: new URL(deps.publicUrl).origin,

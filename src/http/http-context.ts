@@ -1,4 +1,4 @@
-/** What the routes share: the deps, with secrets resolved and verifiers built once at startup. */
+/** What the routes share: the deps, with secrets resolved and webhook sources built once at startup. */
 import type { Clock } from '../clock.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
@@ -6,7 +6,7 @@ import type { RuntimeEvents } from '../runtime/runtime-events.js';
 import type { ApprovalAnswer, ApprovalOutcome, Inbox, NewEvent, Store } from '../store/contract.js';
 import { HttpError } from './http-error.js';
 import type { WrongTokenLockout } from './wrong-token-lockout.js';
-import type { WebhookVerifier } from './webhooks/index.js';
+import type { WebhookSource } from './webhooks/index.js';
 
 export interface HttpContext {
   store: Store;
@@ -15,7 +15,7 @@ export interface HttpContext {
   events: RuntimeEvents;
   now: Clock;
   maxBodyBytes: number;
-  verifiers: Map<string, WebhookVerifier>;
+  sources: Map<string, WebhookSource>;
   /** undefined: the bearer-token API is disabled. */
   token: string | undefined;
   /** '' : approval links are disabled (an empty HMAC key is a key anyone has). */

@@ -152,7 +152,9 @@ function announce(
   url: string,
   info: { agent: string; refundsFile: string | null; linkSecret: string; channels: string[] },
 ): void {
-  const hooks = Object.entries(config.sources).map(([name, source]) => `POST ${url}/hooks/<inbox>/${name} (${source.type})`);
+  const hooks = Object.entries(config.sources).map(
+    ([name, source]) => `POST ${url}/hooks/<inbox>/${name} (${source.type}${typeof source.secret === 'string' ? '' : `, a secret per inbox: vigil secret <inbox> ${name}`})`,
+  );
   logger.info(
     {
       url,

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../../src/config/load-config.js';
 import { resolveApiToken } from '../../src/config/secrets.js';
-import { createVerifiers } from '../../src/http/webhooks/index.js';
+import { createSources } from '../../src/http/webhooks/index.js';
 import type { ServiceConfig } from '../../src/config/schema.js';
 import { expectVigilCode, outcomeOf, type Outcome } from './fuzz-kit.js';
 
@@ -117,14 +117,14 @@ function expectConfigError(outcome: Outcome<unknown>): ConfigError {
 /** Secrets resolve, or the error names the field that holds the unresolvable one. */
 function checkSecrets(config: ServiceConfig): void {
   for (const [what, resolve] of [
-    ['sources', () => createVerifiers(config.sources, ENV)],
+    ['sources', () => createSources(config.sources, ENV)],
     ['token', () => resolveApiToken(config.token, ENV)],
   ] as const) {
     try {
       resolve();
     } catch (error) {
       const vigil = expectVigilCode({ ok: false, error }, ['invalid_options']);
-      expect(vigil.message).toMatch(what === 'token' ? /^token: / : /^sources\.[^.]+\.secret: /);
+      expect(vigil.message).toMatch(what === 'token' ? /^token: / : /^sources\.[^.]+\.secret(\.derive)?: /);
     }
   }
 }

@@ -15,10 +15,11 @@ export function hookRoutes(ctx: HttpContext): Hono {
 
   app.post('/:inbox/:source', async (c) => {
     const sourceName = c.req.param('source');
-    const verifier = ctx.verifiers.get(sourceName);
+    const source = ctx.sources.get(sourceName);
     try {
       const inbox = ctx.store.inbox(c.req.param('inbox'));
-      if (verifier === undefined) throw new HttpError(404, 'unknown_source', `no source named ${JSON.stringify(sourceName)} is configured`);
+      if (source === undefined) throw new HttpError(404, 'unknown_source', `no source named ${JSON.stringify(sourceName)} is configured`);
+      const verifier = source.verifier(inbox.id);
       const headers = c.req.raw.headers;
       const body = await readRequestBody(c, ctx.maxBodyBytes);
       try {
@@ -38,7 +39,7 @@ export function hookRoutes(ctx: HttpContext): Hono {
       const refusal = error instanceof HttpError ? error : fromStoreError(error);
       if (refusal !== null && refusal.status < 500) {
         // Unknown source names stay out of the label: a path segment anyone can vary must not grow the metrics.
-        ctx.metrics.rejectedSignatures.inc({ source: verifier === undefined ? '(unknown)' : sourceName, reason: refusal.code });
+        ctx.metrics.rejectedSignatures.inc({ source: source === undefined ? '(unknown)' : sourceName, reason: refusal.code });
         ctx.logger.info({ source: sourceName, reason: refusal.code }, 'webhook refused: %s', refusal.message);
       }
       throw error;
