@@ -37,14 +37,58 @@ export async function readRequestBody(c: Context, maxBytes: number): Promise<Buf
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * The body as JSON; 400 bad_json when it is not. Invalid UTF-8 is refused
- * rather than decoded with replacement characters: storing something other
- * than what was sent is a quiet data loss.
+ * The deepest nesting of arrays and objects a JSON body may have. Providers
+ * send a few levels (GitHub's deepest payloads have about ten; Slack's
+ * Block Kit about fifteen), so 64 refuses nothing real, while a body nested
+ * thousands deep would exhaust the stack of any code that walks it
+ * recursively (the store's own payload check did: a 500).
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The body as JSON; 400 bad_json when it is not, 400 too_deep when it nests
+ * deeper than MAX_JSON_DEPTH. Invalid UTF-8 is refused rather than decoded
+ * with replacement characters: storing something other than what was sent
+ * is a quiet data loss.
  */
 export function parseJson(body: Buffer): unknown {
+  let text: string;
   try {
-    return JSON.parse(utf8.decode(body)) as unknown;
+    text = utf8.decode(body);
   } catch {
     throw new HttpError(400, 'bad_json', 'the body is not valid JSON');
   }
+  return parseJsonText(text, 'the body');
+}
+
+/** JSON text from inside a body (a form field), under the same rules; `what` names it in the error. */
+export function parseJsonText(text: string, what: string): unknown {
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new HttpError(400, 'too_deep', `${what} nests deeper than ${MAX_JSON_DEPTH} levels of JSON arrays and objects`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpError(400, 'bad_json', `${what} is not valid JSON`);
+  }
+}
+
+/** One pass, no recursion: brackets outside strings (whatever the text is; JSON.parse judges the rest). */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++; // a backslash escapes the next character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) {
+      inString = true;
+    } else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (ch === 0x5d || ch === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
 }

@@ -85,6 +85,21 @@ describe('POST /hooks/:inbox/:source', () => {
     expect((await t.app.request('/hooks/alice/github', { method: 'POST', body: exact, headers })).status).toBe(202);
   });
 
+  it('a body nested deeper than 64 levels is 400 too_deep, however deep, and nothing is stored; 64 levels are stored', async () => {
+    const t = await apps.make();
+    const nested = (depth: number, open = '[', close = ']') => `{"a":${open.repeat(depth - 1)}1${close.repeat(depth - 1)}}`;
+    for (const [depth, open, close] of [[5000, '[', ']'], [65, '{"k":', '}'], [65, '[', ']']] as const) {
+      const { body, headers } = await githubDelivery(`deep-${depth}`, nested(depth, open, close));
+      expect(await errorOf(await t.app.request('/hooks/alice/github', { method: 'POST', body, headers }))).toMatchObject({ status: 400, code: 'too_deep' });
+    }
+    await expectNothingStored(t.store);
+    // Brackets inside strings are text, not nesting.
+    // The wrapper is one level, and nested(63) sixty-three: 64 in all.
+    const { body, headers } = await githubDelivery('ok', JSON.stringify({ text: '['.repeat(5000), deep: JSON.parse(nested(63)) }));
+    expect((await t.app.request('/hooks/alice/github', { method: 'POST', body, headers })).status).toBe(202);
+    expect(await eventCount(t.store, 'alice')).toBe(1);
+  });
+
   it('a body that is not UTF-8 is 400 bad_json, not stored with replacement characters', async () => {
     const t = await apps.make();
     const body = Buffer.concat([Buffer.from('{"text":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
