@@ -6,6 +6,7 @@
 import { Hono } from 'hono';
 import { apiAuth } from '../bearer-auth.js';
 import { HttpError } from '../http-error.js';
+import { singleHeaderValue } from '../header-values.js';
 import { answerApproval, ingestEvent, type HttpContext } from '../http-context.js';
 import { parseJson, readRequestBody } from '../read-body.js';
 
@@ -19,7 +20,7 @@ export function apiRoutes(ctx: HttpContext): Hono {
 
   app.post('/:inbox/messages', auth, async (c) => {
     const inbox = ctx.store.inbox(c.req.param('inbox'));
-    const key = c.req.header('idempotency-key');
+    const key = singleHeaderValue(c.req.raw.headers, 'idempotency-key');
     if (key === undefined || key === '') {
       throw new HttpError(400, 'missing_key', 'the Idempotency-Key header is required: it makes a retried request a duplicate, not a second message');
     }

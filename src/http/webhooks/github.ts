@@ -6,6 +6,7 @@
  * against someone holding a captured body.
  */
 import { fromHex, hmacSha256, sameBytes } from '../../crypto.js';
+import { singleHeaderValue } from '../header-values.js';
 import { badSignature, requireHeader, type WebhookVerifier } from './verifier.js';
 
 export function githubVerifier(secret: string): WebhookVerifier {
@@ -17,7 +18,7 @@ export function githubVerifier(secret: string): WebhookVerifier {
       if (given === null || !sameBytes(hmacSha256(secret, body), given)) throw badSignature();
     },
     key(headers) {
-      return headers.get('x-github-delivery') || undefined;
+      return singleHeaderValue(headers, 'x-github-delivery');
     },
   };
 }
