@@ -105,9 +105,26 @@ async function readForm(c: Parameters<MiddlewareHandler>[0]): Promise<URLSearchP
   return new URLSearchParams((await readRequestBody(c, MAX_FORM_BYTES)).toString('utf8'));
 }
 
-/** Only a path on this server: never `//evil.example` or a full URL. */
+/** Stands for this server while `next` is parsed; never shown. */
+const HERE = 'http://vigil.invalid';
+
+/**
+ * Where to go after signing in: only a path on this server, as a browser
+ * would read it. Checking the text was not enough: a browser drops tabs and
+ * newlines and reads `\` as `/`, so `/\t/evil.example` went off the server,
+ * and a newline made the Location header itself fail (a 500). So `next` is
+ * parsed as a URL the way the browser will, and only its path, query and
+ * fragment on this origin are kept, re-encoded.
+ */
 function safeNext(next: string | undefined): string {
-  return next !== undefined && /^\/(?![/\\])/.test(next) ? next : '/';
+  if (next === undefined || !next.startsWith('/')) return '/';
+  let url: URL;
+  try {
+    url = new URL(next, HERE);
+  } catch {
+    return '/';
+  }
+  return url.origin === HERE ? url.pathname + url.search + url.hash : '/';
 }
 
 export function dashboardOff(): HttpError {

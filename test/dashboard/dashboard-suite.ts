@@ -83,10 +83,15 @@ describe('dashboard sign-in', () => {
 
   it('never sends you off the server after sign-in', async () => {
     const t = await apps.make();
-    for (const next of ['//evil.example/x', 'https://evil.example', '/\\evil.example', 'inbox']) {
+    for (const next of ['//evil.example/x', 'https://evil.example', '/\\evil.example', 'inbox', '/\t/evil.example/path', '/\n/evil.example', '/\\\t\\evil.example', '/\r\n//evil.example']) {
       const response = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next }).toString() });
-      expect(response.headers.get('location')).toBe('/');
+      expect([response.status, response.headers.get('location')], JSON.stringify(next)).toEqual([303, '/']);
     }
+    // A newline cannot reach the Location header (it was a 500 after a successful sign-in); the path stays on this server.
+    const injected = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next: '/inbox/alice\r\nSet-Cookie: x=1' }).toString() });
+    expect([injected.status, injected.headers.get('location')]).toEqual([303, '/inbox/aliceSet-Cookie:%20x=1']);
+    const kept = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next: '/inbox/alice?status=dead#events' }).toString() });
+    expect(kept.headers.get('location')).toBe('/inbox/alice?status=dead#events');
   });
 
   it("a form from another site is refused before it is read, by the browser's own word (Origin, Sec-Fetch-Site)", async () => {
