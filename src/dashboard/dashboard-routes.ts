@@ -90,7 +90,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     }
     const readySince = summary?.inboxes.find((row) => row.id === inbox.id)?.readySince ?? null;
     const more = events.length > EVENTS_PER_PAGE ? (events[EVENTS_PER_PAGE - 1]?.id ?? null) : null;
-    const notice = noticeFor(c.req.query('notice') as NoticeCode | undefined, c.req.query('ref') ?? '');
+    const notice = noticeFor(c.req.query('notice'), c.req.query('ref'), new Set(approvals.map((approval) => approval.id)));
     return c.html(
       inboxPage(
         {
@@ -119,18 +119,19 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
   });
 
   /** Runs an action, records it, and sends the browser back to the inbox with what happened. */
-  async function act(c: Context<Vars>, inbox: Inbox, action: string, target: string, run: () => Promise<{ result: string; notice: NoticeCode }>): Promise<Response> {
+  /** `ref` is the one id the notice may name (notices.ts checks it again when the page is shown). */
+  async function act(c: Context<Vars>, inbox: Inbox, action: string, target: string, ref: string | null, run: () => Promise<{ result: string; notice: NoticeCode }>): Promise<Response> {
     const { result, notice } = await run();
     const actor = `dashboard:${c.get('session').id}`;
     await inbox.recordAction({ actor, action, target, result });
     ctx.logger.info({ inboxId: inbox.id, actor, action, target, result }, 'operator action: %s %s → %s', action, target, result);
-    return c.redirect(`/inbox/${encodeURIComponent(inbox.id)}?notice=${notice}&ref=${encodeURIComponent(target)}`, 303);
+    return c.redirect(`/inbox/${encodeURIComponent(inbox.id)}?notice=${notice}${ref === null ? '' : `&ref=${encodeURIComponent(ref)}`}`, 303);
   }
 
   app.post('/inbox/:id/redrive', forms, signedIn, async (c) => {
     const inbox = ctx.store.inbox(c.req.param('id'));
     const eventId = positiveInt(formOf(c).get('event'), 'event');
-    return act(c, inbox, 'redrive', `event ${eventId}`, async () => {
+    return act(c, inbox, 'redrive', `event ${eventId}`, String(eventId), async () => {
       const done = await inbox.redrive(eventId);
       return { result: redriveResult(done), notice: done ? 'redriven' : 'not-redriven' };
     });
@@ -143,7 +144,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     const answer = form.get('answer');
     if (approvalId === '') throw new HttpError(400, 'invalid_approval', 'Which approval? The form has no approval id.');
     if (answer !== 'yes' && answer !== 'no') throw new HttpError(400, 'invalid_answer', 'The answer must be yes or no.');
-    return act(c, inbox, `answer ${answer}`, approvalId, async () => {
+    return act(c, inbox, `answer ${answer}`, approvalId, approvalId, async () => {
       const outcome = await answerApproval(ctx, inbox.id, approvalId, answer);
       const result = answerResult(answer, outcome);
       if (outcome === answer) return { result, notice: answer === 'yes' ? 'approved' : 'refused' };
@@ -157,7 +158,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     const form = formOf(c);
     const holder = form.get('holder') ?? '';
     const gen = positiveInt(form.get('gen'), 'gen');
-    return act(c, inbox, 'release lease', `${holder} gen ${gen}`, async () => {
+    return act(c, inbox, 'release lease', `${holder} gen ${gen}`, String(gen), async () => {
       const released = await inbox.release(holder, gen);
       return released ? { result: 'released', notice: 'released' } : { result: 'not held by that holder any more', notice: 'not-released' };
     });
@@ -165,7 +166,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
 
   app.post('/inbox/:id/send-now', forms, signedIn, async (c) => {
     const inbox = ctx.store.inbox(c.req.param('id'));
-    return act(c, inbox, 'send held now', 'outbox', async () => {
+    return act(c, inbox, 'send held now', 'outbox', null, async () => {
       const count = await inbox.expediteOutbox();
       if (count > 0) ctx.events.emit('outbox:expedited', { inboxId: inbox.id, count });
       return { result: `${count} ${count === 1 ? 'message' : 'messages'} to send now`, notice: count > 0 ? 'sending' : 'nothing-held' };

@@ -281,7 +281,7 @@ describe('dashboard actions', () => {
     const csrf = csrfOf((await get(t, '/inbox/alice', cookie)).body);
     const done = await post(t, '/inbox/alice/redrive', cookie, { csrf, event: String(id) });
     expect(done.status).toBe(303);
-    expect(done.headers.get('location')).toBe(`/inbox/alice?notice=redriven&ref=${encodeURIComponent(`event ${id}`)}`);
+    expect(done.headers.get('location')).toBe(`/inbox/alice?notice=redriven&ref=${id}`);
     expect((await t.store.inbox('alice').events())[0]).toMatchObject({ status: 'pending', attempts: 0 });
     const [record] = await t.store.inbox('alice').actions();
     expect(record).toMatchObject({ action: 'redrive', target: `event ${id}`, result: 'pending again' });
@@ -289,6 +289,25 @@ describe('dashboard actions', () => {
     expect(t.logs().some((line) => line.msg === `operator action: redrive event ${id} → pending again`)).toBe(true);
     const after = await get(t, done.headers.get('location') as string, cookie);
     expect(after.body).toContain(`Redriven: event ${id} is pending again`);
+  });
+
+  it('a notice says only what the dashboard says after an action: no text from the link, only ids that check out', async () => {
+    const t = await apps.make();
+    await t.store.inbox('alice').requestApproval({ id: 'refund-1', expiresInMs: 60_000, action: { refund: 10 } });
+    const cookie = await signIn(t);
+    const lure = 'Your account is locked. Call +1 555 0100 now';
+    const notice = async (query: string) => /<div id="notice"[^>]*>([\s\S]*?)<\/div>/.exec((await get(t, `/inbox/alice?${query}`, cookie)).body)?.[1] ?? '';
+    for (const [code, ref] of [['redriven', lure], ['released', lure], ['approved', lure], ['sending', lure], ['redriven', '12 <b>x</b>'], ['approved', 'refund-2']]) {
+      const shown = await notice(`notice=${code}&ref=${encodeURIComponent(ref!)}`);
+      expect(shown, `${code} ${ref}`).not.toContain('Call');
+      expect(shown).not.toContain('refund-2');
+      expect(shown).not.toContain('&lt;b&gt;');
+      expect(shown).toContain('class="notice');
+    }
+    expect(await notice(`notice=${encodeURIComponent(lure)}`)).toBe('');
+    expect(await notice('notice=redriven&ref=12')).toContain('Redriven: event 12 is pending again');
+    expect(await notice('notice=approved&ref=refund-1')).toContain('Approved refund-1: the agent goes on with it.');
+    expect(await notice('notice=released&ref=3')).toContain('Released the lease (generation 3)');
   });
 
   it('answers an approval once; a late answer is "expired" and approves nothing', async () => {
