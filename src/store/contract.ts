@@ -325,6 +325,15 @@ export interface Store {
    * that stops listening.
    */
   subscribe(listener: (inboxId: string) => void): Promise<() => Promise<void>>;
+  /**
+   * A dashboard sign-out: remembers `sessionId` as ended until `expiresAt`
+   * (when its cookie stops working anyway), for every process sharing this
+   * store, durably (a restart does not bring the session back). Ids past
+   * their expiry may be forgotten. Ending a session twice changes nothing.
+   */
+  endSession(sessionId: string, expiresAt: number): Promise<void>;
+  /** Whether `sessionId` was ended by `endSession` (and not yet forgotten after its expiry). */
+  sessionEnded(sessionId: string): Promise<boolean>;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }

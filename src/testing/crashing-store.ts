@@ -103,6 +103,14 @@ class CrashingStoreImpl implements CrashingStore {
   subscribe(listener: (inboxId: string) => void): Promise<() => Promise<void>> {
     return this.inner.subscribe(listener);
   }
+
+  endSession(sessionId: string, expiresAt: number): Promise<void> {
+    return this.inner.endSession(sessionId, expiresAt);
+  }
+
+  sessionEnded(sessionId: string): Promise<boolean> {
+    return this.inner.sessionEnded(sessionId);
+  }
   close(): Promise<void> {
     return this.inner.close();
   }

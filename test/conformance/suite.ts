@@ -17,6 +17,7 @@ import { readyInboxes } from './ready-inboxes.js';
 import { agentState } from './agent-state.js';
 import { statsAndLifecycle } from './stats.js';
 import { dashboardReads } from './dashboard-reads.js';
+import { endedSessions } from './ended-sessions.js';
 
 export function runStoreConformance(target: StoreTarget): void {
   r1Dedupe(target);
@@ -36,4 +37,5 @@ export function runStoreConformance(target: StoreTarget): void {
   statsAndLifecycle(target);
   agentState(target);
   dashboardReads(target);
+  endedSessions(target);
 }

@@ -84,8 +84,8 @@ describe('PostgreSQL migrations', () => {
     const stores = await Promise.all(Array.from({ length: 8 }, () => open(schema)));
     const steps = await ledger(schema);
     expect(steps.map((s) => s.version)).toEqual(Array.from({ length: latestVersion() }, (_, i) => i + 1));
-    expect(steps.map((s) => s.name)).toEqual(['001-inboxes-and-events.sql', '002-timers-and-approvals.sql', '003-outbox.sql', '004-operations.sql', '005-outbox-wake-indexes.sql', '006-session-and-memory.sql', '007-dashboard.sql', '008-generic-plans-and-lean-claims.sql']);
-    expect(await tables(schema)).toEqual(['approvals', 'events', 'inboxes', 'memory', 'operator_actions', 'outbox', 'sessions', 'timers', 'vigil_migrations', 'work']);
+    expect(steps.map((s) => s.name)).toEqual(['001-inboxes-and-events.sql', '002-timers-and-approvals.sql', '003-outbox.sql', '004-operations.sql', '005-outbox-wake-indexes.sql', '006-session-and-memory.sql', '007-dashboard.sql', '008-generic-plans-and-lean-claims.sql', '009-ended-sessions.sql']);
+    expect(await tables(schema)).toEqual(['approvals', 'ended_sessions', 'events', 'inboxes', 'memory', 'operator_actions', 'outbox', 'sessions', 'timers', 'vigil_migrations', 'work']);
     // They all work on the same rows.
     expect(await stores[0]!.inbox('a').ingest({ source: 's', sourceId: '1' })).toBe(true);
     expect(await stores[7]!.inbox('a').ingest({ source: 's', sourceId: '1' })).toBe(false);

@@ -12,6 +12,7 @@ import { toSummary, type SummaryRecord } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
 import { validateInboxId, validateLimit } from '../validate.js';
 import { validateInboxListQuery } from '../validate-dashboard.js';
+import { validateSessionEnd, validateSessionId } from '../ended-sessions.js';
 import { LIST_INBOXES } from './dashboard.js';
 import { createPool, DB_NOW_MS, parseConnection, type Connection } from './connection.js';
 import { translate } from './errors.js';
@@ -214,6 +215,24 @@ export class PostgresStore implements Store, InboxBackend {
     this.assertOpen();
     if (typeof listener !== 'function') throw new VigilError('invalid_argument', 'subscribe needs a listener function');
     return this.listener.add(listener);
+  }
+
+  /** Forgets sessions past their expiry in the same statement (one round trip). */
+  async endSession(sessionId: string, expiresAt: number): Promise<void> {
+    this.assertOpen();
+    const checked = validateSessionEnd(sessionId, expiresAt);
+    await this.query(
+      `WITH forgotten AS (DELETE FROM ended_sessions WHERE expires_at <= COALESCE($3::bigint, ${DB_NOW_MS}))
+       INSERT INTO ended_sessions (session_id, expires_at) SELECT $1, $2 WHERE $2 > COALESCE($3::bigint, ${DB_NOW_MS})
+       ON CONFLICT (session_id) DO UPDATE SET expires_at = greatest(ended_sessions.expires_at, excluded.expires_at)`,
+      [checked.sessionId, checked.expiresAt, this.appNow()],
+    );
+  }
+
+  async sessionEnded(sessionId: string): Promise<boolean> {
+    this.assertOpen();
+    const rows = await this.query('SELECT 1 FROM ended_sessions WHERE session_id = $1', [validateSessionId(sessionId)]);
+    return rows.length > 0;
   }
 
   async close(): Promise<void> {

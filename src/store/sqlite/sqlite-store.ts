@@ -15,8 +15,10 @@ import { emptySummary } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
 import { INBOX_ID_PATTERN, validateInboxId, validateLimit, type CheckedEvent } from '../validate.js';
 import { validateInboxListQuery } from '../validate-dashboard.js';
+import { validateSessionEnd, validateSessionId } from '../ended-sessions.js';
 import { currentBootId } from './boot-id.js';
 import { countDead, inboxSummary } from './dashboard.js';
+import { EndedSessions } from './ended-sessions.js';
 import { IngestGroups } from './group-commit.js';
 import { insertEvent } from './ingest.js';
 import { InboxDb } from './inbox-db.js';
@@ -70,6 +72,8 @@ export class SqliteStore implements Store, InboxFiles {
   private readonly rebuild: Promise<void>;
   private readonly rebuildSliceMs: number;
   private closing: Promise<void> | null = null;
+  /** Opened at the first sign-out or session check: most stores (the CLI, tests) never need it. */
+  private sessions: EndedSessions | null = null;
 
   /**
    * For tests: `bootId`, which machine boot this is (boot-id.ts), and
@@ -344,6 +348,22 @@ export class SqliteStore implements Store, InboxFiles {
     }
   }
 
+  async endSession(sessionId: string, expiresAt: number): Promise<void> {
+    this.assertOpen();
+    const checked = validateSessionEnd(sessionId, expiresAt);
+    this.endedSessions().end(checked.sessionId, checked.expiresAt, this.now());
+  }
+
+  async sessionEnded(sessionId: string): Promise<boolean> {
+    this.assertOpen();
+    return this.endedSessions().ended(validateSessionId(sessionId));
+  }
+
+  private endedSessions(): EndedSessions {
+    this.sessions ??= new EndedSessions(this.dir, this.options.busyTimeoutMs);
+    return this.sessions;
+  }
+
   close(): Promise<void> {
     this.closing ??= this.shutDown();
     return this.closing;
@@ -355,6 +375,7 @@ export class SqliteStore implements Store, InboxFiles {
     this.listeners.clear();
     this.open.clear();
     this.index.close();
+    this.sessions?.close();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
