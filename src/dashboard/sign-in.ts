@@ -68,8 +68,12 @@ export function signInRoutes(ctx: HttpContext, keys: LoginKeys | null): Hono<Var
     return c.redirect(next, 303);
   });
 
-  app.post('/logout', forms, requireSession(ctx, keys), (c) => {
+  app.post('/logout', forms, requireSession(ctx, keys), async (c) => {
+    // Ended in the store, not only in this browser: a copy of the cookie (or another instance) must not go on working.
+    const session = c.get('session');
+    await ctx.store.endSession(session.id, session.expiresAt);
     deleteCookie(c, COOKIE_NAME, { path: '/' });
+    ctx.logger.info({ session: session.id, ip: clientAddress(c) }, 'dashboard sign-out');
     return c.redirect('/login', 303);
   });
 
@@ -84,7 +88,8 @@ export function signInRoutes(ctx: HttpContext, keys: LoginKeys | null): Hono<Var
 export function requireSession(ctx: HttpContext, keys: LoginKeys | null): MiddlewareHandler<Vars> {
   return async (c, next) => {
     if (keys === null) throw dashboardOff();
-    const session = await keys.readSession(c, ctx.now());
+    const read = await keys.readSession(c, ctx.now());
+    const session = read !== null && (await ctx.store.sessionEnded(read.id)) ? null : read;
     if (session === null) {
       if (c.req.method === 'GET') return c.redirect(`/login?next=${encodeURIComponent(c.req.path + new URL(c.req.url).search)}`, 303);
       throw new HttpError(401, 'unauthorized', 'Sign in again: your session has ended.');

@@ -142,7 +142,7 @@ describe('dashboard sign-in', () => {
     expect(await api.json()).toMatchObject({ error: { code: 'unauthorized' } });
   });
 
-  it('signing out clears the cookie and needs the CSRF token', async () => {
+  it('signing out needs the CSRF token, clears the cookie and ends the session: a copy of the cookie no longer works', async () => {
     const t = await apps.make();
     const cookie = await signIn(t);
     expect((await post(t, '/logout', cookie, { csrf: 'forged' })).status).toBe(403);
@@ -150,6 +150,12 @@ describe('dashboard sign-in', () => {
     const out = await post(t, '/logout', cookie, { csrf });
     expect(out.status).toBe(303);
     expect(out.headers.get('set-cookie')).toMatch(/^vigil_session=;/);
+    expect(await t.store.sessionEnded(/^vigil_session=([0-9a-f]{12})\./.exec(cookie)![1]!)).toBe(true);
+    const again = await get(t, '/', cookie);
+    expect([again.status, again.headers.get('location')]).toEqual([303, '/login?next=%2F']);
+    expect((await post(t, '/inbox/alice/send-now', cookie, { csrf })).status).toBe(401);
+    // A new sign-in is a new session.
+    expect((await get(t, '/', await signIn(t))).status).toBe(200);
   });
 });
 
