@@ -200,6 +200,12 @@ export interface InboxSummary {
   approvalsPending: number;
   /** Since when the inbox has had work no worker took (claimable events, due timers), null when none is due. */
   readySince: number | null;
+  /**
+   * Why this inbox could not be read for the overview (a corrupt or
+   * unreadable file), null when it was: one broken inbox is one row saying
+   * so, never a failed page. Its counts are then zero.
+   */
+  unreadable: string | null;
 }
 
 export interface InboxListQuery {

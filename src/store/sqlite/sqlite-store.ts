@@ -11,7 +11,7 @@ import { LRUCache } from 'lru-cache';
 import { readClock } from '../../clock.js';
 import { isVigilError, VigilError } from '../../errors.js';
 import type { Inbox, InboxList, InboxListQuery, InboxSummary, NextWake, Store, StoreOptions } from '../contract.js';
-import { emptySummary } from '../rows.js';
+import { emptySummary, unreadableSummary } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
 import { INBOX_ID_PATTERN, validateInboxId, validateLimit, type CheckedEvent } from '../validate.js';
 import { validateInboxListQuery } from '../validate-dashboard.js';
@@ -58,6 +58,12 @@ function assertOwnFile(inboxId: string, file: string): void {
       `inbox "${inboxId}" cannot be opened: its file resolves to inbox "${other}"'s (${stored}); this store's directory ignores the case of names (or links them), so give inboxes ids that differ by more than case`,
     );
   }
+}
+
+/** What the overview says about an inbox it could not read: the store's own reason, or the driver's message. */
+function unreadableReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/; nothing was written$/, '');
 }
 
 export class SqliteStore implements Store, InboxFiles {
@@ -228,8 +234,14 @@ export class SqliteStore implements Store, InboxFiles {
     const listed = page.inboxes.slice(0, limit);
     const inboxes = listed.map(({ id, wakeAt }): InboxSummary => {
       const readySince = wakeAt !== null && wakeAt <= now ? wakeAt : null;
-      const c = this.listedConnection(id);
-      return c === null ? emptySummary(id) : c.read(() => inboxSummary(c, now, readySince));
+      try {
+        const c = this.listedConnection(id);
+        return c === null ? emptySummary(id) : c.read(() => inboxSummary(c, now, readySince));
+      } catch (error) {
+        // One corrupt or unreadable file is one row saying so; the rest of the page is read.
+        if (isVigilError(error, 'store_closed')) throw error;
+        return unreadableSummary(id, unreadableReason(error));
+      }
     });
     return {
       inboxes,
@@ -247,8 +259,15 @@ export class SqliteStore implements Store, InboxFiles {
    */
   private countUnknownDead(): void {
     for (const id of this.index.unknownDead()) {
-      const c = this.listedConnection(id);
-      this.index.fillDead(id, c === null ? 0 : c.read(() => countDead(c)));
+      let dead: number;
+      try {
+        const c = this.listedConnection(id);
+        dead = c === null ? 0 : c.read(() => countDead(c));
+      } catch (error) {
+        if (isVigilError(error, 'store_closed')) throw error;
+        continue; // unreadable now: its row says so on the page, and its count waits for a readable file
+      }
+      this.index.fillDead(id, dead);
     }
   }
 
