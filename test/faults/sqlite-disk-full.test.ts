@@ -121,7 +121,7 @@ it('vigil serve: deliveries get 503 store_unavailable while the disk is full, th
 
   // The run finishes while the disk is still full: its outcome cannot be written.
   writeFileSync(join(markers, 'release'), '');
-  const failedTurn = await serve.log('the turn whose finish hit the full disk', (l) => l.msg === 'worker: turn failed; the inbox will be retried', 15_000);
+  const failedTurn = await serve.log('the turn whose finish hit the full disk', (l) => l.msg === 'worker: an inbox turn failed; retrying it with a growing wait (further failures are debug lines)', 15_000);
   expect(failedTurn).toMatchObject({ level: 50, inboxId: 'alice' });
   expect(JSON.stringify(failedTurn.err)).toMatch(/the disk is full \(SQLITE_FULL on [^)]*alice\.db\); nothing was written/);
   expect(replies()).toEqual([]);
