@@ -137,8 +137,9 @@ export class WorkerPool {
 
   /** A hint that there may be work (in `inboxId`, which ends its cool-down): look now rather than at the next timer. */
   wake(inboxId?: string): void {
-    // A failing inbox keeps its backoff: a hint does not make a broken file readable.
-    if (inboxId !== undefined && !this.failing.has(inboxId)) this.cooling.delete(inboxId);
+    // Also for a failing inbox: a hint follows a write to it that worked, so it may work again
+    // (a corrupt file sends none). If it fails again, its next wait is still the doubled one.
+    if (inboxId !== undefined) this.cooling.delete(inboxId);
     this.loop.wake();
   }
 
