@@ -10,7 +10,7 @@ import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { html } from '../http/html.js';
 import { fromStoreError, HttpError } from '../http/http-error.js';
-import { answerApproval, type HttpContext } from '../http/http-context.js';
+import { answerApproval, noteFailure, type HttpContext } from '../http/http-context.js';
 import type { EventStatus, Inbox } from '../store/contract.js';
 import { answerResult, redriveResult } from '../runtime/operator-actions.js';
 import { dashboardAsset } from './assets.js';
@@ -33,6 +33,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
   const keys = ctx.token === undefined ? null : new LoginKeys(ctx.token);
 
   app.onError((error, c) => {
+    if (noteFailure(ctx, c, error) === 'gone') return c.html(errorPage('Not sent', 'The form did not arrive whole.'), 400, DASHBOARD_HEADERS);
     // Hono's csrf middleware refuses a form from another site with a bare 403: say it as a page.
     const crossSite = error instanceof HTTPException && error.status === 403;
     const refusal = crossSite
@@ -124,6 +125,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     const { result, notice } = await run();
     const actor = `dashboard:${c.get('session').id}`;
     await inbox.recordAction({ actor, action, target, result });
+    ctx.writes.succeeded();
     ctx.logger.info({ inboxId: inbox.id, actor, action, target, result }, 'operator action: %s %s → %s', action, target, result);
     return c.redirect(`/inbox/${encodeURIComponent(inbox.id)}?notice=${notice}${ref === null ? '' : `&ref=${encodeURIComponent(ref)}`}`, 303);
   }

@@ -15,7 +15,8 @@ import type { RuntimeEvents } from '../runtime/runtime-events.js';
 import type { Store } from '../store/contract.js';
 import { dashboardRoutes } from '../dashboard/dashboard-routes.js';
 import { errorBody, fromStoreError, HttpError } from './http-error.js';
-import type { HttpContext } from './http-context.js';
+import { noteFailure, type HttpContext } from './http-context.js';
+import { WriteHealth } from './write-health.js';
 import { WrongTokenLockout } from './wrong-token-lockout.js';
 import { apiRoutes } from './routes/api.js';
 import { approvalPageRoutes } from './routes/approval-pages.js';
@@ -53,6 +54,7 @@ export function createApp(deps: AppDeps): Hono {
     linkSecret: deps.linkSecret === '' ? '' : resolveLongSecret(deps.linkSecret, env, 'linkSecret'),
     publicOrigin: new URL(deps.publicUrl).origin,
     lockout: new WrongTokenLockout(deps.now ?? systemClock),
+    writes: new WriteHealth(deps.now ?? systemClock),
   };
 
   const app = new Hono();
@@ -68,6 +70,7 @@ export function createApp(deps: AppDeps): Hono {
   app.onError((error, c) => {
     // Hono's own middleware (bearer auth, body limit) answers with a response it built in our JSON shape.
     if (error instanceof HTTPException) return error.getResponse();
+    if (noteFailure(ctx, c, error) === 'gone') return c.json(errorBody(new HttpError(400, 'client_closed', 'the body was not sent whole')), 400);
     const refusal = error instanceof HttpError ? error : fromStoreError(error);
     if (refusal !== null) {
       // A busy, full or closing store is ours to see, not only the client's.

@@ -4,7 +4,12 @@ import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import type { RuntimeEvents } from '../runtime/runtime-events.js';
 import type { ApprovalAnswer, ApprovalOutcome, Inbox, NewEvent, Store } from '../store/contract.js';
+import type { Context } from 'hono';
+import { isVigilError } from '../errors.js';
 import { HttpError } from './http-error.js';
+import { ClientWentAway } from './read-body.js';
+import type { WriteHealth } from './write-health.js';
+import { clientAddress } from './wrong-token-lockout.js';
 import type { WrongTokenLockout } from './wrong-token-lockout.js';
 import type { WebhookSource } from './webhooks/index.js';
 
@@ -24,11 +29,28 @@ export interface HttpContext {
   publicOrigin: string;
   /** Wrong tokens per client address, for the API and the dashboard's sign-in alike. */
   lockout: WrongTokenLockout;
+  /** Whether writes are failing (for /healthz). */
+  writes: WriteHealth;
+}
+
+/**
+ * What every error handler asks first. A client that went away mid-body is
+ * a debug line and gets no real answer ('gone'). A write (a POST) the store
+ * refused as unavailable marks writes as failing for /healthz.
+ */
+export function noteFailure(ctx: HttpContext, c: Context, error: unknown): 'gone' | null {
+  if (error instanceof ClientWentAway) {
+    ctx.logger.debug({ method: c.req.method, path: c.req.path, ip: clientAddress(c) }, error.message);
+    return 'gone';
+  }
+  if (c.req.method === 'POST' && isVigilError(error, 'store_unavailable')) ctx.writes.failed(error.message);
+  return null;
 }
 
 /** The ack both ingestion routes give, once the event is durable: 202 new, 200 duplicate. */
 export async function ingestEvent(ctx: HttpContext, inbox: Inbox, event: NewEvent): Promise<Response> {
   const stored = await inbox.ingest(event);
+  ctx.writes.succeeded();
   (stored ? ctx.metrics.ingested : ctx.metrics.duplicates).inc({ source: event.source });
   try {
     ctx.events.emit('event:ingested', { inboxId: inbox.id, source: event.source, sourceId: event.sourceId, stored });
@@ -42,6 +64,7 @@ export async function ingestEvent(ctx: HttpContext, inbox: Inbox, event: NewEven
 /** Answers through the store, which decides (R8); 404 for an approval never requested. */
 export async function answerApproval(ctx: HttpContext, inboxId: string, approvalId: string, answer: ApprovalAnswer): Promise<Exclude<ApprovalOutcome, 'unknown'>> {
   const outcome = await ctx.store.inbox(inboxId).answerApproval(approvalId, answer);
+  ctx.writes.succeeded();
   if (outcome === 'unknown') throw new HttpError(404, 'unknown_approval', `no approval ${JSON.stringify(approvalId)} was requested in this inbox`);
   try {
     ctx.events.emit('approval:answered', { inboxId, approvalId, outcome });

@@ -25,13 +25,31 @@ export async function readRequestBody(c: Context, maxBytes: number): Promise<Buf
   const tooLarge = (): never => {
     throw new HttpError(413, 'body_too_large', `the body is larger than the limit of ${maxBytes} bytes`);
   };
-  const declared = c.req.header('content-length');
-  if (declared !== undefined && /^\d+$/.test(declared) && c.req.header('transfer-encoding') === undefined) {
-    if (Number(declared) > maxBytes) tooLarge();
-  } else {
-    await bodyLimit({ maxSize: maxBytes, onError: tooLarge })(c, async () => undefined);
+  try {
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && /^\d+$/.test(declared) && c.req.header('transfer-encoding') === undefined) {
+      if (Number(declared) > maxBytes) tooLarge();
+    } else {
+      await bodyLimit({ maxSize: maxBytes, onError: tooLarge })(c, async () => undefined);
+    }
+    return Buffer.from(await c.req.arrayBuffer());
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    // Nothing on our side can fail while a request body is read: the client's connection did.
+    throw new ClientWentAway(error);
   }
-  return Buffer.from(await c.req.arrayBuffer());
+}
+
+/**
+ * The client closed the connection before its body was complete. Nobody is
+ * left to answer, and nothing is wrong here: a debug line, not an error with
+ * a stack (anyone can open 300 connections and drop them halfway).
+ */
+export class ClientWentAway extends Error {
+  constructor(cause: unknown) {
+    super('the client went away before sending the whole body', { cause });
+    this.name = 'ClientWentAway';
+  }
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
