@@ -8,7 +8,7 @@ export type * from './store/contract.js';
 export { MEMORY_LIMITS } from './store/agent-state.js';
 
 // Agents and the runtime that runs them.
-export { defineAgent, TerminalError, type Agent, type AgentContext, type AgentDefinition, type AgentResult, type ScreenVerdict } from './agent/agent.js';
+export { defineAgent, TerminalError, type Agent, type AgentContext, type AgentDefinition, type AgentResult, type InboxRouter, type ScreenVerdict } from './agent/agent.js';
 export { defineTool, type Tool, type ToolCall, type ToolOutcome, type DecisionRecord, type ToolAction } from './agent/tools.js';
 export type { Permission, Permissions } from './agent/permissions.js';
 export type { AgentMemory } from './agent/memory.js';

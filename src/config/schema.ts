@@ -22,11 +22,27 @@ const secretOrDerived = z.union([secret, z.object({ derive: secret }).strict()],
   error: (issue) => (issue.input === undefined ? 'required' : 'a secret ("…" or "env:VAR"), or { "derive": "env:MASTER" } for a secret per inbox'),
 });
 
+/**
+ * Where a delivery to `POST /hooks/<source>` goes: the inbox id is `prefix`
+ * + the value at the dotted path `from` in the verified body (a JSON body,
+ * or the fields of a form such as Slack's slash commands).
+ */
+const routingSchema = z
+  .object({
+    from: z.string().regex(/^[^.]+(\.[^.]+)*$/, 'a dotted path into the body, like "sender.login"'),
+    prefix: z
+      .string()
+      .regex(/^([A-Za-z0-9][A-Za-z0-9._-]{0,63})?$/, 'at most 64 of [A-Za-z0-9._-], starting with a letter or digit (it begins an inbox id)')
+      .default(''),
+  })
+  .strict()
+  .optional();
+
 export const sourceSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('github'), secret: secretOrDerived }).strict(),
-  z.object({ type: z.literal('stripe'), secret, toleranceSeconds: z.number().int().positive().default(300) }).strict(),
-  z.object({ type: z.literal('standard-webhooks'), secret, toleranceSeconds: z.number().int().positive().default(300) }).strict(),
-  z.object({ type: z.literal('slack'), secret, toleranceSeconds: z.number().int().positive().default(300) }).strict(),
+  z.object({ type: z.literal('github'), secret: secretOrDerived, inbox: routingSchema }).strict(),
+  z.object({ type: z.literal('stripe'), secret, toleranceSeconds: z.number().int().positive().default(300), inbox: routingSchema }).strict(),
+  z.object({ type: z.literal('standard-webhooks'), secret, toleranceSeconds: z.number().int().positive().default(300), inbox: routingSchema }).strict(),
+  z.object({ type: z.literal('slack'), secret, toleranceSeconds: z.number().int().positive().default(300), inbox: routingSchema }).strict(),
   z
     .object({
       type: z.literal('hmac'),
@@ -35,9 +51,20 @@ export const sourceSchema = z.discriminatedUnion('type', [
       signatureHeader: z.string().min(1).default('x-signature'),
       /** Header carrying the sender's unique delivery id: the dedupe key. */
       keyHeader: z.string().min(1).default('x-delivery-id'),
+      inbox: routingSchema,
     })
     .strict(),
 ]);
+
+/**
+ * A routed source's inbox is known only from the body, after the signature
+ * was checked: a secret per inbox cannot check it, so routing needs a fixed one.
+ */
+const checkedSourceSchema = sourceSchema.superRefine((source, ctx) => {
+  if (source.inbox !== undefined && typeof source.secret !== 'string') {
+    ctx.addIssue({ code: 'custom', path: ['inbox'], message: 'a routed source needs a fixed "secret": the inbox is known only after its signature is checked' });
+  }
+});
 
 export const channelsSchema = z
   .object({
@@ -83,7 +110,7 @@ export const configSchema = z
           // The engine and the API store their own events under these sources: a webhook
           // named 'approval' could otherwise answer approvals, one named 'timer' fire timers.
           .refine((name) => !RESERVED_SOURCES.includes(name), { message: `${RESERVED_SOURCES.join(', ')} are reserved source names` }),
-        sourceSchema,
+        checkedSourceSchema,
       )
       .default({}),
     /** Path to a module whose default export is an agent (defineAgent); default: the built-in example agent. */

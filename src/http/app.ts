@@ -6,6 +6,7 @@
  */
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import type { InboxRouter } from '../agent/agent.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { ServiceConfig } from '../config/schema.js';
 import { resolveApiToken, resolveLongSecret } from '../config/secrets.js';
@@ -38,6 +39,8 @@ export interface AppDeps {
   now?: Clock;
   /** Where "env:VAR" secrets are read; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** The agent's route(), for POST /hooks/<source> (agent.ts, InboxRouter). */
+  route?: InboxRouter;
 }
 
 export function createApp(deps: AppDeps): Hono {
@@ -55,6 +58,7 @@ export function createApp(deps: AppDeps): Hono {
     publicOrigin: new URL(deps.publicUrl).origin,
     lockout: new WrongTokenLockout(deps.now ?? systemClock),
     writes: new WriteHealth(deps.now ?? systemClock),
+    route: deps.route,
   };
 
   const app = new Hono();

@@ -1,4 +1,5 @@
 /** What the routes share: the deps, with secrets resolved and webhook sources built once at startup. */
+import type { InboxRouter } from '../agent/agent.js';
 import type { Clock } from '../clock.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
@@ -31,6 +32,8 @@ export interface HttpContext {
   lockout: WrongTokenLockout;
   /** Whether writes are failing (for /healthz). */
   writes: WriteHealth;
+  /** The agent's route(), for deliveries to POST /hooks/<source> of a source without inbox.from. */
+  route: InboxRouter | undefined;
 }
 
 /**

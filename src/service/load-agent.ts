@@ -46,6 +46,7 @@ export async function loadAgent(path: string | undefined, storeUrl: string, env:
       ...(agent.tools === undefined ? {} : { tools: agent.tools }),
       ...(agent.permissions === undefined ? {} : { permissions: agent.permissions }),
       ...(agent.screen === undefined ? {} : { screen: agent.screen.bind(agent) }),
+      ...(agent.route === undefined ? {} : { route: agent.route.bind(agent) }),
       run: agent.run.bind(agent),
     });
     return { agent: checked, refundsFile: null };

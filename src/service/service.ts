@@ -68,7 +68,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // With port 0 the address is known only once listening; the approval
     // links need it, so the app is mounted behind a shim set right after.
     let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
-    const deps = { store, config, metrics, logger, events, linkSecret, env };
+    const deps = { store, config, metrics, logger, events, linkSecret, env, ...(agent.route === undefined ? {} : { route: agent.route }) };
     let app: Hono | undefined;
     if (config.port === 0 && config.publicUrl === undefined) {
       const shim = new Hono();
@@ -152,9 +152,10 @@ function announce(
   url: string,
   info: { agent: string; refundsFile: string | null; linkSecret: string; channels: string[] },
 ): void {
-  const hooks = Object.entries(config.sources).map(
-    ([name, source]) => `POST ${url}/hooks/<inbox>/${name} (${source.type}${typeof source.secret === 'string' ? '' : `, a secret per inbox: vigil secret <inbox> ${name}`})`,
-  );
+  const hooks = Object.entries(config.sources).flatMap(([name, source]) => [
+    `POST ${url}/hooks/<inbox>/${name} (${source.type}${typeof source.secret === 'string' ? '' : `, a secret per inbox: vigil secret <inbox> ${name}`})`,
+    ...(source.inbox === undefined ? [] : [`POST ${url}/hooks/${name} (${source.type}, inbox = ${JSON.stringify(source.inbox.prefix)} + ${source.inbox.from})`]),
+  ]);
   logger.info(
     {
       url,
