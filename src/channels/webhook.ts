@@ -6,8 +6,8 @@
  * `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` keyed by the `whsec_`
  * secret's base64 bytes.
  */
-import { createHmac } from 'node:crypto';
 import { systemClock, type Clock } from '../clock.js';
+import { hmacSha256 } from '../crypto.js';
 import { VigilError } from '../errors.js';
 import type { Channel, OutgoingMessage } from './channel.js';
 import { postJson } from './http-post.js';
@@ -46,7 +46,7 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
 
 /** The three Standard Webhooks headers for one delivery. */
 export function signWebhook(key: Buffer, id: string, timestampSeconds: number, body: string): Record<string, string> {
-  const signature = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
+  const signature = hmacSha256(key, `${id}.${timestampSeconds}.${body}`).toString('base64');
   return { 'webhook-id': id, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': `v1,${signature}` };
 }
 

@@ -9,7 +9,7 @@ import { Hono } from 'hono';
 import type { Agent } from '../agent/agent.js';
 import { createChannels } from '../channels/create-channels.js';
 import type { ServiceConfig } from '../config/schema.js';
-import { resolveLongSecret, resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
+import { resolveLongSecret, resolveOptionalSecret } from '../config/secrets.js';
 import { approvalUrl } from '../http/approval-links.js';
 import { createApp } from '../http/app.js';
 import { startHttpServer } from '../http/server.js';
@@ -138,7 +138,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
 /** Channel secrets may be "env:VAR" like every other secret; the channels get them resolved. */
 function resolveChannelSecrets(config: ServiceConfig, env: NodeJS.ProcessEnv): ServiceConfig['channels'] {
   const channels = { ...config.channels };
-  if (channels.webhook !== undefined) channels.webhook = { ...channels.webhook, secret: resolveSecret(channels.webhook.secret, env, 'channels.webhook.secret') };
+  if (channels.webhook !== undefined) channels.webhook = { ...channels.webhook, secret: resolveLongSecret(channels.webhook.secret, env, 'channels.webhook.secret') };
   if (channels.email !== undefined) {
     channels.email = { ...channels.email, password: resolveOptionalSecret(channels.email.password, env, 'channels.email.password') };
   }
