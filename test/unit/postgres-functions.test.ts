@@ -14,7 +14,7 @@ import { functionFiles, functionsDigest, latestVersion, migrations } from '../..
  * a numbered migration (a comment alone will do), then put its number and
  * the digest this test prints here.
  */
-const PINNED = { version: 8, digest: '14c4446e94bd17baacd2fb3f5794faa75b729ed2a56492912552219217e55331' };
+const PINNED = { version: 9, digest: '14c4446e94bd17baacd2fb3f5794faa75b729ed2a56492912552219217e55331' };
 
 it('the function files are pinned to the newest migration: changing one needs a new step', () => {
   expect(
