@@ -29,7 +29,7 @@ import { openBenchServer } from './postgres-server.js';
 export const DASHBOARD_FAMILY = 'dashboard';
 export const DASHBOARD_HEADING = '## Dashboard';
 const GOAL_MS = 300;
-const TOKEN = 'bench-token';
+const TOKEN = 'bench-token-0123456789abcdef01234567';
 
 interface Plan {
   inboxes: number;
@@ -159,7 +159,7 @@ async function runOnStore(name: string, store: Store, plan: Plan, log: (line: st
     linkSecret: '',
     publicUrl: 'http://127.0.0.1',
   });
-  const login = await app.request('/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `token=${TOKEN}` });
+  const login = await app.request('/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' }, body: `token=${TOKEN}` });
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
   const page = async (path: string): Promise<void> => {
     const response = await app.request(path, { headers: { cookie } });

@@ -91,7 +91,7 @@ export interface IngestFigures {
   verification: IngestVerification;
 }
 
-const SECRET = 'bench-github-secret';
+const SECRET = 'bench-github-secret-0123456789abcdef';
 
 interface DeliveryContext {
   id?: string;

@@ -21,7 +21,7 @@ import { RuntimeEvents } from '../src/events.js';
 import { openStore, type Inbox } from '../src/index.js';
 
 const { values } = parseArgs({ options: { out: { type: 'string', default: 'docs/images' } } });
-const TOKEN = 'screenshot-token';
+const TOKEN = 'screenshot-token-0123456789abcdef0123';
 const HOUR = 3_600_000;
 const END = Date.UTC(2026, 10, 30, 16, 0, 0);
 

@@ -8,7 +8,7 @@ export type * from './store/contract.js';
 export { MEMORY_LIMITS } from './store/engine/validate/index.js';
 
 // Agents and the runtime that runs them.
-export { defineAgent, TerminalError, type Agent, type AgentContext, type AgentDefinition, type AgentResult, type ScreenVerdict } from './agent/agent.js';
+export { defineAgent, TerminalError, type Agent, type AgentContext, type AgentDefinition, type AgentResult, type InboxRouter, type ScreenVerdict } from './agent/agent.js';
 export { defineTool, type Tool, type ToolBox, type ToolCall, type ToolOutcome, type DecisionRecord, type ToolAction } from './agent/tools.js';
 export type { Permission, Permissions } from './agent/permissions.js';
 export type { AgentMemory } from './agent/memory.js';
@@ -18,7 +18,7 @@ export type { ApprovalLink } from './agent/approval-summary.js';
 export { ModelError, type Model, type ModelReply, type ToolSpec, type StopReason } from './agent/model.js';
 export type { Turn, UserTurn, AssistantTurn, TextBlock, ToolUseBlock, ToolResultBlock } from './agent/conversation.js';
 export { claudeAgent, claudeModel, DEFAULT_CLAUDE_MODEL, type ClaudeAgentOptions, type ClaudeModelOptions } from './agent/claude/index.js';
-export { createProxyFetch, type ProxyFetch } from './proxy/proxy-fetch.js';
+export { createProxyFetch, type ProxyFetch } from './agent/proxy-fetch.js';
 export { WorkerPool, type WorkerPoolOptions, type StopOptions } from './runtime/worker-pool.js';
 export { Dispatcher, type DispatcherOptions, type Delivery } from './runtime/dispatcher.js';
 export { RunAbortedError, type AbortReason } from './runtime/run-abort.js';

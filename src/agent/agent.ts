@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { VigilError } from '../errors.js';
-import type { ProxyFetch } from '../proxy/proxy-fetch.js';
+import type { ProxyFetch } from './proxy-fetch.js';
 import type { ApprovalRequest, ClaimedEvent, InboxSettings, InboxStats, OutboxMessage, TimerSpec } from '../store/contract.js';
 import type { AgentMemory } from './memory.js';
 import { validatePermissions, type Permissions } from './permissions.js';
@@ -74,14 +74,25 @@ export interface Agent {
    * run gets the rest.
    */
   readonly screen?: ((events: readonly ClaimedEvent[]) => ScreenVerdict | Promise<ScreenVerdict>) | undefined;
+  /**
+   * Optional, for webhooks to one URL for every user (`POST /hooks/<source>`)
+   * whose source config has no `inbox.from`: which inbox a verified delivery
+   * belongs to, or null when none (the sender gets 422 `unroutable`, nothing
+   * is stored). Runs only after the signature was checked.
+   */
+  readonly route?: InboxRouter | undefined;
   run(ctx: AgentContext): Promise<AgentResult>;
 }
+
+/** `headers` has lower-case names, as HTTP/2 and Node write them. */
+export type InboxRouter = (source: string, payload: unknown, headers: Readonly<Record<string, string>>) => string | null | undefined | Promise<string | null | undefined>;
 
 export interface AgentDefinition {
   name?: string;
   tools?: readonly Tool[];
   permissions?: Permissions;
   screen?: Agent['screen'];
+  route?: InboxRouter;
   run: Agent['run'];
 }
 
@@ -94,11 +105,13 @@ export function defineAgent(agent: AgentDefinition): Agent {
   if (new Set(names).size !== names.length) throw new VigilError('invalid_options', `two tools share a name: ${names.join(', ')}`);
   for (const tool of tools) compileToolSchema(tool);
   if (agent.screen !== undefined && typeof agent.screen !== 'function') throw new VigilError('invalid_options', 'screen must be a function');
+  if (agent.route !== undefined && typeof agent.route !== 'function') throw new VigilError('invalid_options', 'route must be a function');
   return {
     name: agent.name ?? 'agent',
     tools,
     permissions: validatePermissions(agent.permissions, names),
     screen: agent.screen?.bind(agent),
+    route: agent.route?.bind(agent),
     run: agent.run.bind(agent),
   };
 }

@@ -17,7 +17,7 @@ import type { ToolSpec } from './model.js';
 import { decide, type Permissions } from './permissions.js';
 import { inputProblems } from './tool-input.js';
 import type { AgentMemory } from './memory.js';
-import type { ProxyFetch } from '../proxy/proxy-fetch.js';
+import type { ProxyFetch } from './proxy-fetch.js';
 import type { ClaimedEvent, OutboxMessage } from '../store/contract.js';
 
 export interface ToolCall {

@@ -7,8 +7,8 @@
  * secret's base64 bytes. `to` is the inbox's `contacts.webhook`, or null:
  * the receiver routes by it.
  */
-import { createHmac } from 'node:crypto';
 import { systemClock, type Clock } from '../clock.js';
+import { hmacSha256 } from '../crypto.js';
 import { VigilError } from '../errors.js';
 import type { Channel, DeliveryResult, OutgoingMessage } from './channel.js';
 import { deliveryOf, postJson } from './http-post.js';
@@ -48,7 +48,7 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
 
 /** The three Standard Webhooks headers for one delivery. */
 export function signWebhook(key: Buffer, id: string, timestampSeconds: number, body: string): Record<string, string> {
-  const signature = createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64');
+  const signature = hmacSha256(key, `${id}.${timestampSeconds}.${body}`).toString('base64');
   return { 'webhook-id': id, 'webhook-timestamp': String(timestampSeconds), 'webhook-signature': `v1,${signature}` };
 }
 

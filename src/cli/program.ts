@@ -6,6 +6,7 @@ import { initCommand } from './commands/init.js';
 import { approveCommand, eventsCommand, ingestCommand, redriveCommand, statusCommand } from './commands/inbox-commands.js';
 import { migrateCommand } from './commands/migrate.js';
 import { proxyCommand } from './commands/proxy.js';
+import { secretCommand } from './commands/secret.js';
 import { serveCommand } from './commands/serve.js';
 import { settingsCommand } from './commands/settings-command.js';
 import { timerCommand, timersCommand } from './commands/timer-commands.js';
@@ -34,6 +35,7 @@ export function createProgram(version: string): Command {
     migrateCommand(),
     demoCommand(),
     proxyCommand(),
+    secretCommand(),
   ]) {
     program.addCommand(command);
   }

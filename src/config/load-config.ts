@@ -26,8 +26,8 @@ export interface LoadedConfig {
  * token whose secrets are public (they are printed in the README), which is
  * why it listens on 127.0.0.1 only; anything real passes --config.
  */
-export const DEMO_SECRET = 'vigil-demo-secret';
-export const DEMO_TOKEN = 'vigil-demo-token';
+export const DEMO_SECRET = 'vigil-demo-secret-everyone-knows-this';
+export const DEMO_TOKEN = 'vigil-demo-token-everyone-knows-this';
 
 export function defaultConfigInput(): ServiceConfigInput {
   return {

@@ -23,39 +23,90 @@ const tolerance = z
   .default(300)
   .describe('How old a signed timestamp may be, in seconds, before the delivery is refused as a replay.');
 
+/**
+ * A source whose senders choose the secret (GitHub, generic HMAC) may have a
+ * secret per inbox, derived from a master secret and the inbox id
+ * (src/http/webhooks/source-secret.ts); `vigil secret <inbox> <source>`
+ * prints the one to give each user. Providers that issue their own secret
+ * (Stripe, Slack, Standard Webhooks senders) take it as it is.
+ */
+const secretOrDerived = (what: string) =>
+  z
+    .union([secret, z.object({ derive: secret.describe(`The master secret each inbox's secret is derived from. ${SECRET_HINT}`) }).strict()], {
+      error: (issue) => (issue.input === undefined ? 'required' : 'a secret ("…" or "env:VAR"), or { "derive": "env:MASTER" } for a secret per inbox'),
+    })
+    .describe(`${what} ${SECRET_HINT} Or \`{ "derive": "env:MASTER" }\`: a secret per inbox, derived from the master (\`vigil secret <inbox> <source>\` prints one).`);
+
+/**
+ * Where a delivery to `POST /hooks/<source>` goes: the inbox id is `prefix`
+ * + the value at the dotted path `from` in the verified body (a JSON body,
+ * or the fields of a form such as Slack's slash commands).
+ */
+const routingSchema = z
+  .object({
+    from: z
+      .string()
+      .regex(/^[^.]+(\.[^.]+)*$/, 'a dotted path into the body, like "sender.login"')
+      .describe('The dotted path into the verified body (JSON, or a form\'s fields) whose value names the inbox, e.g. `sender.login`.'),
+    prefix: z
+      .string()
+      .regex(/^([A-Za-z0-9][A-Za-z0-9._-]{0,63})?$/, 'at most 64 of [A-Za-z0-9._-], starting with a letter or digit (it begins an inbox id)')
+      .default('')
+      .describe('Put before the value to make the inbox id, e.g. `gh-`.'),
+  })
+  .strict()
+  .optional()
+  .describe('Route `POST /hooks/<source>` deliveries to the inbox the verified body names (422 `unroutable` when it names none).');
+
 export const sourceSchema = z.discriminatedUnion('type', [
   z
-    .object({ type: z.literal('github'), secret: secret.describe(`The webhook's secret. ${SECRET_HINT}`) })
+    .object({ type: z.literal('github'), secret: secretOrDerived("The webhook's secret."), inbox: routingSchema })
     .strict()
     .describe('GitHub: HMAC-SHA256 of the body in `X-Hub-Signature-256`; the delivery id (`X-GitHub-Delivery`) is the event key.'),
   z
-    .object({ type: z.literal('stripe'), secret: secret.describe(`The endpoint's signing secret (\`whsec_…\`). ${SECRET_HINT}`), toleranceSeconds: tolerance })
+    .object({ type: z.literal('stripe'), secret: secret.describe(`The endpoint's signing secret (\`whsec_…\`). ${SECRET_HINT}`), toleranceSeconds: tolerance, inbox: routingSchema })
     .strict()
     .describe('Stripe: the `Stripe-Signature` header; the event id is the event key.'),
   z
-    .object({ type: z.literal('standard-webhooks'), secret: secret.describe(`The secret (\`whsec_…\`, base64). ${SECRET_HINT}`), toleranceSeconds: tolerance })
+    .object({
+      type: z.literal('standard-webhooks'),
+      secret: secret.describe(`The secret (\`whsec_…\`, base64). ${SECRET_HINT}`),
+      toleranceSeconds: tolerance,
+      inbox: routingSchema,
+    })
     .strict()
     .describe('Standard Webhooks (Svix and others): `webhook-id`, `webhook-timestamp`, `webhook-signature`; `webhook-id` is the event key.'),
   z
-    .object({ type: z.literal('slack'), secret: secret.describe(`The app's signing secret. ${SECRET_HINT}`), toleranceSeconds: tolerance })
+    .object({ type: z.literal('slack'), secret: secret.describe(`The app's signing secret. ${SECRET_HINT}`), toleranceSeconds: tolerance, inbox: routingSchema })
     .strict()
     .describe("Slack: `X-Slack-Signature` over the timestamp and body; the event's `event_id` (or an interaction's `trigger_id`) is the event key."),
   z
     .object({
       type: z.literal('hmac'),
-      secret: secret.describe(`The shared secret. ${SECRET_HINT}`),
+      secret: secretOrDerived('The shared secret.'),
       signatureHeader: z
         .string()
         .min(1)
         .default('x-signature')
         .describe('The header carrying the hex HMAC-SHA256 of the raw body (an optional `sha256=` prefix is accepted).'),
       keyHeader: z.string().min(1).default('x-delivery-id').describe("The header carrying the sender's unique delivery id: the event key."),
+      inbox: routingSchema,
     })
     .strict()
     .describe('Any sender that signs the body with HMAC-SHA256 and names each delivery in a header.'),
 ]);
 
 const timeout = z.number().int().positive().default(10_000).describe('How long one delivery may take, in milliseconds.');
+
+/**
+ * A routed source's inbox is known only from the body, after the signature
+ * was checked: a secret per inbox cannot check it, so routing needs a fixed one.
+ */
+const checkedSourceSchema = sourceSchema.superRefine((source, ctx) => {
+  if (source.inbox !== undefined && typeof source.secret !== 'string') {
+    ctx.addIssue({ code: 'custom', path: ['inbox'], message: 'a routed source needs a fixed "secret": the inbox is known only after its signature is checked' });
+  }
+});
 
 export const channelsSchema = z
   .object({
@@ -125,7 +176,7 @@ export const configSchema = z
           // The engine and the API store their own events under these sources: a webhook
           // named 'approval' could otherwise answer approvals, one named 'timer' fire timers.
           .refine((name) => !RESERVED_SOURCES.includes(name), { message: `${RESERVED_SOURCES.join(', ')} are reserved source names` }),
-        sourceSchema,
+        checkedSourceSchema,
       )
       .default({})
       .describe(
@@ -189,4 +240,6 @@ export const configSchema = z
 export type ServiceConfig = z.output<typeof configSchema>;
 export type ServiceConfigInput = z.input<typeof configSchema>;
 export type SourceConfig = z.output<typeof sourceSchema>;
+/** A fixed secret, or a master to derive one per inbox from. */
+export type SourceSecret = string | { derive: string };
 export type ChannelsConfig = z.output<typeof channelsSchema>;

@@ -3,6 +3,7 @@
  * once, at startup: a missing variable stops the service before it listens,
  * instead of every webhook failing its signature check at 3 a.m.
  */
+import { MAKE_A_SECRET, MIN_SECRET_LENGTH } from '../crypto.js';
 import { VigilError } from '../errors.js';
 
 const ENV_PREFIX = 'env:';
@@ -26,4 +27,35 @@ export function resolveSecret(value: string, env: NodeJS.ProcessEnv = process.en
 /** `resolveSecret` for an optional setting: undefined stays undefined. */
 export function resolveOptionalSecret(value: string | undefined, env: NodeJS.ProcessEnv = process.env, what?: string): string | undefined {
   return value === undefined ? undefined : resolveSecret(value, env, what);
+}
+
+/**
+ * A secret that guards something: the API token, a link secret, a webhook
+ * secret, the proxy's admin token. Shorter than MIN_SECRET_LENGTH is refused
+ * at startup: a link or a captured delivery lets anyone try guesses offline,
+ * as fast as they can compute HMACs, and no lockout can slow that down.
+ * The message says how to make one, and never quotes the value.
+ */
+export function resolveLongSecret(value: string, env: NodeJS.ProcessEnv, what: string): string {
+  const secret = resolveSecret(value, env, what);
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new VigilError(
+      'invalid_options',
+      `${what}: must be at least ${MIN_SECRET_LENGTH} characters, so that it cannot be guessed; make one with: ${MAKE_A_SECRET} (value not shown)`,
+    );
+  }
+  return secret;
+}
+
+/** Characters a Bearer token may have (RFC 6750's b64token): anything else could never be sent as `Authorization: Bearer <token>`. */
+const BEARER_TOKEN = /^[A-Za-z0-9._~+/-]+=*$/;
+
+/** The service's `token`: long enough, and sendable as a Bearer token. */
+export function resolveApiToken(value: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (value === undefined) return undefined;
+  const token = resolveLongSecret(value, env, 'token');
+  if (!BEARER_TOKEN.test(token)) {
+    throw new VigilError('invalid_options', `token: use only letters, digits and . _ ~ + / - (it is sent as "Authorization: Bearer <token>"); make one with: ${MAKE_A_SECRET} (value not shown)`);
+  }
+  return token;
 }

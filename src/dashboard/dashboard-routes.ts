@@ -6,24 +6,21 @@
  * Every action is confirmed, checked against a CSRF token, and recorded in
  * the inbox (`recordAction`) and the log. Pages are HTML, errors included.
  */
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
+import { Hono, type Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import { html } from '../http/html.js';
 import { fromStoreError, HttpError } from '../http/http-error.js';
-import { clientAddress } from '../http/sign-in-throttle.js';
-import { answerApproval, type HttpContext } from '../http/http-context.js';
-import { readRequestBody } from '../http/read-body.js';
+import { answerApproval, noteFailure, type HttpContext } from '../http/http-context.js';
 import type { EventStatus, Inbox } from '../store/contract.js';
 import { answerResult, redriveResult } from '../runtime/operator-actions.js';
 import { dashboardAsset } from './assets.js';
 import { EVENT_STATUSES, inboxPage, type EventFilter } from './inbox-page.js';
 import { DASHBOARD_HEADERS, page } from './layout.js';
-import { COOKIE_NAME, LoginKeys, SESSION_TTL_MS, type DashboardSession } from './login-cookie.js';
+import { LoginKeys } from './login-cookie.js';
 import { noticeFor, type NoticeCode } from './notices.js';
 import { overviewPage } from './overview-page.js';
+import { requireSession, sameOriginForms, signInRoutes, type Vars } from './sign-in.js';
 
-/** A form with a few short fields needs no more. */
-const MAX_FORM_BYTES = 8192;
 const PAGE_SIZE = 50;
 const EVENTS_PER_PAGE = 25;
 /** Work due longer than this with no worker on it makes an inbox "stuck". */
@@ -31,15 +28,19 @@ export const STUCK_AFTER_MS = 60_000;
 const ACTIVITY_BUCKET_MS = 3_600_000;
 const ACTIVITY_BUCKETS = 24;
 
-/** What the sign-in check leaves for the handlers: the session and, on a POST, its checked form. */
-type Vars = { Variables: { session: DashboardSession; form: URLSearchParams } };
-
 export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
   const app = new Hono<Vars>();
   const keys = ctx.token === undefined ? null : new LoginKeys(ctx.token);
 
   app.onError((error, c) => {
-    const refusal = error instanceof HttpError ? error : fromStoreError(error);
+    if (noteFailure(ctx, c, error) === 'gone') return c.html(errorPage('Not sent', 'The form did not arrive whole.'), 400, DASHBOARD_HEADERS);
+    // Hono's csrf middleware refuses a form from another site with a bare 403: say it as a page.
+    const crossSite = error instanceof HTTPException && error.status === 403;
+    const refusal = crossSite
+      ? new HttpError(403, 'cross_site_form', 'This form came from another site (or the browser did not say where it came from); open the dashboard and try again there.')
+      : error instanceof HttpError
+        ? error
+        : fromStoreError(error);
     if (refusal === null) {
       ctx.logger.error({ err: error, method: c.req.method, path: c.req.path }, 'dashboard request failed');
       return c.html(errorPage('Something went wrong', 'The page could not be built. The error is in the service log.'), 500, DASHBOARD_HEADERS);
@@ -53,66 +54,12 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     return c.body(asset.body, 200, { 'Content-Type': asset.type, 'Cache-Control': 'no-cache', 'X-Content-Type-Options': 'nosniff' });
   });
 
-  app.get('/login', (c) => {
-    if (keys === null) throw dashboardOff();
-    return c.html(loginPage(safeNext(c.req.query('next')), null), 200, DASHBOARD_HEADERS);
-  });
-
-  app.post('/login', async (c) => {
-    if (keys === null) throw dashboardOff();
-    const form = await readForm(c);
-    const next = safeNext(form.get('next') ?? undefined);
-    const address = clientAddress(c);
-    const lockedFor = ctx.signIns.lockedFor(address);
-    if (lockedFor !== null) {
-      return c.html(loginPage(next, 'Too many wrong tokens from here. Wait a minute, then try again.'), 429, {
-        ...DASHBOARD_HEADERS,
-        'Retry-After': String(lockedFor),
-      });
-    }
-    if (!keys.tokenMatches(form.get('token') ?? '')) {
-      const locked = ctx.signIns.failed(address);
-      ctx.logger.warn({ ip: address, locked }, 'dashboard sign-in refused: wrong token');
-      return c.html(loginPage(next, 'That token is not right.'), 401, DASHBOARD_HEADERS);
-    }
-    ctx.signIns.succeeded(address);
-    const { session, cookie } = keys.newSession(ctx.now());
-    setCookie(c, COOKIE_NAME, cookie, {
-      httpOnly: true,
-      sameSite: 'Strict',
-      path: '/',
-      maxAge: Math.floor(SESSION_TTL_MS / 1000),
-      secure: new URL(c.req.url).protocol === 'https:',
-    });
-    ctx.logger.info({ session: session.id, ip: address }, 'dashboard sign-in');
-    return c.redirect(next, 303);
-  });
-
-  // Every page below needs a signed-in session. Per route, not `use('*')`:
-  // paths the dashboard does not own keep the app's JSON 404.
-  const signedIn: MiddlewareHandler<Vars> = async (c, next) => {
-    if (keys === null) throw dashboardOff();
-    const session = keys.readSession(getCookie(c, COOKIE_NAME), ctx.now());
-    if (session === null) {
-      if (c.req.method === 'GET') return c.redirect(`/login?next=${encodeURIComponent(c.req.path + (new URL(c.req.url).search))}`, 303);
-      throw new HttpError(401, 'unauthorized', 'Sign in again: your session has ended.');
-    }
-    c.set('session', session);
-    if (c.req.method === 'POST') {
-      const form = await readForm(c);
-      if (!keys.csrfMatches(session, form.get('csrf'))) throw new HttpError(403, 'bad_csrf', 'This form is stale or came from another site; reload the page and try again.');
-      c.set('form', form);
-    }
-    await next();
-  };
+  app.route('/', signInRoutes(ctx, keys));
+  const signedIn = requireSession(ctx, keys);
+  const forms = sameOriginForms(ctx);
 
   const formOf = (c: Context<Vars>): URLSearchParams => c.get('form');
   const csrfOf = (c: Context<Vars>): string => (keys as LoginKeys).csrfToken(c.get('session'));
-
-  app.post('/logout', signedIn, (c) => {
-    deleteCookie(c, COOKIE_NAME, { path: '/' });
-    return c.redirect('/login', 303);
-  });
 
   app.get('/', signedIn, async (c) => {
     const search = c.req.query('q') ?? '';
@@ -145,7 +92,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     }
     const readySince = summary?.inboxes.find((row) => row.id === inbox.id)?.readySince ?? null;
     const more = events.length > EVENTS_PER_PAGE ? (events[EVENTS_PER_PAGE - 1]?.id ?? null) : null;
-    const notice = noticeFor(c.req.query('notice') as NoticeCode | undefined, c.req.query('ref') ?? '');
+    const notice = noticeFor(c.req.query('notice'), c.req.query('ref'), new Set(approvals.map((approval) => approval.id)));
     return c.html(
       inboxPage(
         {
@@ -174,31 +121,33 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
   });
 
   /** Runs an action, records it, and sends the browser back to the inbox with what happened. */
-  async function act(c: Context<Vars>, inbox: Inbox, action: string, target: string, run: () => Promise<{ result: string; notice: NoticeCode }>): Promise<Response> {
+  /** `ref` is the one id the notice may name (notices.ts checks it again when the page is shown). */
+  async function act(c: Context<Vars>, inbox: Inbox, action: string, target: string, ref: string | null, run: () => Promise<{ result: string; notice: NoticeCode }>): Promise<Response> {
     const { result, notice } = await run();
     const actor = `dashboard:${c.get('session').id}`;
     await inbox.recordAction({ actor, action, target, result });
+    ctx.writes.succeeded();
     ctx.logger.info({ inboxId: inbox.id, actor, action, target, result }, 'operator action: %s %s → %s', action, target, result);
-    return c.redirect(`/inbox/${encodeURIComponent(inbox.id)}?notice=${notice}&ref=${encodeURIComponent(target)}`, 303);
+    return c.redirect(`/inbox/${encodeURIComponent(inbox.id)}?notice=${notice}${ref === null ? '' : `&ref=${encodeURIComponent(ref)}`}`, 303);
   }
 
-  app.post('/inbox/:id/redrive', signedIn, async (c) => {
+  app.post('/inbox/:id/redrive', forms, signedIn, async (c) => {
     const inbox = ctx.store.inbox(c.req.param('id'));
     const eventId = positiveInt(formOf(c).get('event'), 'event');
-    return act(c, inbox, 'redrive', `event ${eventId}`, async () => {
+    return act(c, inbox, 'redrive', `event ${eventId}`, String(eventId), async () => {
       const done = await inbox.redrive(eventId);
       return { result: redriveResult(done), notice: done ? 'redriven' : 'not-redriven' };
     });
   });
 
-  app.post('/inbox/:id/answer', signedIn, async (c) => {
+  app.post('/inbox/:id/answer', forms, signedIn, async (c) => {
     const inbox = ctx.store.inbox(c.req.param('id'));
     const form = formOf(c);
     const approvalId = form.get('approval') ?? '';
     const answer = form.get('answer');
     if (approvalId === '') throw new HttpError(400, 'invalid_approval', 'Which approval? The form has no approval id.');
     if (answer !== 'yes' && answer !== 'no') throw new HttpError(400, 'invalid_answer', 'The answer must be yes or no.');
-    return act(c, inbox, `answer ${answer}`, approvalId, async () => {
+    return act(c, inbox, `answer ${answer}`, approvalId, approvalId, async () => {
       const outcome = await answerApproval(ctx, inbox.id, approvalId, answer);
       const result = answerResult(answer, outcome);
       if (outcome === answer) return { result, notice: answer === 'yes' ? 'approved' : 'refused' };
@@ -207,20 +156,20 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     });
   });
 
-  app.post('/inbox/:id/release', signedIn, async (c) => {
+  app.post('/inbox/:id/release', forms, signedIn, async (c) => {
     const inbox = ctx.store.inbox(c.req.param('id'));
     const form = formOf(c);
     const holder = form.get('holder') ?? '';
     const gen = positiveInt(form.get('gen'), 'gen');
-    return act(c, inbox, 'release lease', `${holder} gen ${gen}`, async () => {
+    return act(c, inbox, 'release lease', `${holder} gen ${gen}`, String(gen), async () => {
       const released = await inbox.release(holder, gen);
       return released ? { result: 'released', notice: 'released' } : { result: 'not held by that holder any more', notice: 'not-released' };
     });
   });
 
-  app.post('/inbox/:id/send-now', signedIn, async (c) => {
+  app.post('/inbox/:id/send-now', forms, signedIn, async (c) => {
     const inbox = ctx.store.inbox(c.req.param('id'));
-    return act(c, inbox, 'send held now', 'outbox', async () => {
+    return act(c, inbox, 'send held now', 'outbox', null, async () => {
       const count = await inbox.expediteOutbox();
       return { result: `${count} ${count === 1 ? 'message' : 'messages'} to send now`, notice: count > 0 ? 'sending' : 'nothing-held' };
     });
@@ -260,21 +209,6 @@ function isEmpty(stats: { events: Record<string, number>; outbox: { held: number
   return Object.values(stats.events).every((n) => n === 0) && stats.outbox.held === 0 && stats.outbox.sent === 0 && stats.lease === null;
 }
 
-async function readForm(c: Context): Promise<URLSearchParams> {
-  const type = c.req.header('content-type') ?? '';
-  if (!type.startsWith('application/x-www-form-urlencoded')) throw new HttpError(400, 'invalid_form', 'Send the form as application/x-www-form-urlencoded.');
-  return new URLSearchParams((await readRequestBody(c, MAX_FORM_BYTES)).toString('utf8'));
-}
-
-/** Only a path on this server: never `//evil.example` or a full URL. */
-function safeNext(next: string | undefined): string {
-  return next !== undefined && /^\/(?![/\\])/.test(next) ? next : '/';
-}
-
-function dashboardOff(): HttpError {
-  return new HttpError(403, 'dashboard_disabled', 'The dashboard is off: set "token" in the config to turn it on.');
-}
-
 function titleFor(status: number): string {
   if (status === 404) return 'Not found';
   if (status === 401) return 'Signed out';
@@ -287,15 +221,3 @@ function errorPage(title: string, message: string): string {
   return page({ title }, html`<p class="notice error">${message}</p><p><a href="/">Back to the inboxes</a></p>`);
 }
 
-function loginPage(next: string, error: string | null): string {
-  return page(
-    { title: 'Sign in', notice: error === null ? null : { kind: 'error', text: error } },
-    html`<form method="post" action="/login" class="login">
-<input type="hidden" name="next" value="${next}">
-<label for="token">API token</label>
-<input id="token" name="token" type="password" autocomplete="current-password" required autofocus>
-<button type="submit" class="primary">Sign in</button>
-</form>
-<p class="muted">The token is the service's <code>token</code> setting.</p>`,
-  );
-}

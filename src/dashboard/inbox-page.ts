@@ -262,6 +262,7 @@ export function inboxPage(data: InboxPageData, options: Omit<PageOptions, 'title
       outboxHeld: data.stats.outbox.held,
       approvalsPending: data.stats.approvalsPending,
       readySince: data.readySince,
+      unreadable: null,
     },
     data.now,
     data.stuckAfterMs,

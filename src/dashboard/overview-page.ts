@@ -11,17 +11,18 @@ export interface OverviewQuery {
   stuckAfterMs: number;
 }
 
-export type InboxHealth = 'dead' | 'stuck' | 'running' | 'idle';
+export type InboxHealth = 'unreadable' | 'dead' | 'stuck' | 'running' | 'idle';
 
-/** What needs a person first: dead events, then work nobody took. */
+/** What needs a person first: an inbox that cannot be read, dead events, then work nobody took. */
 export function healthOf(inbox: InboxSummary, now: number, stuckAfterMs: number): InboxHealth {
+  if (inbox.unreadable !== null) return 'unreadable';
   if (inbox.events.dead > 0) return 'dead';
   if (inbox.readySince !== null && inbox.readySince <= now - stuckAfterMs) return 'stuck';
   if (inbox.lease !== null && inbox.lease.until >= now) return 'running';
   return 'idle';
 }
 
-const HEALTH_TEXT: Record<InboxHealth, string> = { dead: 'dead events', stuck: 'stuck', running: 'running', idle: 'idle' };
+const HEALTH_TEXT: Record<InboxHealth, string> = { unreadable: 'unreadable', dead: 'dead events', stuck: 'stuck', running: 'running', idle: 'idle' };
 
 export function healthBadge(health: InboxHealth): Html {
   return html`<span class="badge ${health}">${HEALTH_TEXT[health]}</span>`;
@@ -35,6 +36,14 @@ export function leaseCell(lease: InboxSummary['lease'], now: number): Html {
 
 function row(inbox: InboxSummary, now: number, stuckAfterMs: number): Html {
   const health = healthOf(inbox, now, stuckAfterMs);
+  if (inbox.unreadable !== null) {
+    // Nothing of it could be read: the reason, in place of counts that would say zero.
+    return html`<tr class="unreadable">
+<th scope="row"><a href="/inbox/${encodeURIComponent(inbox.id)}">${inbox.id}</a></th>
+<td>${healthBadge(health)}</td>
+<td colspan="8" class="alert">unreadable: ${inbox.unreadable}</td>
+</tr>`;
+  }
   const { pending, running, done, dead } = inbox.events;
   return html`<tr class="${health}">
 <th scope="row"><a href="/inbox/${encodeURIComponent(inbox.id)}">${inbox.id}</a></th>

@@ -5,22 +5,25 @@
  * startup rather than on the first delivery.
  */
 import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { InboxRouter } from '../agent/agent.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { ServiceConfig } from '../config/schema.js';
-import { resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
+import { resolveApiToken, resolveLongSecret } from '../config/secrets.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { RuntimeEvents } from '../events.js';
 import type { Store } from '../store/contract.js';
 import { dashboardRoutes } from '../dashboard/dashboard-routes.js';
 import { errorBody, fromStoreError, HttpError } from './http-error.js';
-import type { HttpContext } from './http-context.js';
-import { SignInThrottle } from './sign-in-throttle.js';
+import { noteFailure, type HttpContext } from './http-context.js';
+import { WriteHealth } from './write-health.js';
+import { WrongTokenLockout } from './wrong-token-lockout.js';
 import { apiRoutes } from './routes/api.js';
 import { approvalPageRoutes } from './routes/approval-pages.js';
 import { healthRoutes } from './routes/health.js';
 import { hookRoutes } from './routes/hooks.js';
-import { createVerifiers } from './webhooks/index.js';
+import { createSources } from './webhooks/index.js';
 
 export interface AppDeps {
   store: Store;
@@ -36,6 +39,8 @@ export interface AppDeps {
   now?: Clock;
   /** Where "env:VAR" secrets are read; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** The agent's route(), for POST /hooks/<source> (agent.ts, InboxRouter). */
+  route?: InboxRouter;
 }
 
 export function createApp(deps: AppDeps): Hono {
@@ -47,10 +52,13 @@ export function createApp(deps: AppDeps): Hono {
     events: deps.events,
     now: deps.now ?? systemClock,
     maxBodyBytes: deps.config.maxBodyBytes,
-    verifiers: createVerifiers(deps.config.sources, env),
-    token: resolveOptionalSecret(deps.config.token, env, 'token'),
-    linkSecret: deps.linkSecret === '' ? '' : resolveSecret(deps.linkSecret, env, 'linkSecret'),
-    signIns: new SignInThrottle(deps.now ?? systemClock),
+    sources: createSources(deps.config.sources, env),
+    token: resolveApiToken(deps.config.token, env),
+    linkSecret: deps.linkSecret === '' ? '' : resolveLongSecret(deps.linkSecret, env, 'linkSecret'),
+    publicOrigin: new URL(deps.publicUrl).origin,
+    lockout: new WrongTokenLockout(deps.now ?? systemClock),
+    writes: new WriteHealth(deps.now ?? systemClock),
+    route: deps.route,
   };
 
   const app = new Hono();
@@ -66,6 +74,9 @@ export function createApp(deps: AppDeps): Hono {
   app.notFound((c) => c.json(errorBody(new HttpError(404, 'not_found', `no route for ${c.req.method} ${c.req.path}`)), 404));
 
   app.onError((error, c) => {
+    // Hono's own middleware (bearer auth, body limit) answers with a response it built in our JSON shape.
+    if (error instanceof HTTPException) return error.getResponse();
+    if (noteFailure(ctx, c, error) === 'gone') return c.json(errorBody(new HttpError(400, 'client_closed', 'the body was not sent whole')), 400);
     const refusal = error instanceof HttpError ? error : fromStoreError(error);
     if (refusal !== null) {
       // A busy, full or closing store is ours to see, not only the client's.

@@ -4,18 +4,27 @@
  * the confirm page, so a link cannot be pointed at another approval,
  * stretched past its deadline or made to describe something else; the
  * store still decides (an expired approval stays expired, R8).
+ *
+ * Links go to chat and email by design, so anyone who sees one holds an
+ * HMAC they can test guesses against offline. The HMAC is keyed with a key
+ * derived from the link secret (by default the API token) for links alone
+ * (HKDF, label "vigil approval link"): a guess must still find the whole
+ * secret, which is at least 32 characters, and nothing else is ever signed
+ * with that key. Links signed before this, with the secret itself, are not
+ * accepted: keeping them would keep the secret in use as a link key.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { deriveKey, hmacSha256, sameBytes } from '../crypto.js';
 import { normalSummary, type ApprovalLink } from '../agent/approval-summary.js';
 
 export { describeAction, MAX_SUMMARY_CHARS, type ApprovalLink } from '../agent/approval-summary.js';
 
 
+const LINK_PURPOSE = 'vigil approval link';
+
 function signature(secret: string, link: ApprovalLink): string {
   const summary = normalSummary(link.summary);
-  // Links without a summary sign exactly what they signed before summaries existed.
   const text = `${link.inboxId}\u0000${link.approvalId}\u0000${link.expiresAt}` + (summary === undefined ? '' : `\u0000${summary}`);
-  return createHmac('sha256', secret).update(text).digest('base64url');
+  return hmacSha256(deriveKey(secret, LINK_PURPOSE), text).toString('base64url');
 }
 
 export function approvalPath(secret: string, link: ApprovalLink): string {
@@ -33,7 +42,5 @@ export function approvalUrl(publicUrl: string, secret: string, link: ApprovalLin
 
 /** True when `sig` was made by this secret for exactly this inbox, approval, expiry and summary. */
 export function verifyApprovalLink(secret: string, link: ApprovalLink, sig: string): boolean {
-  const expected = Buffer.from(signature(secret, link));
-  const given = Buffer.from(sig);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return sameBytes(Buffer.from(signature(secret, link)), Buffer.from(sig));
 }

@@ -1,35 +1,17 @@
 /**
- * A tagged template that escapes every interpolated value unless it is
- * itself an `html` fragment. Escaping by default, not by remembering: the
- * approval pages show action text an agent wrote from untrusted input.
+ * Hono's `html` tag (hono/html) escapes every interpolated value unless it
+ * is itself an `html` fragment: escaping by default, not by remembering (the
+ * pages show text an agent wrote from untrusted input). This module only
+ * names its fragment type and turns a finished page into a string.
  */
-const FRAGMENT = Symbol('html fragment');
+import type { html } from 'hono/html';
 
-export interface Html {
-  readonly [FRAGMENT]: string;
-}
+export { html } from 'hono/html';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch] as string);
-}
-
-function render(value: unknown): string {
-  if (value === undefined || value === null || value === false) return '';
-  if (Array.isArray(value)) return value.map(render).join('');
-  if (typeof value === 'object' && FRAGMENT in value) return (value as Html)[FRAGMENT];
-  return escapeHtml(String(value));
-}
-
-export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  let out = strings[0] ?? '';
-  values.forEach((value, i) => {
-    out += render(value) + (strings[i + 1] ?? '');
-  });
-  return { [FRAGMENT]: out };
-}
+/** A fragment made by `html`; a Promise only if a Promise was interpolated, which Vigil never does. */
+export type Html = ReturnType<typeof html>;
 
 export function toHtmlString(fragment: Html): string {
-  return fragment[FRAGMENT];
+  if (fragment instanceof Promise) throw new TypeError('an html fragment was built from a Promise; pages are rendered synchronously');
+  return fragment.toString();
 }

@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { listen } from './listen.js';
+import { listen } from '../net/listen.js';
 
 export interface HttpServer {
   url: string;

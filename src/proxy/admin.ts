@@ -4,8 +4,8 @@
  * endpoints are off (403), never open: an agent can reach the proxy's port,
  * and restoring a revoked credential must not be something it can do.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { sameSecret } from '../crypto.js';
 import type { ResolvedProxyConfig } from './config.js';
 import { ProxyError } from './proxy-error.js';
 import type { Revocations } from './revocations.js';
@@ -20,17 +20,12 @@ export interface AdminResult {
   upstream?: string;
 }
 
-function digest(text: string): Buffer {
-  // Hashing first makes the comparison constant-time whatever the lengths (as src/http/bearer-auth.ts).
-  return createHash('sha256').update(text).digest();
-}
-
 export function handleAdmin(req: IncomingMessage, config: ResolvedProxyConfig, revocations: Revocations): AdminResult {
   if (config.adminToken === undefined) {
     throw new ProxyError(403, 'admin_disabled', 'the admin endpoints are disabled: set "adminToken" in the proxy config to enable them');
   }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  if (match === null || !timingSafeEqual(digest(config.adminToken), digest(match[1] as string))) {
+  if (match === null || !sameSecret(config.adminToken, match[1] as string)) {
     throw new ProxyError(401, 'unauthorized', 'a valid "Authorization: Bearer <adminToken>" header is required', { 'www-authenticate': 'Bearer' });
   }
   const path = (req.url ?? '').split('?')[0]!.slice(ADMIN_PREFIX.length);

@@ -12,7 +12,8 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { describeIssue } from '../config/describe-issue.js';
 import { ConfigError } from '../config/config-error.js';
-import { resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
+import { resolveLongSecret, resolveSecret } from '../config/secrets.js';
+import { MIN_SECRET_LENGTH } from '../crypto.js';
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
@@ -64,8 +65,8 @@ const upstreamSchema = z
   })
   .strict();
 
-/** The shortest admin token the proxy accepts: 32 characters, as 16 random bytes in hex. */
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
+/** The shortest admin token the proxy accepts (src/crypto.ts). */
+export const MIN_ADMIN_TOKEN_LENGTH = MIN_SECRET_LENGTH;
 
 export const proxyConfigSchema = z
   .object({
@@ -138,17 +139,12 @@ export function resolveProxyConfig(config: ProxyConfig, env: NodeJS.ProcessEnv =
       timeoutMs: upstream.timeoutMs,
     });
   }
-  const adminToken = resolveOptionalSecret(config.adminToken, env, 'adminToken');
   // The agent can reach the proxy's port, so it can guess at the admin token
-  // as fast as the proxy answers; a token this long cannot be guessed. (Not a
+  // as fast as the proxy answers: it must be long (resolveLongSecret). Not a
   // lockout of wrong guesses, as the service's API has: the agent shares the
   // operator's address, and could lock the operator out of the kill switch
-  // exactly when it is needed.)
-  if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
-    throw new ConfigError(
-      `adminToken: must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32): the agent can reach the proxy's port and could guess a shorter one; value not shown`,
-    );
-  }
+  // exactly when it is needed.
+  const adminToken = config.adminToken === undefined ? undefined : resolveLongSecret(config.adminToken, env, 'adminToken');
   return {
     host: config.host,
     port: config.port,

@@ -6,6 +6,4 @@ export { loadProxyConfig, parseProxyConfig, proxyConfigSchema, resolveProxyConfi
 export type { ProxyConfig, ProxyConfigInput, ResolvedProxyConfig, Upstream } from './config.js';
 export { startProxyServer } from './server.js';
 export type { ProxyServer, ProxyServerOptions } from './server.js';
-export { createProxyFetch } from './proxy-fetch.js';
-export type { ProxyFetch } from './proxy-fetch.js';
 export { ProxyError } from './proxy-error.js';

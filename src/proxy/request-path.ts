@@ -7,9 +7,11 @@
  * hide the trick instead of refusing it, and another parser (the upstream's)
  * may resolve it differently. So anything a parser could reinterpret is
  * refused outright: dot segments (plain or percent-encoded, in any case),
- * empty segments (`//`), backslashes, encoded slashes, control characters and
- * double encoding. What remains has exactly one reading, and the prefix check
- * runs on that reading.
+ * empty segments (`//`), backslashes, encoded slashes, control characters,
+ * double encoding, `;` (a path parameter to Tomcat and Spring, which read
+ * `..;` as `..`) and non-ASCII characters that Unicode normalisation (NFKC)
+ * turns into `.`, `/`, `\`, `;` or `%` (a fullwidth dot). What remains has
+ * exactly one reading, and the prefix check runs on that reading.
  */
 import { ProxyError } from './proxy-error.js';
 
@@ -44,8 +46,17 @@ export function parseTarget(rawUrl: string): ProxyTarget {
   return { name, path, decodedPath: rest.length === 0 ? '/' : `/${decoded.join('/')}`, query };
 }
 
+/**
+ * Characters that, once another parser has normalised Unicode (NFKC, as
+ * some frameworks and file systems do), would be structure rather than
+ * text: a fullwidth dot (U+FF0E) becomes ".", so "／..／" could climb out.
+ */
+const STRUCTURAL = /[./\\;%]/;
+
 function decodeSegment(segment: string): string {
   if (segment.includes('\\')) throw badPath('backslashes are not allowed in the path');
+  // Tomcat and Spring read "..;x" as ".." (the part after ";" is a path parameter), so a ";" anywhere is refused.
+  if (segment.includes(';')) throw badPath('";" is not allowed in a path segment (some servers read what follows it as a parameter, "..;" as "..")');
   let decoded: string;
   try {
     decoded = decodeURIComponent(segment);
@@ -58,6 +69,12 @@ function decodeSegment(segment: string): string {
   if (/[\x00-\x1f\x7f]/.test(decoded)) throw badPath('control characters are not allowed in the path');
   // Still encoded after one decoding ("%252e"): an upstream that decodes twice would see something else than was checked.
   if (/%[0-9a-f]{2}/i.test(decoded)) throw badPath('double percent-encoding is not allowed in the path');
+  if (decoded.includes(';')) throw badPath('";" is not allowed in a path segment, encoded or not');
+  for (const ch of decoded) {
+    if (ch.charCodeAt(0) > 0x7f && STRUCTURAL.test(ch.normalize('NFKC'))) {
+      throw badPath(`U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')} is not allowed in the path: normalised (NFKC) it reads as "${ch.normalize('NFKC')}"`);
+    }
+  }
   return decoded;
 }
 

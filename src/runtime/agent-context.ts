@@ -11,7 +11,7 @@ import { createToolBox } from '../agent/tools.js';
 import { VigilError } from '../errors.js';
 import { validateApprovalRequest } from '../store/engine/validate/index.js';
 import { describeAction, type ApprovalLink } from '../agent/approval-summary.js';
-import type { ProxyFetch } from '../proxy/proxy-fetch.js';
+import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import type { ApprovalRequest, ClaimedEvent, Inbox, InboxSettings, MemoryChanges } from '../store/contract.js';
 
 export interface ContextDeps {

@@ -15,7 +15,7 @@ import type { Agent, ScreenVerdict } from '../agent/agent.js';
 import type { Clock } from '../clock.js';
 import type { ApprovalLink } from '../agent/approval-summary.js';
 import type { Logger } from '../observability/logger.js';
-import type { ProxyFetch } from '../proxy/proxy-fetch.js';
+import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import { isVigilError } from '../errors.js';
 import { storableText } from '../store/engine/validate/index.js';
 import type { ClaimedEvent, Inbox, RunOutcome } from '../store/contract.js';

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Agent } from '../agent/agent.js';
 import { systemClock, type Clock } from '../clock.js';
-import type { ProxyFetch } from '../proxy/proxy-fetch.js';
+import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import type { ApprovalLink } from '../agent/approval-summary.js';
 import type { Logger } from '../observability/logger.js';
 import { VigilError } from '../errors.js';
@@ -53,6 +53,18 @@ export interface WorkerPoolOptions {
   approvalLink?: (link: ApprovalLink) => string;
   /** The agent's ctx.fetch, through the credential proxy. */
   proxyFetch?: ProxyFetch;
+  /**
+   * How long an inbox whose turn failed (its file or rows could not be
+   * read or written) is left alone: `baseMs` after the first failure,
+   * doubling with each one after it, at most `maxMs` (default 1 s, 5 min).
+   */
+  failureBackoff?: { baseMs?: number; maxMs?: number };
+}
+
+/** One inbox's run of failed turns: how many, and since when (the pool's clock). */
+interface Incident {
+  failures: number;
+  since: number;
 }
 
 export interface StopOptions {
@@ -74,6 +86,10 @@ export class WorkerPool {
   private readonly running = new Map<string, Promise<void>>();
   /** Inbox → when (performance.now) it may be tried again after a turn that found nothing, or failed. */
   private readonly cooling = new Map<string, number>();
+  /** Inboxes whose last turn failed, until one succeeds: each failure doubles the wait, and only the first is logged as an error. */
+  private readonly failing = new Map<string, Incident>();
+  private readonly failureBaseMs: number;
+  private readonly failureMaxMs: number;
   private readonly shutdown = new AbortController();
   private unsubscribe: (() => Promise<void>) | null = null;
   private state: 'new' | 'started' | 'stopping' | 'stopped' = 'new';
@@ -87,6 +103,8 @@ export class WorkerPool {
     const leaseTtlMs = positive('leaseTtlMs', leaseTtlOf('worker pool', options.store, options.leaseTtlMs));
     this.recheckMs = Math.min(1_000, pollIntervalMs);
     this.busyCooldownMs = options.busyCooldownMs ?? this.recheckMs;
+    this.failureBaseMs = positive('failureBackoff.baseMs', options.failureBackoff?.baseMs ?? 1_000);
+    this.failureMaxMs = Math.max(this.failureBaseMs, positive('failureBackoff.maxMs', options.failureBackoff?.maxMs ?? 300_000));
     const heartbeatMs = options.heartbeatMs === false ? null : positive('heartbeatMs', options.heartbeatMs ?? Math.max(1, Math.floor(leaseTtlMs / 3)));
     this.deps = {
       agent: options.agent,
@@ -120,8 +138,15 @@ export class WorkerPool {
 
   /** A hint that there may be work (in `inboxId`, which ends its cool-down): look now rather than at the next timer. */
   wake(inboxId?: string): void {
+    // Also for a failing inbox: a hint follows a write to it that worked, so it may work again
+    // (a corrupt file sends none). If it fails again, its next wait is still the doubled one.
     if (inboxId !== undefined) this.cooling.delete(inboxId);
     this.loop.wake();
+  }
+
+  /** Inboxes whose turns are failing right now, with how many turns in a row have failed. */
+  get failingInboxes(): ReadonlyMap<string, number> {
+    return new Map([...this.failing].map(([inboxId, incident]) => [inboxId, incident.failures]));
   }
 
   /** Inboxes this pool is running right now. */
@@ -182,15 +207,13 @@ export class WorkerPool {
   private begin(inboxId: string): void {
     const turn = runInbox(this.deps, this.store.inbox(inboxId)).then(
       (result: InboxTurn) => {
+        this.recovered(inboxId);
         // Busy: another holder runs it. Idle: the store listed it early (its
         // ready hint may run ahead of the truth, never behind). Either way,
         // asking again at once would spin; a hint for it ends the wait.
         if (result !== 'worked') this.cool(inboxId);
       },
-      (error: unknown) => {
-        this.cool(inboxId);
-        this.deps.logger?.error({ inboxId, err: error }, 'worker: turn failed; the inbox will be retried');
-      },
+      (error: unknown) => this.failed(inboxId, error),
     );
     this.running.set(
       inboxId,
@@ -199,6 +222,34 @@ export class WorkerPool {
         this.loop.wake();
       }),
     );
+  }
+
+  /**
+   * A turn that threw: the store could not read or write this inbox (a
+   * corrupt file, a full disk). Retrying every second would write an error
+   * with a stack trace every second, forever; so the wait doubles with each
+   * failure up to failureMaxMs, the first failure of an incident is one
+   * error line, the next ones are debug lines with their count, and the
+   * turn that works again says how many failed.
+   */
+  private failed(inboxId: string, error: unknown): void {
+    const incident = this.failing.get(inboxId) ?? { failures: 0, since: this.deps.clock() };
+    incident.failures += 1;
+    this.failing.set(inboxId, incident);
+    const retryInMs = Math.min(this.failureMaxMs, this.failureBaseMs * 2 ** Math.min(incident.failures - 1, 30));
+    this.cooling.set(inboxId, performance.now() + retryInMs);
+    if (incident.failures === 1) {
+      this.deps.logger?.error({ inboxId, err: error, retryInMs }, 'worker: an inbox turn failed; retrying it with a growing wait (further failures are debug lines)');
+    } else {
+      this.deps.logger?.debug({ inboxId, failures: incident.failures, retryInMs, error: error instanceof Error ? error.message : String(error) }, 'worker: the inbox turn failed again');
+    }
+  }
+
+  private recovered(inboxId: string): void {
+    const incident = this.failing.get(inboxId);
+    if (incident === undefined) return;
+    this.failing.delete(inboxId);
+    this.deps.logger?.warn({ inboxId, failures: incident.failures, forMs: this.deps.clock() - incident.since }, 'worker: the inbox works again after %d failed turns', incident.failures);
   }
 
   private cool(inboxId: string): void {

@@ -54,6 +54,7 @@ export async function loadAgent(
       ...(agent.tools === undefined ? {} : { tools: agent.tools }),
       ...(agent.permissions === undefined ? {} : { permissions: agent.permissions }),
       ...(agent.screen === undefined ? {} : { screen: agent.screen.bind(agent) }),
+      ...(agent.route === undefined ? {} : { route: agent.route.bind(agent) }),
       run: agent.run.bind(agent),
     });
     return { agent: checked, refundsFile: null };

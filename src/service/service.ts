@@ -11,7 +11,7 @@ import { routeClaudeSdkWarnings } from '../agent/claude/sdk-warnings.js';
 import { createChannels } from '../channels/create-channels.js';
 import type { ServiceConfig } from '../config/schema.js';
 import { redactStoreUrl } from '../config/redact-store-url.js';
-import { resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
+import { resolveLongSecret, resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
 import { approvalUrl } from '../http/approval-links.js';
 import { createApp } from '../http/app.js';
 import { startHttpServer } from '../http/server.js';
@@ -24,7 +24,7 @@ import { WorkerPool } from '../runtime/worker-pool.js';
 import type { Store } from '../store/contract.js';
 import { openStore } from '../store/open-store.js';
 import { VigilError } from '../errors.js';
-import { createProxyFetch } from '../proxy/proxy-fetch.js';
+import { createProxyFetch } from '../agent/proxy-fetch.js';
 import { loadAgent } from './load-agent.js';
 
 export interface ServiceOptions {
@@ -66,7 +66,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
 
   // Everything that can fail on a bad config fails here, before the store opens or a port is taken.
   const linkSecretSetting = config.linkSecret ?? config.token;
-  const linkSecret = linkSecretSetting === undefined ? '' : resolveSecret(linkSecretSetting, env, config.linkSecret === undefined ? 'token' : 'linkSecret');
+  const linkSecret = linkSecretSetting === undefined ? '' : resolveLongSecret(linkSecretSetting, env, config.linkSecret === undefined ? 'token' : 'linkSecret');
   const channelsConfig = resolveChannelSecrets(config, env);
   const { agent, refundsFile } = await loadAgent(config.agent, config.store);
   const channels = createChannels(channelsConfig, options.stdout === undefined ? {} : { stdout: options.stdout });
@@ -82,7 +82,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     // With port 0 the address is known only once listening; the approval
     // links need it, so the app is mounted behind a shim set right after.
     let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
-    const deps = { store, config, metrics, logger, events, linkSecret, env };
+    const deps = { store, config, metrics, logger, events, linkSecret, env, ...(agent.route === undefined ? {} : { route: agent.route }) };
     let app: Hono | undefined;
     if (config.port === 0 && config.publicUrl === undefined) {
       const shim = new Hono();
@@ -181,7 +181,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
 /** Channel secrets may be "env:VAR" like every other secret; the channels get them resolved. */
 function resolveChannelSecrets(config: ServiceConfig, env: NodeJS.ProcessEnv): ServiceConfig['channels'] {
   const channels = { ...config.channels };
-  if (channels.webhook !== undefined) channels.webhook = { ...channels.webhook, secret: resolveSecret(channels.webhook.secret, env, 'channels.webhook.secret') };
+  if (channels.webhook !== undefined) channels.webhook = { ...channels.webhook, secret: resolveLongSecret(channels.webhook.secret, env, 'channels.webhook.secret') };
   if (channels.email !== undefined) {
     channels.email = { ...channels.email, password: resolveOptionalSecret(channels.email.password, env, 'channels.email.password') };
   }
@@ -196,7 +196,10 @@ function announce(
   url: string,
   info: { agent: string; refundsFile: string | null; linkSecret: string; channels: string[] },
 ): void {
-  const hooks = Object.entries(config.sources).map(([name, source]) => `POST ${url}/hooks/<inbox>/${name} (${source.type})`);
+  const hooks = Object.entries(config.sources).flatMap(([name, source]) => [
+    `POST ${url}/hooks/<inbox>/${name} (${source.type}${typeof source.secret === 'string' ? '' : `, a secret per inbox: vigil secret <inbox> ${name}`})`,
+    ...(source.inbox === undefined ? [] : [`POST ${url}/hooks/${name} (${source.type}, inbox = ${JSON.stringify(source.inbox.prefix)} + ${source.inbox.from})`]),
+  ]);
   logger.info(
     {
       url,

@@ -260,6 +260,12 @@ export interface InboxSummary {
   approvalsPending: number;
   /** Since when the inbox has had work no worker took (claimable events, due timers), null when none is due. */
   readySince: number | null;
+  /**
+   * Why this inbox could not be read for the overview (a corrupt or
+   * unreadable file), null when it was: one broken inbox is one row saying
+   * so, never a failed page. Its counts are then zero.
+   */
+  unreadable: string | null;
 }
 
 export interface InboxListQuery {
@@ -452,6 +458,15 @@ export interface Store {
    * `readyInboxes` as well. Resolves to a function that stops listening.
    */
   subscribe(listener: WakeListener): Promise<() => Promise<void>>;
+  /**
+   * A dashboard sign-out: remembers `sessionId` as ended until `expiresAt`
+   * (when its cookie stops working anyway), for every process sharing this
+   * store, durably (a restart does not bring the session back). Ids past
+   * their expiry may be forgotten. Ending a session twice changes nothing.
+   */
+  endSession(sessionId: string, expiresAt: number): Promise<void>;
+  /** Whether `sessionId` was ended by `endSession` (and not yet forgotten after its expiry). */
+  sessionEnded(sessionId: string): Promise<boolean>;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }

@@ -159,12 +159,18 @@ export function toSummary(id: string, row: SummaryRecord, lease: LeaseInfo | nul
     outboxHeld: row.outbox_held,
     approvalsPending: row.approvals_pending,
     readySince,
+    unreadable: null,
   };
 }
 
 /** A summary of an inbox listed but never written (or whose file is gone). */
 export function emptySummary(id: string): InboxSummary {
-  return { id, events: { pending: 0, running: 0, done: 0, dead: 0 }, lease: null, nextTimerAt: null, outboxHeld: 0, approvalsPending: 0, readySince: null };
+  return { id, events: { pending: 0, running: 0, done: 0, dead: 0 }, lease: null, nextTimerAt: null, outboxHeld: 0, approvalsPending: 0, readySince: null, unreadable: null };
+}
+
+/** A summary of an inbox that could not be read: zero counts and the reason. */
+export function unreadableSummary(id: string, reason: string): InboxSummary {
+  return { ...emptySummary(id), unreadable: reason };
 }
 
 export interface ApprovalRecord {

@@ -9,11 +9,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock, openStore } from '../../src/index.js';
 import { INBOX_SCHEMA } from '../../src/store/sqlite/migrate.js';
 import { ServiceHarness } from '../fixtures/service-process.js';
+import { perInboxSecret } from '../../src/http/webhooks/source-secret.js';
 
 const harness = new ServiceHarness();
 afterEach(() => harness.cleanup());
 
-const COMMANDS = ['init', 'serve', 'dev', 'proxy', 'ingest', 'status', 'events', 'redrive', 'approve', 'timers', 'timer', 'timer add', 'timer remove', 'migrate', 'demo'];
+const COMMANDS = ['init', 'serve', 'dev', 'proxy', 'ingest', 'status', 'events', 'redrive', 'approve', 'settings', 'secret', 'timers', 'timer', 'timer add', 'timer remove', 'migrate', 'demo'];
 
 /** A fresh store directory and the `--store` flag naming it. */
 function storeDir(): { dir: string; flag: string[] } {
@@ -25,7 +26,7 @@ describe('help and usage errors', () => {
   it('vigil --help lists every command and the exit codes', async () => {
     const { code, stdout } = await harness.cli(['--help']);
     expect(code).toBe(0);
-    for (const command of ['init', 'serve', 'dev', 'ingest', 'status', 'events', 'redrive', 'approve', 'timers', 'timer', 'migrate', 'demo', 'proxy']) {
+    for (const command of ['init', 'serve', 'dev', 'ingest', 'status', 'events', 'redrive', 'approve', 'settings', 'secret', 'timers', 'timer', 'migrate', 'demo', 'proxy']) {
       expect(stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     }
     expect(stdout).toContain('Exit codes:');
@@ -93,6 +94,34 @@ describe('config errors exit 2 and name the field', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('sources.github.secret');
     expect(result.stderr).toContain('VIGIL_TEST_UNSET_SECRET');
+  });
+});
+
+describe('vigil secret', () => {
+  it("prints one inbox's webhook secret for a source with a secret per inbox, and nothing else", async () => {
+    const dir = harness.tempDir('vigil-cli-secret-');
+    const master = 'cli-master-secret-0123456789abcdef0123';
+    const config = harness.writeConfig(dir, {
+      sources: { gh: { type: 'github', secret: { derive: 'env:CLI_MASTER' } }, fixed: { type: 'github', secret: 'a-fixed-secret-0123456789abcdef0123' } },
+    });
+    const env = { CLI_MASTER: master };
+    const alice = await harness.cli(['secret', 'alice', 'gh', '--config', config], { env });
+    expect(alice).toEqual({ code: 0, stdout: `${perInboxSecret(master, 'gh', 'alice')}\n`, stderr: '' });
+    const bob = await harness.cli(['secret', 'bob', 'gh', '--config', config], { env });
+    expect(bob.stdout).not.toBe(alice.stdout);
+
+    for (const [args, message] of [
+      [['secret', 'alice', 'fixed'], 'source fixed has one fixed secret for every inbox'],
+      [['secret', 'alice', 'nope'], 'no source named "nope"'],
+      [['secret', '../etc', 'gh'], 'inbox id'],
+    ] as const) {
+      const refused = await harness.cli([...args, '--config', config], { env });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(message);
+      expect(refused.stdout).toBe('');
+    }
+    const unset = await harness.cli(['secret', 'alice', 'gh', '--config', config], { env: { CLI_MASTER: '' } });
+    expect([unset.code, unset.stderr]).toEqual([2, expect.stringContaining('sources.gh.secret.derive: environment variable CLI_MASTER is not set')]);
   });
 });
 

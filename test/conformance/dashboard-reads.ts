@@ -100,6 +100,7 @@ export function dashboardReads(target: StoreTarget): void {
             outboxHeld: 2,
             approvalsPending: 1,
             readySince: null,
+            unreadable: null,
           },
           {
             id: 'bob',
@@ -109,6 +110,7 @@ export function dashboardReads(target: StoreTarget): void {
             outboxHeld: 0,
             approvalsPending: 0,
             readySince: null,
+            unreadable: null,
           },
         ]);
       });

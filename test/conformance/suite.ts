@@ -23,6 +23,7 @@ import { inboxSettings } from './settings.js';
 import { r9Pacing } from './r9-pacing.js';
 import { debounce } from './debounce.js';
 import { outboxFailures } from './outbox-failures.js';
+import { endedSessions } from './ended-sessions.js';
 
 export function runStoreConformance(target: StoreTarget): void {
   r1Dedupe(target);
@@ -48,4 +49,5 @@ export function runStoreConformance(target: StoreTarget): void {
   eventsAndHints(target);
   inboxSettings(target);
   debounce(target);
+  endedSessions(target);
 }

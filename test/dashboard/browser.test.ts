@@ -14,7 +14,7 @@ import { openStore, type Store } from '../../src/index.js';
 import { REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
 import { CHROMIUM_PATH, requires } from '../support/requires.js';
 
-const TOKEN = 'dashboard-browser-token';
+const TOKEN = 'dashboard-browser-token-0123456789ab';
 // Without Chromium each test is skipped saying so (failed under CI), and nothing below starts.
 const hasChromium = requires('chromium');
 

@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/index.js';
 import { SECRETS, type TestApp, type useHttpApps } from '../http/http-harness.js';
 
-const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+/** What a browser sends with the dashboard's own forms (app.request's requests come to http://localhost). */
+const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost' };
 
 async function signIn(t: TestApp): Promise<string> {
   const response = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next: '/' }).toString() });
@@ -82,10 +83,35 @@ describe('dashboard sign-in', () => {
 
   it('never sends you off the server after sign-in', async () => {
     const t = await apps.make();
-    for (const next of ['//evil.example/x', 'https://evil.example', '/\\evil.example', 'inbox']) {
+    for (const next of ['//evil.example/x', 'https://evil.example', '/\\evil.example', 'inbox', '/\t/evil.example/path', '/\n/evil.example', '/\\\t\\evil.example', '/\r\n//evil.example']) {
       const response = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next }).toString() });
-      expect(response.headers.get('location')).toBe('/');
+      expect([response.status, response.headers.get('location')], JSON.stringify(next)).toEqual([303, '/']);
     }
+    // A newline cannot reach the Location header (it was a 500 after a successful sign-in); the path stays on this server.
+    const injected = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next: '/inbox/alice\r\nSet-Cookie: x=1' }).toString() });
+    expect([injected.status, injected.headers.get('location')]).toEqual([303, '/inbox/aliceSet-Cookie:%20x=1']);
+    const kept = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next: '/inbox/alice?status=dead#events' }).toString() });
+    expect(kept.headers.get('location')).toBe('/inbox/alice?status=dead#events');
+  });
+
+  it("a form from another site is refused before it is read, by the browser's own word (Origin, Sec-Fetch-Site)", async () => {
+    const t = await apps.make();
+    const body = new URLSearchParams({ token: SECRETS.token, next: '/' }).toString();
+    const login = (headers: Record<string, string>) => t.app.request('/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, {}] as Record<string, string>[]) {
+      const refused = await login(headers);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('set-cookie')).toBeNull();
+      expect(await refused.text()).toContain('This form came from another site');
+    }
+    expect((await login({ 'sec-fetch-site': 'same-origin' })).status).toBe(303);
+    // The configured publicUrl is this server too (behind a TLS proxy the request itself says http://).
+    expect((await login({ origin: 'http://127.0.0.1:8787' })).status).toBe(303);
+    // An action from another site with a valid session cookie and CSRF token is refused as well.
+    const cookie = await signIn(t);
+    const csrf = csrfOf((await get(t, '/', cookie)).body);
+    const action = await t.app.request('/logout', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', cookie }, body: `csrf=${csrf}` });
+    expect(action.status).toBe(403);
   });
 
   it('an altered or expired cookie is signed out', async () => {
@@ -116,7 +142,7 @@ describe('dashboard sign-in', () => {
     expect(await api.json()).toMatchObject({ error: { code: 'unauthorized' } });
   });
 
-  it('signing out clears the cookie and needs the CSRF token', async () => {
+  it('signing out needs the CSRF token, clears the cookie and ends the session: a copy of the cookie no longer works', async () => {
     const t = await apps.make();
     const cookie = await signIn(t);
     expect((await post(t, '/logout', cookie, { csrf: 'forged' })).status).toBe(403);
@@ -124,6 +150,12 @@ describe('dashboard sign-in', () => {
     const out = await post(t, '/logout', cookie, { csrf });
     expect(out.status).toBe(303);
     expect(out.headers.get('set-cookie')).toMatch(/^vigil_session=;/);
+    expect(await t.store.sessionEnded(/^vigil_session=([0-9a-f]{12})\./.exec(cookie)![1]!)).toBe(true);
+    const again = await get(t, '/', cookie);
+    expect([again.status, again.headers.get('location')]).toEqual([303, '/login?next=%2F']);
+    expect((await post(t, '/inbox/alice/send-now', cookie, { csrf })).status).toBe(401);
+    // A new sign-in is a new session.
+    expect((await get(t, '/', await signIn(t))).status).toBe(200);
   });
 });
 
@@ -255,7 +287,7 @@ describe('dashboard actions', () => {
     const csrf = csrfOf((await get(t, '/inbox/alice', cookie)).body);
     const done = await post(t, '/inbox/alice/redrive', cookie, { csrf, event: String(id) });
     expect(done.status).toBe(303);
-    expect(done.headers.get('location')).toBe(`/inbox/alice?notice=redriven&ref=${encodeURIComponent(`event ${id}`)}`);
+    expect(done.headers.get('location')).toBe(`/inbox/alice?notice=redriven&ref=${id}`);
     expect((await t.store.inbox('alice').events())[0]).toMatchObject({ status: 'pending', attempts: 0 });
     const [record] = await t.store.view('alice').actions();
     expect(record).toMatchObject({ action: 'redrive', target: `event ${id}`, result: 'pending again' });
@@ -263,6 +295,25 @@ describe('dashboard actions', () => {
     expect(t.logs().some((line) => line.msg === `operator action: redrive event ${id} → pending again`)).toBe(true);
     const after = await get(t, done.headers.get('location') as string, cookie);
     expect(after.body).toContain(`Redriven: event ${id} is pending again`);
+  });
+
+  it('a notice says only what the dashboard says after an action: no text from the link, only ids that check out', async () => {
+    const t = await apps.make();
+    await t.store.inbox('alice').requestApproval({ id: 'refund-1', expiresInMs: 60_000, action: { refund: 10 } });
+    const cookie = await signIn(t);
+    const lure = 'Your account is locked. Call +1 555 0100 now';
+    const notice = async (query: string) => /<div id="notice"[^>]*>([\s\S]*?)<\/div>/.exec((await get(t, `/inbox/alice?${query}`, cookie)).body)?.[1] ?? '';
+    for (const [code, ref] of [['redriven', lure], ['released', lure], ['approved', lure], ['sending', lure], ['redriven', '12 <b>x</b>'], ['approved', 'refund-2']]) {
+      const shown = await notice(`notice=${code}&ref=${encodeURIComponent(ref!)}`);
+      expect(shown, `${code} ${ref}`).not.toContain('Call');
+      expect(shown).not.toContain('refund-2');
+      expect(shown).not.toContain('&lt;b&gt;');
+      expect(shown).toContain('class="notice');
+    }
+    expect(await notice(`notice=${encodeURIComponent(lure)}`)).toBe('');
+    expect(await notice('notice=redriven&ref=12')).toContain('Redriven: event 12 is pending again');
+    expect(await notice('notice=approved&ref=refund-1')).toContain('Approved refund-1: the agent goes on with it.');
+    expect(await notice('notice=released&ref=3')).toContain('Released the lease (generation 3)');
   });
 
   it('answers an approval once; a late answer is "expired" and approves nothing', async () => {

@@ -17,7 +17,7 @@ import { RuntimeEvents, type RuntimeEventMap } from '../../src/events.js';
 import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
 import { defer, gate, queueMessages, tempStore } from '../runtime/helpers.js';
 
-const TOKEN = 'hang-token';
+const TOKEN = 'hang-token-0123456789abcdef0123456789';
 /** Long enough that the other inboxes' replies surely go out before it, even on a loaded machine. */
 const CHANNEL_TIMEOUT_MS = 4_000;
 

@@ -53,7 +53,7 @@ it('vigil serve across a PostgreSQL restart: clear 503s while it is down, the sa
 
   // The run ends while the server is down: its finish cannot be recorded.
   writeFileSync(join(markers, 'release'), '');
-  const failedTurn = await serve.log('the turn that could not finish', (l) => l.msg === 'worker: turn failed; the inbox will be retried' && l.inboxId === 'alice', 15_000);
+  const failedTurn = await serve.log('the turn that could not finish', (l) => l.msg === 'worker: an inbox turn failed; retrying it with a growing wait (further failures are debug lines)' && l.inboxId === 'alice', 15_000);
   expect(JSON.stringify(failedTurn.err)).toMatch(/PostgreSQL is unavailable/);
   await new Promise((resolve) => setTimeout(resolve, 500));
   expect(serve.alive).toBe(true);

@@ -17,7 +17,7 @@ export interface ReplyingService {
 }
 
 export async function startReplyingService(harness: ServiceHarness, root: string, store: string, markers: string): Promise<ReplyingService> {
-  const token = 'fault-test-token';
+  const token = 'fault-test-token-0123456789abcdef0123';
   const receiver = await harness.receiver();
   const config = harness.writeConfig(root, {
     store,

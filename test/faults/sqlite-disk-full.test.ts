@@ -88,7 +88,7 @@ it('vigil serve: deliveries get 503 store_unavailable while the disk is full, th
   filesystems.push(fs);
   const markers = join(root, 'markers');
   mkdirSync(markers);
-  const { serve, post, replies } = await startReplyingService(harness, root, 'sqlite:./data', markers);
+  const { serve, url, post, replies } = await startReplyingService(harness, root, 'sqlite:./data', markers);
   const acked: string[] = [];
 
   // A run is in the agent when the disk fills up.
@@ -119,23 +119,28 @@ it('vigil serve: deliveries get 503 store_unavailable while the disk is full, th
     retryAfter: '1',
     body: { error: { code: 'store_unavailable', message: 'the store is unavailable right now; retry later' } },
   });
+  // Reads still work, writes do not: the health check says so (a load balancer takes it out of rotation).
+  const health = await fetch(`${url}/healthz`);
+  expect(health.status).toBe(503);
+  expect(await health.json()).toMatchObject({ ok: false, status: 'degraded', error: { code: 'store_unavailable', message: expect.stringContaining('the disk is full') } });
   // The operator's side: the log says what is wrong.
   const logged = await serve.log('the store_unavailable warning', (l) => l.msg === 'store unavailable: store_unavailable');
   expect(JSON.stringify(logged.err)).toMatch(/the disk is full \(SQLITE_FULL/);
 
   // The run finishes while the disk is still full: its outcome cannot be written.
   writeFileSync(join(markers, 'release'), '');
-  const failedTurn = await serve.log('the turn whose finish hit the full disk', (l) => l.msg === 'worker: turn failed; the inbox will be retried', 15_000);
+  const failedTurn = await serve.log('the turn whose finish hit the full disk', (l) => l.msg === 'worker: an inbox turn failed; retrying it with a growing wait (further failures are debug lines)', 15_000);
   expect(failedTurn).toMatchObject({ level: 50, inboxId: 'alice' });
   expect(JSON.stringify(failedTurn.err)).toMatch(/the disk is full \(SQLITE_FULL on [^)]*alice\.db\); nothing was written/);
   expect(replies()).toEqual([]);
 
   fs.free();
-  // The client retries what was refused; now it is stored.
+  // The client retries what was refused; now it is stored, and the service is healthy again.
   for (const { inbox, key } of refused) {
     expect((await post(inbox, key, BIG_TEXT)).status).toBe(202);
     acked.push(key);
   }
+  expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ ok: true });
   await waitFor('a reply to every acknowledged message', () => acked.every((key) => replies().includes(`reply to ${key}`)), 30_000);
   await new Promise((resolve) => setTimeout(resolve, 500)); // room for a stray second reply to show up
 

@@ -12,12 +12,12 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig } from '../../src/config/load-config.js';
-import { resolveOptionalSecret } from '../../src/config/secrets.js';
-import { createVerifiers } from '../../src/http/webhooks/index.js';
+import { resolveApiToken } from '../../src/config/secrets.js';
+import { createSources } from '../../src/http/webhooks/index.js';
 import type { ServiceConfig } from '../../src/config/schema.js';
 import { expectVigilCode, outcomeOf, type Outcome } from './fuzz-kit.js';
 
-const ENV = { FUZZ_SET: 'a-secret' } as NodeJS.ProcessEnv;
+const ENV = { FUZZ_SET: 'a-secret-long-enough-0123456789abcdef' } as NodeJS.ProcessEnv;
 
 function validBase(): Record<string, unknown> {
   return {
@@ -26,9 +26,9 @@ function validBase(): Record<string, unknown> {
     port: 8787,
     token: 'env:FUZZ_SET',
     sources: {
-      github: { type: 'github', secret: 'gh-secret' },
+      github: { type: 'github', secret: 'gh-secret-long-enough-0123456789abcdef' },
       acme: { type: 'hmac', secret: 'env:FUZZ_SET', signatureHeader: 'x-acme-signature', keyHeader: 'x-acme-delivery' },
-      pay: { type: 'stripe', secret: 'whsec_x', toleranceSeconds: 300 },
+      pay: { type: 'stripe', secret: 'whsec_long_enough_0123456789abcdef0123', toleranceSeconds: 300 },
     },
     channels: { console: {} },
     workers: { concurrency: 2, runTimeoutMs: 1000 },
@@ -117,14 +117,14 @@ function expectConfigError(outcome: Outcome<unknown>): ConfigError {
 /** Secrets resolve, or the error names the field that holds the unresolvable one. */
 function checkSecrets(config: ServiceConfig): void {
   for (const [what, resolve] of [
-    ['sources', () => createVerifiers(config.sources, ENV)],
-    ['token', () => resolveOptionalSecret(config.token, ENV, 'token')],
+    ['sources', () => createSources(config.sources, ENV)],
+    ['token', () => resolveApiToken(config.token, ENV)],
   ] as const) {
     try {
       resolve();
     } catch (error) {
       const vigil = expectVigilCode({ ok: false, error }, ['invalid_options']);
-      expect(vigil.message).toMatch(what === 'token' ? /^token: / : /^sources\.[^.]+\.secret: /);
+      expect(vigil.message).toMatch(what === 'token' ? /^token: / : /^sources\.[^.]+\.secret(\.derive)?: /);
     }
   }
 }

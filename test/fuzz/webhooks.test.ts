@@ -11,6 +11,7 @@ import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../src/index.js';
+import { headerText } from '../../src/http/header-values.js';
 import { SECRETS, useHttpApps } from '../http/http-harness.js';
 import { nastyString } from './fuzz-kit.js';
 
@@ -124,7 +125,8 @@ describe('fuzz: webhooks over HTTP', () => {
         // Only a valid signature on a configured source gets this far.
         expect(['github', 'acme']).toContain(r.source);
         const inboxId = decodeURIComponent(r.inbox);
-        const event = await t.store.inbox(inboxId).getEvent(r.source, headers.get('x-github-delivery')!);
+        // The key is stored as the sender wrote it: header bytes read as UTF-8 (src/http/header-values.ts).
+        const event = await t.store.inbox(inboxId).getEvent(r.source, headerText(headers.get('x-github-delivery')!, 'x-github-delivery'));
         expect(event).not.toBeNull();
         if (res.status === 202) {
           expect(json).toEqual({ stored: true });

@@ -3,6 +3,7 @@
  * POST answers and shows what stands; a bad signature is 403, a lapsed link
  * only ever says "expired", and untrusted action text is escaped.
  */
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { approvalPath, describeAction, verifyApprovalLink, type ApprovalLink } from '../../src/http/approval-links.js';
 import { eventCount, SECRETS, T0, useHttpApps, type TestApp } from './http-harness.js';
@@ -172,6 +173,21 @@ describe('POST /a/:inbox/:id (answer)', () => {
     expect(await t.store.inbox('alice').getEvent('approval', 'refund-1')).toBeNull();
   });
 
+  it('is signed with a key derived for links alone, never with the secret itself: a link signed with the secret (the old scheme) is refused', async () => {
+    const t = await apps.make();
+    const path = await requestApproval(t);
+    const url = new URL(path, 'http://x');
+    const text = `alice\u0000refund-1\u0000${T0 + EXPIRES_IN}\u0000${url.searchParams.get('q')}`;
+    // What an offline guesser would test a guess of the secret against: it is not the link's signature.
+    const keyedWithSecret = createHmac('sha256', SECRETS.link).update(text).digest('base64url');
+    expect(url.searchParams.get('sig')).not.toBe(keyedWithSecret);
+    url.searchParams.set('sig', keyedWithSecret);
+    const old = await tapAnswer(t, url.pathname + url.search, 'yes');
+    expect(old.status).toBe(403);
+    expect(await t.store.inbox('alice').getEvent('approval', 'refund-1')).toBeNull();
+    expect((await tapAnswer(t, path, 'yes')).status).toBe(200);
+  });
+
   it('a validly signed link to an approval never requested is 404', async () => {
     const t = await apps.make();
     const path = approvalPath(SECRETS.link, { inboxId: 'alice', approvalId: 'ghost', expiresAt: T0 + EXPIRES_IN });
@@ -195,4 +211,5 @@ describe('approval link format', () => {
     expect(describeAction({ title: 'T', description: 'D' })).toBe('D');
     expect(describeAction(['a'])).toBe('["a"]');
   });
+
 });

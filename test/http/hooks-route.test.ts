@@ -51,19 +51,17 @@ describe('POST /hooks/:inbox/:source', () => {
     await expectNothingStored(t.store);
   });
 
+  // Hono's bodyLimit stops reading at the limit but does not cancel the stream; over a socket the
+  // Node adapter then discards what still comes for at most 500 ms and closes (server.test.ts).
   it('a chunked body with no length is cut off at the limit while reading: the rest is never pulled', async () => {
     const t = await apps.make({ maxBodyBytes: 64 * 1024 });
     let pulled = 0;
-    let cancelled = false;
     const chunk = new Uint8Array(16 * 1024).fill(0x20);
     // An endless body: only a reader that stops at the limit can answer at all.
     const endless = new ReadableStream<Uint8Array>({
       pull(controller) {
         pulled += chunk.byteLength;
         controller.enqueue(chunk);
-      },
-      cancel() {
-        cancelled = true;
       },
     });
     const request = new Request('http://localhost/hooks/alice/github', {
@@ -74,7 +72,6 @@ describe('POST /hooks/:inbox/:source', () => {
     } as RequestInit);
     const res = await t.app.request(request);
     expect(await errorOf(res)).toMatchObject({ status: 413, code: 'body_too_large' });
-    expect(cancelled).toBe(true);
     expect(pulled).toBeLessThanOrEqual(64 * 1024 + 4 * chunk.byteLength);
     await expectNothingStored(t.store);
   });
@@ -86,6 +83,21 @@ describe('POST /hooks/:inbox/:source', () => {
     expect(Buffer.byteLength(exact)).toBe(256);
     const { headers } = await githubDelivery('d-1', exact);
     expect((await t.app.request('/hooks/alice/github', { method: 'POST', body: exact, headers })).status).toBe(202);
+  });
+
+  it('a body nested deeper than 64 levels is 400 too_deep, however deep, and nothing is stored; 64 levels are stored', async () => {
+    const t = await apps.make();
+    const nested = (depth: number, open = '[', close = ']') => `{"a":${open.repeat(depth - 1)}1${close.repeat(depth - 1)}}`;
+    for (const [depth, open, close] of [[5000, '[', ']'], [65, '{"k":', '}'], [65, '[', ']']] as const) {
+      const { body, headers } = await githubDelivery(`deep-${depth}`, nested(depth, open, close));
+      expect(await errorOf(await t.app.request('/hooks/alice/github', { method: 'POST', body, headers }))).toMatchObject({ status: 400, code: 'too_deep' });
+    }
+    await expectNothingStored(t.store);
+    // Brackets inside strings are text, not nesting.
+    // The wrapper is one level, and nested(63) sixty-three: 64 in all.
+    const { body, headers } = await githubDelivery('ok', JSON.stringify({ text: '['.repeat(5000), deep: JSON.parse(nested(63)) }));
+    expect((await t.app.request('/hooks/alice/github', { method: 'POST', body, headers })).status).toBe(202);
+    expect(await eventCount(t.store, 'alice')).toBe(1);
   });
 
   it('a body that is not UTF-8 is 400 bad_json, not stored with replacement characters', async () => {

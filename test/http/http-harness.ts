@@ -17,13 +17,13 @@ import { T0, useTempStores } from '../sqlite/temp-dirs.js';
 export { T0 };
 
 export const SECRETS = {
-  github: 'github-secret',
-  stripe: 'whsec_stripe_test_secret',
+  github: 'github-webhook-secret-for-tests-0001',
+  stripe: 'whsec_stripe_test_secret_0123456789ab',
   standard: 'whsec_' + Buffer.from('standard-webhooks-test-key-32-by').toString('base64'),
-  slack: 'slack-signing-secret',
-  hmac: 'hmac-secret',
-  token: 'api-token-123',
-  link: 'link-secret-456',
+  slack: 'slack-signing-secret-for-tests-0001',
+  hmac: 'hmac-webhook-secret-for-tests-00001',
+  token: 'api-token-for-tests-0123456789abcdef',
+  link: 'link-secret-for-tests-0123456789abc',
 };
 
 /** One source of each type; tests add or replace through `config`. */

@@ -43,7 +43,7 @@ export const github: Provider = {
     return { 'x-github-event': 'issues', 'x-github-delivery': id, 'x-hub-signature-256': await githubSign(secret, body) };
   },
   secret: SECRETS.github,
-  wrongSecret: 'not-the-github-secret',
+  wrongSecret: 'not-the-github-secret-0123456789abc',
   signatureHeaders: ['x-hub-signature-256'],
   async withoutKey() {
     const body = JSON.stringify({ action: 'opened' });
@@ -59,7 +59,7 @@ export const stripe: Provider = {
     return { 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp: seconds(nowMs) }) };
   },
   secret: SECRETS.stripe,
-  wrongSecret: 'whsec_not_the_stripe_secret',
+  wrongSecret: 'whsec_not_the_stripe_secret_0123456',
   signatureHeaders: ['stripe-signature'],
   async withoutKey(nowMs) {
     const body = JSON.stringify({ object: 'event', type: 'charge.refunded' });
@@ -96,7 +96,7 @@ export const slack: Provider = {
     return slackHeaders(body, secret, nowMs);
   },
   secret: SECRETS.slack,
-  wrongSecret: 'not-the-slack-secret',
+  wrongSecret: 'not-the-slack-secret-0123456789abcd',
   signatureHeaders: ['x-slack-signature', 'x-slack-request-timestamp'],
   async withoutKey(nowMs) {
     const body = JSON.stringify({ type: 'event_callback', event: { type: 'message' } });
@@ -112,7 +112,7 @@ export const acme: Provider = {
     return { 'x-acme-delivery': id, 'x-acme-signature': 'sha256=' + createHmac('sha256', secret).update(body).digest('hex') };
   },
   secret: SECRETS.hmac,
-  wrongSecret: 'not-the-hmac-secret',
+  wrongSecret: 'not-the-hmac-secret-0123456789abcde',
   signatureHeaders: ['x-acme-signature'],
   async withoutKey() {
     const body = JSON.stringify({ order: 'x' });

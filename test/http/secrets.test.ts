@@ -31,18 +31,18 @@ describe('createApp with env secrets', () => {
   const apps = useHttpApps();
 
   it('uses the resolved values for webhook secrets and the API token', async () => {
-    const env = { ACME_SECRET: 'from-env', API_TOKEN: 'tok-from-env' };
+    const env = { ACME_SECRET: 'acme-secret-from-env-0123456789abcdef', API_TOKEN: 'api-token-from-env-0123456789abcdef' };
     const t = await apps.make(
       { sources: { acme: { type: 'hmac', secret: 'env:ACME_SECRET', signatureHeader: 'x-sig', keyHeader: 'x-id' } }, token: 'env:API_TOKEN' },
       { env },
     );
     const body = '{"n":1}';
-    const signature = createHmac('sha256', 'from-env').update(body).digest('hex');
+    const signature = createHmac('sha256', env.ACME_SECRET).update(body).digest('hex');
     expect((await t.app.request('/hooks/alice/acme', { method: 'POST', body, headers: { 'x-sig': signature, 'x-id': '1' } })).status).toBe(202);
     const message = (authorization: string) =>
       t.app.request('/inboxes/alice/messages', { method: 'POST', body: '{"text":"hi"}', headers: { authorization, 'idempotency-key': 'k' } });
     expect(await errorOf(await message('Bearer env:API_TOKEN'))).toMatchObject({ status: 401 });
-    expect((await message('Bearer tok-from-env')).status).toBe(202);
+    expect((await message(`Bearer ${env.API_TOKEN}`)).status).toBe(202);
   });
 
   it('fails at creation, not on the first delivery, when a variable is missing', async () => {
@@ -52,7 +52,7 @@ describe('createApp with env secrets', () => {
   });
 
   it('a Standard Webhooks secret that is not base64 fails at creation', async () => {
-    await expect(apps.make({ sources: { sw: { type: 'standard-webhooks', secret: 'whsec_not base64!' } } })).rejects.toThrow(/whsec_/);
+    await expect(apps.make({ sources: { sw: { type: 'standard-webhooks', secret: 'whsec_not base64! but long enough to pass the length' } } })).rejects.toThrow(/whsec_/);
   });
 
   it('resolves an "env:" link secret: links signed with its value verify', async () => {
@@ -60,5 +60,29 @@ describe('createApp with env secrets', () => {
     await t.store.inbox('alice').requestApproval({ id: 'r', expiresInMs: 60_000, action: 'Refund?' });
     const path = approvalPath(SECRETS.link, { inboxId: 'alice', approvalId: 'r', expiresAt: T0 + 60_000 });
     expect((await t.app.request(path)).status).toBe(200);
+  });
+});
+
+describe('secrets too short to be safe are refused at startup', () => {
+  const apps = useHttpApps();
+  const short = 'guessable-in-a-day';
+
+  it.each([
+    ['token', { token: short }, {}],
+    ['token', { token: 'env:TOKEN' }, { env: { TOKEN: short } }],
+    ['linkSecret', {}, { linkSecret: short }],
+    ['sources.gh.secret', { sources: { gh: { type: 'github' as const, secret: short } } }, {}],
+    ['sources.pay.secret', { sources: { pay: { type: 'stripe' as const, secret: 'whsec_short' } } }, {}],
+  ])('%s: at least 32 characters, saying how to make one, never quoting the value', async (field, config, deps) => {
+    const made = apps.make(config, deps);
+    await expect(made).rejects.toSatisfy((error: unknown) => isVigilError(error, 'invalid_options'));
+    const message = await made.catch((error: Error) => error.message);
+    expect(message).toBe(`${field}: must be at least 32 characters, so that it cannot be guessed; make one with: openssl rand -hex 32 (value not shown)`);
+    expect(message).not.toContain(short);
+  });
+
+  it('a token that could not be sent as a Bearer token is refused (the right one would never get through)', async () => {
+    const spaced = 'a token with spaces in it, but long enough';
+    await expect(apps.make({ token: spaced })).rejects.toThrow(/^token: use only letters, digits and \. _ ~ \+ \/ - .*openssl rand -hex 32 \(value not shown\)$/);
   });
 });

@@ -3,7 +3,9 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import { describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
 import { startHttpServer } from '../../src/http/server.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { expectNothingStored, SECRETS, useHttpApps } from './http-harness.js';
 
 describe('startHttpServer', () => {
@@ -73,6 +75,71 @@ describe('startHttpServer', () => {
       expect((await t.store.inbox('alice').events()).map((e) => e.sourceId)).toEqual(['small-1']);
     } finally {
       await server.close();
+    }
+  });
+
+  it('an endless chunked body over a real socket gets its 413, and the connection is closed soon after: the rest is not read on', async () => {
+    const t = await apps.make({ maxBodyBytes: 64 * 1024 });
+    const server = await startHttpServer(t.app, { host: '127.0.0.1', port: 0 });
+    try {
+      const socket = connect(server.port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      await once(socket, 'connect');
+      socket.write('POST /hooks/alice/github HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nX-GitHub-Delivery: d-1\r\nX-Hub-Signature-256: sha256=' + '0'.repeat(64) + '\r\n\r\n');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      const chunk = `4000\r\n${' '.repeat(0x4000)}\r\n`;
+      let sent = 0;
+      let open = true;
+      void closed.then(() => (open = false));
+      const started = Date.now();
+      // Keep sending as long as the server lets us, for at most 10 s.
+      while (open && Date.now() - started < 10_000) {
+        // Not events.once: it rejects on the EPIPE a closed socket emits.
+        if (!socket.write(chunk)) await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), closed]);
+        sent += chunk.length;
+      }
+      expect(open, 'the server kept reading an endless body').toBe(false);
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(answer).toContain('body_too_large');
+      expect(sent).toBeLessThan(80 * 1024 * 1024);
+      await expectNothingStored(t.store);
+    } finally {
+      await server.close({ forceAfterMs: 0 });
+    }
+  });
+
+  it('a client that goes away halfway through its body is one debug line, not an error with a stack', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>));
+        done();
+      },
+    });
+    const t = await apps.make({}, { logger: createLogger({ level: 'debug', destination }) });
+    const server = await startHttpServer(t.app, { host: '127.0.0.1', port: 0 });
+    try {
+      for (const path of ['/hooks/alice/github', '/inboxes/alice/messages', '/login']) {
+        const socket = connect(server.port, '127.0.0.1');
+        socket.on('error', () => undefined);
+        await once(socket, 'connect');
+        socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${SECRETS.token}\r\nIdempotency-Key: k\r\nContent-Type: application/x-www-form-urlencoded\r\nSec-Fetch-Site: same-origin\r\nContent-Length: 1000\r\n\r\n0123456789`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        socket.destroy();
+      }
+      const gone = (): Array<Record<string, unknown>> => lines.filter((l) => l.msg === 'the client went away before sending the whole body');
+      for (let i = 0; i < 100 && gone().length < 3; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(gone().map((l) => [l.level, l.path])).toEqual([
+        [20, '/hooks/alice/github'],
+        [20, '/inboxes/alice/messages'],
+        [20, '/login'],
+      ]);
+      expect(lines.filter((l) => (l.level as number) >= 40)).toEqual([]);
+      await expectNothingStored(t.store);
+    } finally {
+      await server.close({ forceAfterMs: 0 });
     }
   });
 

@@ -6,13 +6,14 @@
  * pin the details those cannot reach (found by mutation testing, TESTING.md).
  */
 import { describe, expect, it } from 'vitest';
-import { createVerifier, createVerifiers, WebhookRejected } from '../../src/http/webhooks/index.js';
+import { createSource, createSources, WebhookRejected } from '../../src/http/webhooks/index.js';
+import { fromHex, hmacSha256, sameBytes } from '../../src/crypto.js';
 import { githubVerifier } from '../../src/http/webhooks/github.js';
 import { hmacVerifier } from '../../src/http/webhooks/hmac.js';
 import { slackVerifier } from '../../src/http/webhooks/slack.js';
 import { standardWebhooksKey, standardWebhooksVerifier } from '../../src/http/webhooks/standard-webhooks.js';
 import { stripeVerifier } from '../../src/http/webhooks/stripe.js';
-import { checkFresh, fromHex, hmacSha256, parseSeconds, sameBytes, stringField } from '../../src/http/webhooks/verifier.js';
+import { checkFresh, parseSeconds, stringField } from '../../src/http/webhooks/verifier.js';
 
 const SECRET = 'verifier-test-secret';
 const BODY = Buffer.from('{"id":"evt_1","event_id":"Ev1"}');
@@ -241,17 +242,20 @@ describe('slack', () => {
   });
 });
 
-describe('createVerifier(s)', () => {
+describe('createSource(s)', () => {
+  const LONG = 'verifier-test-secret-of-32-characters';
+  const long = (...parts: (string | Buffer)[]) => hmacSha256(LONG, ...parts).toString('hex');
+
   it('builds the verifier of each type with its secret resolved from env: and the source\'s tolerance', () => {
-    const env = { WH_SECRET: SECRET };
-    const github = createVerifier('gh', { type: 'github', secret: 'env:WH_SECRET' }, env);
-    expect(() => github.verify(BODY, new Headers({ 'x-hub-signature-256': `sha256=${hex(BODY)}` }), NOW)).not.toThrow();
-    const stripe = createVerifier('st', { type: 'stripe', secret: SECRET, toleranceSeconds: 10 }, env);
+    const env = { WH_SECRET: LONG };
+    const github = createSource('gh', { type: 'github', secret: 'env:WH_SECRET' }, env).verifier(null);
+    expect(() => github.verify(BODY, new Headers({ 'x-hub-signature-256': `sha256=${long(BODY)}` }), NOW)).not.toThrow();
+    const stripe = createSource('st', { type: 'stripe', secret: LONG, toleranceSeconds: 10 }, env).verifier(null);
     const t = SECONDS - 11;
-    expect(rejection(() => stripe.verify(BODY, new Headers({ 'stripe-signature': `t=${t},v1=${hex(`${t}.`, BODY)}` }), NOW)).reason).toBe('stale_timestamp');
-    expect(() => createVerifier('gh', { type: 'github', secret: 'env:NOT_SET' }, {})).toThrow('sources.gh.secret: environment variable NOT_SET is not set');
-    const verifiers = createVerifiers({ constructor: { type: 'github' as const, secret: SECRET } }, {});
-    expect([...verifiers.keys()]).toEqual(['constructor']);
-    expect(verifiers.get('__proto__')).toBeUndefined();
+    expect(rejection(() => stripe.verify(BODY, new Headers({ 'stripe-signature': `t=${t},v1=${long(`${t}.`, BODY)}` }), NOW)).reason).toBe('stale_timestamp');
+    expect(() => createSource('gh', { type: 'github', secret: 'env:NOT_SET' }, {})).toThrow('sources.gh.secret: environment variable NOT_SET is not set');
+    const sources = createSources({ constructor: { type: 'github' as const, secret: LONG } }, {});
+    expect([...sources.keys()]).toEqual(['constructor']);
+    expect(sources.get('__proto__')).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAgent } from '../../src/index.js';
-import { createProxyFetch } from '../../src/proxy/index.js';
+import { createProxyFetch } from '../../src/agent/proxy-fetch.js';
 import { RuntimeEvents } from '../../src/events.js';
 import { WorkerPool } from '../../src/runtime/worker-pool.js';
 import { defer, nextEvent, tempStore } from '../runtime/helpers.js';

@@ -63,6 +63,23 @@ describe('vigil proxy', () => {
     expect(child.stdout + child.stderr).not.toContain(CREDENTIAL.replace(/^Bearer /, ''));
   });
 
+  it("refuses ';' in a segment and characters that normalise to '.' or '/', and strips method overrides the policy does not allow", async () => {
+    const upstream = await proxies.upstream();
+    const dir = services.tempDir('vigil-proxy-cli-');
+    const config = services.writeConfig(dir, githubConfig(upstream.url) as Record<string, unknown>, 'proxy.json');
+    const child = startProxy(config, { TEST_GITHUB_TOKEN: CREDENTIAL });
+    const url = (await child.log('vigil proxy listening', (line) => line.msg.startsWith('vigil proxy listening on '))).url as string;
+    for (const path of ['/github/repos/..;/admin', '/github/repos/x;a=b', '/github/repos/..%3b/admin', '/github/repos/%EF%BC%8E%EF%BC%8E/admin', '/github/repos%EF%BC%8Fadmin']) {
+      const response = await rawRequest(url, path);
+      expect([path, response.status, errorCode(response)]).toEqual([path, 403, 'unsafe_path']);
+    }
+    expect(upstream.received).toEqual([]);
+    const overridden = await rawRequest(url, '/github/repos/x/y', { method: 'POST', headers: { 'x-http-method-override': 'DELETE', 'x-http-method': 'PUT', 'x-method-override': 'PATCH' }, body: '{}' });
+    expect(overridden.status).toBe(200);
+    expect(upstream.received).toHaveLength(1);
+    expect(Object.keys(upstream.received[0]!.headers).filter((name) => name.includes('method'))).toEqual([]);
+  });
+
   it('a bad config or an unset credential variable exits 2 naming the field', async () => {
     const dir = services.tempDir('vigil-proxy-cli-');
     const bad = services.writeConfig(dir, { upstreams: { github: { url: 'https://api.github.com', header: 'authorization', value: 'v', paths: ['repos'] } } }, 'bad.json');

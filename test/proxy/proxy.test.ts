@@ -162,6 +162,24 @@ describe('refusals', () => {
     expect(upstream.received).toEqual([]);
   });
 
+  it('method-override headers are stripped unless they name a method the policy allows', async () => {
+    const { upstream, proxy } = await setup();
+    for (const name of ['x-http-method-override', 'x-http-method', 'X-Method-Override']) {
+      expect((await rawRequest(proxy.url, '/github/repos/x', { method: 'POST', headers: { [name]: 'DELETE' }, body: '{}' })).status).toBe(200);
+      expect((await rawRequest(proxy.url, '/github/repos/x', { method: 'POST', headers: { [name]: 'get' }, body: '{}' })).status).toBe(200);
+    }
+    const overrides = upstream.received.map((r) => [r.method, r.headers['x-http-method-override'] ?? r.headers['x-http-method'] ?? r.headers['x-method-override'] ?? null]);
+    // DELETE is not in the policy (GET, POST): never seen upstream. GET is: passed on as sent.
+    expect(overrides).toEqual([
+      ['POST', null],
+      ['POST', 'get'],
+      ['POST', null],
+      ['POST', 'get'],
+      ['POST', null],
+      ['POST', 'get'],
+    ]);
+  });
+
   it('a path outside the allowed prefixes is a 403, at a segment boundary', async () => {
     const { upstream, proxy } = await setup();
     for (const path of ['/github/admin', '/github/users/x', '/github/userinfo', '/github/repos', '/github', '/github/']) {
@@ -191,6 +209,12 @@ describe('refusals', () => {
     ['encoded slash', '/github/repos%2f..%2fadmin'],
     ['NUL byte', '/github/repos/x%00'],
     ['invalid percent-encoding', '/github/repos/%zz'],
+    ['dot-dot-semicolon (Tomcat, Spring)', '/github/repos/..;/admin'],
+    ['semicolon path parameter', '/github/repos/x;y/z'],
+    ['encoded semicolon', '/github/repos/..%3B/admin'],
+    ['fullwidth dots', '/github/repos/%EF%BC%8E%EF%BC%8E/admin'],
+    ['fullwidth slash', '/github/repos%EF%BC%8F..%EF%BC%8Fadmin'],
+    ['one dot leader', '/github/repos/%E2%80%A4%E2%80%A4/admin'],
   ])('a traversal trick (%s) is a 403 and reaches nothing', async (_name, path) => {
     const { upstream, proxy } = await setup();
     const response = await rawRequest(proxy.url, path);

@@ -28,6 +28,8 @@ function counted(store: Store): { store: Store; calls: () => number } {
     dispatchableInboxes: (options) => store.dispatchableInboxes(options),
     nextWake: () => store.nextWake(),
     subscribe: (listener) => store.subscribe(listener),
+    endSession: (sessionId, expiresAt) => store.endSession(sessionId, expiresAt),
+    sessionEnded: (sessionId) => store.sessionEnded(sessionId),
     close: () => store.close(),
     [Symbol.asyncDispose]: () => store[Symbol.asyncDispose](),
   };

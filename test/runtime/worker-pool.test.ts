@@ -1,6 +1,10 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { defineAgent, idempotencyKeyFor, type AgentContext, type AgentResult } from '../../src/agent/agent.js';
 import { createFakeClock, type Store } from '../../src/index.js';
+import { createLogger } from '../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import { observe } from '../../src/observability/observe.js';
 import { RunAbortedError } from '../../src/runtime/run-abort.js';
@@ -365,5 +369,51 @@ describe('worker pool: stop()', () => {
     expect((signal.reason as RunAbortedError).reason).toBe('shutdown');
     expect(await inbox.getEvent('chat', 'stuck')).toMatchObject({ status: 'pending', attempts: 1 });
     expect(await inbox.acquire('next-process')).not.toBeNull();
+  });
+});
+
+describe('worker pool: an inbox whose turns fail', () => {
+  it('is retried with a doubling, capped wait, one error line per incident, and a line with the count when it works again', async () => {
+    const { store: first, dir, reopen } = await tempStore();
+    await first.inbox('broken').ingest({ source: 'chat', sourceId: 'm1' });
+    await first.inbox('fine').ingest({ source: 'chat', sourceId: 'm1' });
+    await first.close();
+    // The ready index still lists it; its file is garbage now (a disk fault, a bad restore).
+    for (const suffix of ['-wal', '-shm']) rmSync(join(dir, `broken.db${suffix}`), { force: true });
+    writeFileSync(join(dir, 'broken.db'), 'this is not a SQLite database, just text long enough to be read as a header. '.repeat(20));
+    const store = await reopen();
+    const lines: Array<Record<string, unknown>> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>));
+        done();
+      },
+    });
+    const { pool, events } = await startPool(store, async () => ({ nothing: true }), {
+      logger: createLogger({ level: 'debug', destination }),
+      failureBackoff: { baseMs: 40, maxMs: 320 },
+      pollIntervalMs: 50,
+    });
+    const fine = nextEvent(events, 'run:finished', (p) => p.inboxId === 'fine');
+    pool.wake();
+    await fine; // the other inbox runs meanwhile
+    const failures = () => lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('worker: ') && l.inboxId === 'broken' && l.msg.includes('failed'));
+    await eventually(async () => failures().length >= 6, 'six failed turns of the broken inbox');
+    const seen = failures();
+    expect(seen.filter((l) => l.level === 50)).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ level: 50, retryInMs: 40, err: expect.objectContaining({ message: expect.stringContaining('not a SQLite database') }) });
+    expect(seen.slice(1, 6).map((l) => [l.level, l.failures, l.retryInMs])).toEqual([
+      [20, 2, 80],
+      [20, 3, 160],
+      [20, 4, 320],
+      [20, 5, 320],
+      [20, 6, 320],
+    ]);
+    expect(pool.failingInboxes.get('broken')).toBeGreaterThanOrEqual(6);
+
+    // The file is put right (here: removed, so the next turn starts it afresh): one line says how many turns failed.
+    rmSync(join(dir, 'broken.db'));
+    await eventually(async () => lines.some((l) => l.msg === `worker: the inbox works again after ${l.failures as number} failed turns` && l.inboxId === 'broken'), 'the line saying it works again');
+    expect(pool.failingInboxes.has('broken')).toBe(false);
   });
 });

@@ -11,7 +11,7 @@ import { afterEach, expect, it } from 'vitest';
 import { openStore } from '../../src/index.js';
 import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
 
-const TOKEN = 'at-most-once-token';
+const TOKEN = 'at-most-once-token-0123456789abcdef0';
 const harness = new ServiceHarness();
 afterEach(() => harness.cleanup());
 

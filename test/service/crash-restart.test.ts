@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import { openStore } from '../../src/index.js';
 import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
 
-const TOKEN = 'crash-token';
+const TOKEN = 'crash-token-0123456789abcdef01234567';
 const INBOX = 'bob';
 
 const harness = new ServiceHarness();

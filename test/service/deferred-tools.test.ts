@@ -21,7 +21,7 @@ import { apiError, messageReply, startFakeMessagesServer, type FakeMessagesServe
 import { startFakePaymentsServer, type FakePaymentsServer } from '../fixtures/fake-payments-server.js';
 import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor, type ServeProcess } from '../fixtures/service-process.js';
 
-const TOKEN = 'deferred-token';
+const TOKEN = 'deferred-token-0123456789abcdef01234';
 const INBOX = 'dana';
 const AGENT = join(REPO_ROOT, 'test/fixtures/deferred-tools-agent.ts');
 /** Long enough for several worker polls (200 ms) and outbox passes: what did not happen by then is not coming. */

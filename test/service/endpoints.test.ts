@@ -17,13 +17,13 @@ import { approvalUrl } from '../../src/http/approval-links.js';
 import { openStore, type Store } from '../../src/index.js';
 import { ServiceHarness, type ServeProcess } from '../fixtures/service-process.js';
 
-const TOKEN = 'endpoints-test-token';
+const TOKEN = 'endpoints-test-token-0123456789abcdef';
 const SECRETS = {
-  github: 'github-test-secret',
-  stripe: 'whsec_stripe_test_secret',
+  github: 'github-test-secret-0123456789abcdef',
+  stripe: 'whsec_stripe_test_secret_0123456789ab',
   standard: 'whsec_' + Buffer.from('standard-webhooks-test-secret!!!').toString('base64'),
-  slack: 'slack-test-signing-secret',
-  hmac: 'hmac-test-secret',
+  slack: 'slack-test-signing-secret-0123456789',
+  hmac: 'hmac-test-secret-0123456789abcdef0123',
 };
 const MAX_BODY = 64 * 1024;
 

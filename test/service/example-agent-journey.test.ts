@@ -15,8 +15,8 @@ import type { RefundRecord } from '../../src/agent/example-agent.js';
 import { openStore } from '../../src/index.js';
 import { CHANNEL_SECRET, ServiceHarness, waitFor, type Receiver } from '../fixtures/service-process.js';
 
-const TOKEN = 'journey-token';
-const GITHUB_SECRET = 'journey-github-secret';
+const TOKEN = 'journey-token-0123456789abcdef012345';
+const GITHUB_SECRET = 'journey-github-secret-0123456789abc';
 const INBOX = 'alice';
 const DAY = 86_400_000;
 

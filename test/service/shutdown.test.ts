@@ -11,7 +11,7 @@ import { openStore } from '../../src/index.js';
 import { ECHO_WINDOW_MS } from '../../src/service/run-until-signal.js';
 import { REPO_ROOT, ServiceHarness, waitFor, type ServeProcess } from '../fixtures/service-process.js';
 
-const TOKEN = 'shutdown-token';
+const TOKEN = 'shutdown-token-0123456789abcdef01234';
 const INBOX = 'carol';
 
 const harness = new ServiceHarness();

@@ -50,7 +50,7 @@ export async function runService(flags: ServeFlags, { dev }: { dev: boolean }): 
   ]);
   const logger = createLogger({ level: config.log.level, ...(dev ? { pretty: true } : {}) });
   if (file === null) {
-    logger.warn("no --config and no ./vigil.json: using the built-in demo config (source 'demo' and token 'vigil-demo-token' are public; 127.0.0.1 only)");
+    logger.warn("no --config and no ./vigil.json: using the built-in demo config (source 'demo' and token 'vigil-demo-token-everyone-knows-this' are public; 127.0.0.1 only)");
   }
   const service = await startService(config, { logger });
   let stopWatching = (): void => undefined;

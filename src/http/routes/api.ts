@@ -6,8 +6,9 @@
  * 400 invalid_settings naming the field, nothing changed).
  */
 import { Hono } from 'hono';
-import { bearerAuth } from '../bearer-auth.js';
+import { apiAuth } from '../bearer-auth.js';
 import { HttpError } from '../http-error.js';
+import { singleHeaderValue } from '../header-values.js';
 import { answerApproval, ingestEvent, type HttpContext } from '../http-context.js';
 import { parseJson, readRequestBody } from '../read-body.js';
 
@@ -16,11 +17,12 @@ export const CHAT_SOURCE = 'chat';
 
 export function apiRoutes(ctx: HttpContext): Hono {
   const app = new Hono();
-  app.use('*', bearerAuth(ctx.token, ctx.signIns, ctx.logger));
+  // Per route, not use('*'): a path that does not exist is a 404, never a token check that counts.
+  const auth = apiAuth(ctx.token, ctx.lockout, ctx.logger);
 
-  app.post('/:inbox/messages', async (c) => {
+  app.post('/:inbox/messages', auth, async (c) => {
     const inbox = ctx.store.inbox(c.req.param('inbox'));
-    const key = c.req.header('idempotency-key');
+    const key = singleHeaderValue(c.req.raw.headers, 'idempotency-key');
     if (key === undefined || key === '') {
       throw new HttpError(400, 'missing_key', 'the Idempotency-Key header is required: it makes a retried request a duplicate, not a second message');
     }
@@ -29,10 +31,10 @@ export function apiRoutes(ctx: HttpContext): Hono {
     if (typeof text !== 'string' || text.trim() === '') {
       throw new HttpError(400, 'invalid_message', 'the body must be {"text": "<a non-empty string>"}');
     }
-    return ingestEvent(inbox, { source: CHAT_SOURCE, sourceId: key, payload: { text } });
+    return ingestEvent(ctx, inbox, { source: CHAT_SOURCE, sourceId: key, payload: { text } });
   });
 
-  app.post('/:inbox/approvals/:id', async (c) => {
+  app.post('/:inbox/approvals/:id', auth, async (c) => {
     const inbox = ctx.store.inbox(c.req.param('inbox'));
     const id = c.req.param('id');
     const body = parseJson(await readRequestBody(c, ctx.maxBodyBytes));

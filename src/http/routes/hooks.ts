@@ -1,49 +1,91 @@
 /**
- * `POST /hooks/:inbox/:source`: signed webhook ingestion. The order is the
- * point: inbox id and source are checked, the body is read within the
- * limit, the signature is verified on those raw bytes, and only then is
- * anything parsed or stored. Every refusal stores nothing.
+ * Signed webhook ingestion, two ways in:
+ *   - `POST /hooks/:inbox/:source`: the inbox is in the path;
+ *   - `POST /hooks/:source`: one URL for every user (a GitHub App, a Slack
+ *     app); the inbox comes from the verified body (the source's
+ *     `inbox.from`), or from the agent's `route()`.
+ * The order is the point: the source (and an inbox in the path) are
+ * checked, the body is read within the limit, the signature is verified on
+ * those raw bytes, and only then is anything parsed, routed or stored.
+ * Every refusal stores nothing.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import type { Inbox } from '../../store/contract.js';
 import { fromStoreError, HttpError } from '../http-error.js';
 import { ingestEvent, type HttpContext } from '../http-context.js';
 import { parseJson, readRequestBody } from '../read-body.js';
-import { WebhookRejected } from '../webhooks/index.js';
+import { WebhookRejected, type WebhookSource } from '../webhooks/index.js';
+import { inboxFromAgent, inboxFromPayload } from '../webhooks/route-inbox.js';
 
 export function hookRoutes(ctx: HttpContext): Hono {
   const app = new Hono();
+  app.post('/:inbox/:source', (c) => receive(ctx, c, c.req.param('source'), c.req.param('inbox')));
+  app.post('/:source', (c) => receive(ctx, c, c.req.param('source'), null));
+  return app;
+}
 
-  app.post('/:inbox/:source', async (c) => {
-    const sourceName = c.req.param('source');
-    const verifier = ctx.verifiers.get(sourceName);
+async function receive(ctx: HttpContext, c: Context, sourceName: string, inboxInPath: string | null): Promise<Response> {
+  const source = ctx.sources.get(sourceName);
+  try {
+    const inbox = inboxInPath === null ? null : ctx.store.inbox(inboxInPath);
+    if (source === undefined) throw new HttpError(404, 'unknown_source', `no source named ${JSON.stringify(sourceName)} is configured`);
+    if (inbox === null) checkRoutable(ctx, source);
+    const verifier = source.verifier(inbox?.id ?? null);
+    const headers = c.req.raw.headers;
+    const body = await readRequestBody(c, ctx.maxBodyBytes);
     try {
-      const inbox = ctx.store.inbox(c.req.param('inbox'));
-      if (verifier === undefined) throw new HttpError(404, 'unknown_source', `no source named ${JSON.stringify(sourceName)} is configured`);
-      const headers = c.req.raw.headers;
-      const body = await readRequestBody(c, ctx.maxBodyBytes);
-      try {
-        verifier.verify(body, headers, ctx.now());
-      } catch (error) {
-        if (error instanceof WebhookRejected) throw new HttpError(401, error.reason, error.message);
-        throw error;
-      }
-      const payload = verifier.decode === undefined ? parseJson(body) : verifier.decode(body, headers);
-      const reply = verifier.handshake?.(payload);
-      if (reply !== undefined) return c.json(reply, 200);
-      const sourceId = verifier.key(headers, payload);
-      if (sourceId === undefined) throw new HttpError(400, 'missing_key', `the delivery has no unique id: ${verifier.keyName} is missing`);
-      const ack = await ingestEvent(inbox, { source: sourceName, sourceId, payload });
-      return verifier.acknowledge?.(headers) ?? ack;
+      verifier.verify(body, headers, ctx.now());
     } catch (error) {
-      const refusal = error instanceof HttpError ? error : fromStoreError(error);
-      if (refusal !== null && refusal.status < 500) {
-        // Unknown source names stay out of the label: a path segment anyone can vary must not grow the metrics.
-        ctx.metrics.rejectedSignatures.inc({ source: verifier === undefined ? '(unknown)' : sourceName, reason: refusal.code });
-        ctx.logger.info({ source: sourceName, reason: refusal.code }, 'webhook refused: %s', refusal.message);
-      }
+      if (error instanceof WebhookRejected) throw new HttpError(401, error.reason, error.message);
       throw error;
     }
-  });
+    const payload = verifier.decode === undefined ? parseJson(body) : verifier.decode(body, headers);
+    const reply = verifier.handshake?.(payload);
+    if (reply !== undefined) return c.json(reply, 200);
+    const target = inbox ?? (await routedInbox(ctx, source, payload, headers));
+    const sourceId = verifier.key(headers, payload);
+    if (sourceId === undefined) throw new HttpError(400, 'missing_key', `the delivery has no unique id: ${verifier.keyName} is missing`);
+    const ack = await ingestEvent(ctx, target, { source: sourceName, sourceId, payload });
+    return verifier.acknowledge?.(headers) ?? ack;
+  } catch (error) {
+    const refusal = error instanceof HttpError ? error : fromStoreError(error);
+    if (refusal !== null && refusal.status < 500) {
+      // Unknown source names stay out of the label: a path segment anyone can vary must not grow the metrics.
+      ctx.metrics.rejectedSignatures.inc({ source: source === undefined ? '(unknown)' : sourceName, reason: refusal.code });
+      ctx.logger.info({ source: sourceName, reason: refusal.code }, 'webhook refused: %s', refusal.message);
+    }
+    throw error;
+  }
+}
 
-  return app;
+/** A delivery without an inbox in its path needs a fixed secret and a way to find its inbox. */
+function checkRoutable(ctx: HttpContext, source: WebhookSource): void {
+  if (source.secretKind === 'per-inbox') {
+    throw new HttpError(404, 'not_routed', `source ${source.name} has a secret per inbox: send its deliveries to POST /hooks/<inbox>/${source.name}`);
+  }
+  if (source.config.inbox === undefined && ctx.route === undefined) {
+    throw new HttpError(404, 'not_routed', `source ${source.name} is not routed: give it "inbox": { "from": "<path in the body>" }, or send to POST /hooks/<inbox>/${source.name}`);
+  }
+}
+
+/** The inbox a verified delivery to `POST /hooks/<source>` belongs to, or 422 unroutable. */
+async function routedInbox(ctx: HttpContext, source: WebhookSource, payload: unknown, headers: Headers): Promise<Inbox> {
+  const routing = source.config.inbox;
+  let id: string | null;
+  if (routing !== undefined) {
+    id = inboxFromPayload(payload, routing);
+    if (id === null) {
+      throw new HttpError(422, 'unroutable', `the delivery names no inbox: no string or number at "${routing.from}" in the body that makes a valid inbox id${routing.prefix === '' ? '' : ` after "${routing.prefix}"`}`);
+    }
+  } else {
+    try {
+      id = await inboxFromAgent(ctx.route!, source.name, payload, headers);
+    } catch (error) {
+      // The agent's code failed on this payload: the operator must see it, and the sender gets a 4xx (its input caused it).
+      ctx.logger.error({ err: error, source: source.name }, "the agent's route() threw; the delivery is refused as unroutable");
+      id = null;
+    }
+    if (id === null) throw new HttpError(422, 'unroutable', "the delivery names no inbox: the agent's route() gave none");
+  }
+  return ctx.store.inbox(id);
 }

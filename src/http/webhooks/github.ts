@@ -5,7 +5,9 @@
  * The delivery id is not signed either: dedupe is against redelivery, not
  * against someone holding a captured body.
  */
-import { badSignature, fromHex, hmacSha256, requireHeader, sameBytes, type WebhookVerifier } from './verifier.js';
+import { fromHex, hmacSha256, sameBytes } from '../../crypto.js';
+import { singleHeaderValue } from '../header-values.js';
+import { badSignature, requireHeader, type WebhookVerifier } from './verifier.js';
 
 export function githubVerifier(secret: string): WebhookVerifier {
   return {
@@ -16,7 +18,7 @@ export function githubVerifier(secret: string): WebhookVerifier {
       if (given === null || !sameBytes(hmacSha256(secret, body), given)) throw badSignature();
     },
     key(headers) {
-      return headers.get('x-github-delivery') || undefined;
+      return singleHeaderValue(headers, 'x-github-delivery');
     },
   };
 }

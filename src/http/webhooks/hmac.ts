@@ -4,7 +4,9 @@
  * carries the delivery id. No timestamp is signed, so replay protection is
  * the dedupe on that id.
  */
-import { badSignature, fromHex, hmacSha256, requireHeader, sameBytes, type WebhookVerifier } from './verifier.js';
+import { fromHex, hmacSha256, sameBytes } from '../../crypto.js';
+import { singleHeaderValue } from '../header-values.js';
+import { badSignature, requireHeader, type WebhookVerifier } from './verifier.js';
 
 export function hmacVerifier(secret: string, options: { signatureHeader: string; keyHeader: string }): WebhookVerifier {
   return {
@@ -15,7 +17,7 @@ export function hmacVerifier(secret: string, options: { signatureHeader: string;
       if (given === null || !sameBytes(hmacSha256(secret, body), given)) throw badSignature();
     },
     key(headers) {
-      return headers.get(options.keyHeader) || undefined;
+      return singleHeaderValue(headers, options.keyHeader);
     },
   };
 }

@@ -1,17 +1,35 @@
-/** One verifier per configured source, built once at startup with its secret resolved. */
+/**
+ * One webhook source per configured name, built once at startup with its
+ * secret resolved: a verifier for each delivery, made with the source's
+ * fixed secret, or with the secret derived for the delivery's inbox
+ * (source-secret.ts).
+ */
 import type { SourceConfig } from '../../config/schema.js';
-import { resolveSecret } from '../../config/secrets.js';
+import { resolveLongSecret } from '../../config/secrets.js';
 import { githubVerifier } from './github.js';
 import { hmacVerifier } from './hmac.js';
 import { slackVerifier } from './slack.js';
+import { perInboxSecret } from './source-secret.js';
 import { standardWebhooksVerifier } from './standard-webhooks.js';
 import { stripeVerifier } from './stripe.js';
 import type { WebhookVerifier } from './verifier.js';
 
 export { WebhookRejected, type RejectionReason, type WebhookVerifier } from './verifier.js';
 
-export function createVerifier(name: string, source: SourceConfig, env: NodeJS.ProcessEnv = process.env): WebhookVerifier {
-  const secret = resolveSecret(source.secret, env, `sources.${name}.secret`);
+export interface WebhookSource {
+  readonly name: string;
+  readonly config: SourceConfig;
+  /** 'fixed': one secret for every inbox; 'per-inbox': each inbox's own, derived from a master. */
+  readonly secretKind: 'fixed' | 'per-inbox';
+  /**
+   * The verifier for a delivery to `inboxId`. A routed delivery (POST
+   * /hooks/<source>) has no inbox until it is verified: `null`, which only a
+   * fixed secret can verify (the config refuses routing a per-inbox source).
+   */
+  verifier(inboxId: string | null): WebhookVerifier;
+}
+
+function verifierFor(source: SourceConfig, secret: string): WebhookVerifier {
   switch (source.type) {
     case 'github':
       return githubVerifier(secret);
@@ -26,7 +44,24 @@ export function createVerifier(name: string, source: SourceConfig, env: NodeJS.P
   }
 }
 
+export function createSource(name: string, source: SourceConfig, env: NodeJS.ProcessEnv = process.env): WebhookSource {
+  if (typeof source.secret === 'string') {
+    const verifier = verifierFor(source, resolveLongSecret(source.secret, env, `sources.${name}.secret`));
+    return { name, config: source, secretKind: 'fixed', verifier: () => verifier };
+  }
+  const master = resolveLongSecret(source.secret.derive, env, `sources.${name}.secret.derive`);
+  return {
+    name,
+    config: source,
+    secretKind: 'per-inbox',
+    verifier(inboxId) {
+      if (inboxId === null) throw new TypeError(`source ${name} has a secret per inbox: a delivery to it names its inbox in the path`);
+      return verifierFor(source, perInboxSecret(master, name, inboxId));
+    },
+  };
+}
+
 /** A Map, not the config object: a source named "constructor" or "__proto__" must not find Object.prototype. */
-export function createVerifiers(sources: Record<string, SourceConfig>, env: NodeJS.ProcessEnv = process.env): Map<string, WebhookVerifier> {
-  return new Map(Object.entries(sources).map(([name, source]) => [name, createVerifier(name, source, env)]));
+export function createSources(sources: Record<string, SourceConfig>, env: NodeJS.ProcessEnv = process.env): Map<string, WebhookSource> {
+  return new Map(Object.entries(sources).map(([name, source]) => [name, createSource(name, source, env)]));
 }

@@ -13,9 +13,9 @@
  * answered 200 with an empty body: Slack takes that as the acknowledgment
  * and posts nothing (a body would be shown to the user as a message).
  */
-import { HttpError } from '../http-error.js';
-import { parseJson } from '../read-body.js';
-import { badSignature, checkFresh, fromHex, hmacSha256, parseSeconds, requireHeader, sameBytes, stringField, type WebhookVerifier } from './verifier.js';
+import { parseJson, parseJsonText } from '../read-body.js';
+import { fromHex, hmacSha256, sameBytes } from '../../crypto.js';
+import { badSignature, checkFresh, parseSeconds, requireHeader, stringField, type WebhookVerifier } from './verifier.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -39,11 +39,7 @@ export function slackVerifier(secret: string, toleranceSeconds: number): Webhook
       const fields = new URLSearchParams(body.toString('utf8'));
       const interaction = fields.get('payload');
       if (interaction === null) return Object.fromEntries(fields);
-      try {
-        return JSON.parse(interaction) as unknown;
-      } catch {
-        throw new HttpError(400, 'bad_json', 'the form field "payload" is not valid JSON');
-      }
+      return parseJsonText(interaction, 'the form field "payload"');
     },
     key(_headers, payload) {
       return stringField(payload, 'event_id') ?? stringField(payload, 'trigger_id');

@@ -6,7 +6,9 @@
  * delivery id it cannot be changed to smuggle a replay past the dedupe.
  */
 import { VigilError } from '../../errors.js';
-import { badSignature, checkFresh, hmacSha256, parseSeconds, requireHeader, sameBytes, type WebhookVerifier } from './verifier.js';
+import { hmacSha256, sameBytes } from '../../crypto.js';
+import { headerBytes, singleHeaderValue } from '../header-values.js';
+import { badSignature, checkFresh, parseSeconds, requireHeader, type WebhookVerifier } from './verifier.js';
 
 /** The signing key; a secret that decodes to nothing is a config error at startup, not a 401 on every delivery. */
 export function standardWebhooksKey(secret: string): Buffer {
@@ -27,7 +29,8 @@ export function standardWebhooksVerifier(secret: string, toleranceSeconds: numbe
       const timestamp = requireHeader(headers, 'webhook-timestamp');
       const header = requireHeader(headers, 'webhook-signature');
       const seconds = parseSeconds(timestamp, 'webhook-timestamp');
-      const expected = hmacSha256(key, `${id}.${timestamp}.`, body);
+      // Signed over the bytes sent: an id with non-ASCII characters must not be re-encoded first.
+      const expected = hmacSha256(key, headerBytes(`${id}.${timestamp}.`), body);
       let matched = false;
       for (const entry of header.split(' ')) {
         const [version, signature] = entry.split(',', 2);
@@ -38,7 +41,7 @@ export function standardWebhooksVerifier(secret: string, toleranceSeconds: numbe
       checkFresh(seconds, now, toleranceSeconds);
     },
     key(headers) {
-      return headers.get('webhook-id') || undefined;
+      return singleHeaderValue(headers, 'webhook-id');
     },
   };
 }

@@ -4,7 +4,8 @@
  * appear while a secret is being rolled; any one matching is enough. The
  * key is the event's `id` from the body (Stripe resends the same id).
  */
-import { badSignature, checkFresh, fromHex, hmacSha256, parseSeconds, requireHeader, sameBytes, stringField, type WebhookVerifier } from './verifier.js';
+import { fromHex, hmacSha256, sameBytes } from '../../crypto.js';
+import { badSignature, checkFresh, parseSeconds, requireHeader, stringField, type WebhookVerifier } from './verifier.js';
 
 export function stripeVerifier(secret: string, toleranceSeconds: number): WebhookVerifier {
   return {

@@ -3,8 +3,6 @@
  * checks the provider's signature on the raw bytes before anything is
  * parsed or stored, then names the delivery's dedupe key.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-
 export type RejectionReason = 'missing_signature' | 'bad_signature' | 'stale_timestamp';
 
 /** A delivery refused before storing: 401 with `reason` as the error code. */
@@ -31,29 +29,6 @@ export interface WebhookVerifier {
   acknowledge?(headers: Headers): Response | undefined;
   /** Says where the key comes from, for the missing_key message. */
   readonly keyName: string;
-}
-
-export function hmacSha256(key: string | Buffer, ...parts: (string | Buffer)[]): Buffer {
-  const mac = createHmac('sha256', key);
-  for (const part of parts) mac.update(part);
-  return mac.digest();
-}
-
-/**
- * Constant-time: the comparison takes the same time wherever the first
- * wrong byte is, so an attacker cannot find a valid signature byte by byte.
- * Only the length (public: it is the digest size) may end it early.
- */
-export function sameBytes(expected: Buffer, given: Buffer): boolean {
-  return expected.length === given.length && timingSafeEqual(expected, given);
-}
-
-const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
-
-/** A hex SHA-256 digest as bytes, or null when it is not exactly 64 hex digits. */
-export function fromHex(text: string): Buffer | null {
-  // Buffer.from(text, 'hex') stops silently at the first bad digit: check first.
-  return HEX_SHA256.test(text) ? Buffer.from(text, 'hex') : null;
 }
 
 export function requireHeader(headers: Headers, name: string): string {

@@ -64,6 +64,9 @@ export interface StorePort {
   subscribe(listener: WakeListener): Promise<() => Promise<void>>;
   /** Tells every subscriber (PostgreSQL: on every machine) that `kind` of work landed in an inbox. */
   notify(inboxId: string, kind: WakeKind): Promise<void>;
+  /** Keeps `sessionId` as ended until `expiresAt`, durably; forgets ended ids past their expiry. */
+  endSession(sessionId: string, expiresAt: number): Promise<void>;
+  sessionEnded(sessionId: string): Promise<boolean>;
   close(): Promise<void>;
 }
 

@@ -83,6 +83,17 @@ export class VigilStore implements Store {
     });
   }
 
+  async endSession(sessionId: string, expiresAt: number): Promise<void> {
+    this.assertOpen();
+    const checked = v.validateSessionEnd(sessionId, expiresAt);
+    await this.port.endSession(checked.sessionId, checked.expiresAt);
+  }
+
+  async sessionEnded(sessionId: string): Promise<boolean> {
+    this.assertOpen();
+    return this.port.sessionEnded(v.validateSessionId(sessionId));
+  }
+
   /**
    * A hint after a commit, sent before the call returns (so hints arrive in
    * the order of the calls that made them), and never worth failing the

@@ -227,6 +227,23 @@ export class PostgresStore implements StorePort, InboxBackend {
     await this.query('SELECT pg_notify($1, $2)', [this.channel, `${kind}:${inboxId}`]);
   }
 
+  /** Forgets sessions past their expiry in the same statement (one round trip). */
+  async endSession(sessionId: string, expiresAt: number): Promise<void> {
+    this.assertOpen();
+    await this.query(
+      `WITH forgotten AS (DELETE FROM ended_sessions WHERE expires_at <= COALESCE($3::bigint, ${DB_NOW_MS}))
+       INSERT INTO ended_sessions (session_id, expires_at) SELECT $1, $2 WHERE $2 > COALESCE($3::bigint, ${DB_NOW_MS})
+       ON CONFLICT (session_id) DO UPDATE SET expires_at = greatest(ended_sessions.expires_at, excluded.expires_at)`,
+      [sessionId, expiresAt, this.appNow()],
+    );
+  }
+
+  async sessionEnded(sessionId: string): Promise<boolean> {
+    this.assertOpen();
+    const rows = await this.query('SELECT 1 FROM ended_sessions WHERE session_id = $1', [sessionId]);
+    return rows.length > 0;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -14,10 +14,11 @@ import { isVigilError, VigilError } from '../../errors.js';
 import type { InboxList, InboxSummary, NextWake, Store, StoreOptions, WakeKind, WakeListener } from '../contract.js';
 import type { StorePort } from '../engine/port.js';
 import { caseCollision, INBOX_ID_PATTERN, type CheckedEvent, type CheckedInboxListQuery } from '../engine/validate/index.js';
-import { emptySummary } from '../rows.js';
+import { emptySummary, unreadableSummary } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
 import { currentBootId } from './boot-id.js';
 import { inboxSummary } from './dashboard.js';
+import { EndedSessions } from './ended-sessions.js';
 import { IngestGroups } from './group-commit.js';
 import { insertEvent } from './ingest.js';
 import { InboxDb } from './inbox-db.js';
@@ -60,6 +61,12 @@ function assertOwnFile(inboxId: string, file: string): void {
   }
 }
 
+/** What the overview says about an inbox it could not read: the store's own reason, or the driver's message. */
+function unreadableReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/; nothing was written$/, '');
+}
+
 export class SqliteStore implements StorePort, InboxFiles {
   readonly dir: string;
   readonly options: ResolvedOptions;
@@ -72,6 +79,8 @@ export class SqliteStore implements StorePort, InboxFiles {
   private readonly rebuild: Promise<void>;
   private readonly rebuildSliceMs: number;
   private closing: Promise<void> | null = null;
+  /** Opened at the first sign-out or session check: most stores (the CLI, tests) never need it. */
+  private sessions: EndedSessions | null = null;
 
   /**
    * For tests: `bootId`, which machine boot this is (boot-id.ts), and
@@ -224,8 +233,14 @@ export class SqliteStore implements StorePort, InboxFiles {
     const listed = page.inboxes.slice(0, limit);
     const inboxes = listed.map(({ id, wakeAt }): InboxSummary => {
       const readySince = wakeAt !== null && wakeAt <= now ? wakeAt : null;
-      const c = this.listedConnection(id);
-      return c === null ? emptySummary(id) : c.read(() => inboxSummary(c, now, readySince));
+      try {
+        const c = this.listedConnection(id);
+        return c === null ? emptySummary(id) : c.read(() => inboxSummary(c, now, readySince));
+      } catch (error) {
+        // One corrupt or unreadable file is one row saying so; the rest of the page is read.
+        if (isVigilError(error, 'store_closed')) throw error;
+        return unreadableSummary(id, unreadableReason(error));
+      }
     });
     return {
       inboxes,
@@ -330,6 +345,21 @@ export class SqliteStore implements StorePort, InboxFiles {
     if (earlier(after.sendAt, before?.sendAt ?? null)) this.wake(inboxId, 'outbox');
   }
 
+  async endSession(sessionId: string, expiresAt: number): Promise<void> {
+    this.assertOpen();
+    this.endedSessions().end(sessionId, expiresAt, this.now());
+  }
+
+  async sessionEnded(sessionId: string): Promise<boolean> {
+    this.assertOpen();
+    return this.endedSessions().ended(sessionId);
+  }
+
+  private endedSessions(): EndedSessions {
+    this.sessions ??= new EndedSessions(this.dir, this.options.busyTimeoutMs);
+    return this.sessions;
+  }
+
   close(): Promise<void> {
     this.closing ??= this.shutDown();
     return this.closing;
@@ -341,6 +371,7 @@ export class SqliteStore implements StorePort, InboxFiles {
     this.listeners.clear();
     this.open.clear();
     this.index.close();
+    this.sessions?.close();
   }
 
   private assertOpen(): void {

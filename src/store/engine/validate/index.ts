@@ -10,3 +10,4 @@ export * from './timer.js';
 export * from './query.js';
 export * from './operator.js';
 export * from './settings.js';
+export * from './session-end.js';

@@ -1,7 +1,7 @@
 /** createProxyFetch: what agents get as ctx.fetch. Paths resolve against the proxy; absolute URLs never leave through it. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createProxyFetch } from '../../src/proxy/index.js';
-import { CREDENTIAL, ENV, githubConfig, ProxyHarness } from './proxy-harness.js';
+import { createProxyFetch } from '../../src/agent/proxy-fetch.js';
+import { CREDENTIAL, ENV, githubConfig, ProxyHarness } from '../proxy/proxy-harness.js';
 
 const harness = new ProxyHarness();
 afterEach(() => harness.cleanup());
