@@ -24,6 +24,8 @@ import { r9Pacing } from './r9-pacing.js';
 import { debounce } from './debounce.js';
 import { outboxFailures } from './outbox-failures.js';
 import { endedSessions } from './ended-sessions.js';
+import { retention } from './retention.js';
+import { inboxData } from './inbox-data.js';
 
 export function runStoreConformance(target: StoreTarget): void {
   r1Dedupe(target);
@@ -50,4 +52,6 @@ export function runStoreConformance(target: StoreTarget): void {
   inboxSettings(target);
   debounce(target);
   endedSessions(target);
+  retention(target);
+  inboxData(target);
 }

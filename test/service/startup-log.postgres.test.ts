@@ -14,7 +14,7 @@ const db = useTestDatabase('startup_log');
 const harness = new ServiceHarness();
 afterAll(() => harness.cleanup());
 
-const TOKEN = 'startup-log-token-0f6b1c2d9e';
+const TOKEN = 'startup-log-token-0f6b1c2d9e-0123456';
 const GITHUB_SECRET = 'startup-log-github-secret-77aa';
 const LINK_SECRET = 'startup-log-link-secret-5c3e';
 

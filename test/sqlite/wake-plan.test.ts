@@ -15,7 +15,7 @@ import { useTempStores } from './temp-dirs.js';
 const stores = useTempStores();
 
 /** Single-row tables: reading them whole is one row. */
-const ONE_ROW_TABLES = ['lease', 'outbox_pacing'];
+const ONE_ROW_TABLES = ['lease', 'outbox_pacing', 'settings'];
 
 describe('the wake query', () => {
   it('reads every multi-row table through an index', () => {

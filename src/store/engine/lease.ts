@@ -24,3 +24,8 @@ export function decideAcquire(lease: LeaseInfo | null, holder: string, now: numb
 export function holds(lease: LeaseInfo | null, holder: string, gen: number, now: number): boolean {
   return lease !== null && lease.holder === holder && lease.gen === gen && lease.until >= now;
 }
+
+/** A worker holds the inbox now (whoever it is): deleteInbox waits for it to let go. */
+export function leaseLive(lease: LeaseInfo | null, now: number): boolean {
+  return lease !== null && lease.until >= now;
+}

@@ -11,9 +11,9 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import { readClock } from '../../clock.js';
 import { isVigilError, VigilError } from '../../errors.js';
-import type { InboxList, InboxSummary, NextWake, Store, StoreOptions, WakeKind, WakeListener } from '../contract.js';
+import type { InboxList, InboxRecord, InboxSummary, NextWake, Store, StoreOptions, WakeKind, WakeListener } from '../contract.js';
 import type { StorePort } from '../engine/port.js';
-import { caseCollision, INBOX_ID_PATTERN, type CheckedEvent, type CheckedInboxListQuery } from '../engine/validate/index.js';
+import { caseCollision, INBOX_ID_PATTERN, type CheckedEvent, type CheckedInboxListQuery, type CheckedRecord } from '../engine/validate/index.js';
 import { emptySummary, unreadableSummary } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
 import { currentBootId } from './boot-id.js';
@@ -21,8 +21,10 @@ import { inboxSummary } from './dashboard.js';
 import { EndedSessions } from './ended-sessions.js';
 import { IngestGroups } from './group-commit.js';
 import { insertEvent } from './ingest.js';
-import { InboxDb } from './inbox-db.js';
+import { InboxDb, InboxFileDeleted } from './inbox-db.js';
 import { SqliteInboxPort, type InboxFiles } from './inbox-port.js';
+import * as lifecycle from './lifecycle.js';
+import type { InboxFileHost } from './lifecycle.js';
 import { earlier, ReadyIndex } from './ready-index.js';
 import { assertWritable } from './sqlite-errors.js';
 import { SqliteViewPort } from './view-port.js';
@@ -32,6 +34,8 @@ const FILE_SUFFIX = '.db';
 const REBUILD_SLICE_MS = 10;
 /** Deliveries to one inbox in one group commit that mark it as taking bursts (InboxDb.checkpointLessOften). */
 const BURST = 16;
+/** Opens of an inbox in one call that may find its file deleted (each by another deleteInbox). */
+const REOPEN_ATTEMPTS = 3;
 
 /**
  * R11 on a file system that ignores case (macOS and Windows by default):
@@ -67,7 +71,7 @@ function unreadableReason(error: unknown): string {
   return message.replace(/; nothing was written$/, '');
 }
 
-export class SqliteStore implements StorePort, InboxFiles {
+export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
   readonly dir: string;
   readonly options: ResolvedOptions;
   private readonly open: LRUCache<string, InboxDb>;
@@ -172,6 +176,35 @@ export class SqliteStore implements StorePort, InboxFiles {
     return new SqliteViewPort(this, id);
   }
 
+  /**
+   * `passing`: a visit to every inbox (prune, export) opens a file that is
+   * not open already for this call alone, outside the LRU, so that it does
+   * not push out the inboxes in use.
+   */
+  use<T>(inboxId: string, create: boolean, fn: (c: InboxDb) => T, { passing = false }: { passing?: boolean } = {}): T | null {
+    this.assertOpen();
+    for (let attempt = 1; ; attempt++) {
+      const cached = passing ? this.open.peek(inboxId) : undefined;
+      const c = passing && cached === undefined ? this.openFile(inboxId, create) : this.connection(inboxId, create);
+      if (c === null) return null;
+      try {
+        return fn(c);
+      } catch (error) {
+        // Deleted since this process opened it: the name now leads to a new file, or to none.
+        if (!(error instanceof InboxFileDeleted) || attempt === REOPEN_ATTEMPTS) throw error;
+        this.letGo(inboxId, c);
+      } finally {
+        if (passing && cached === undefined) c.close();
+      }
+    }
+  }
+
+  /** Closes the inbox's file if it is `c` (it was deleted); the next use opens it by name. */
+  letGo(inboxId: string, c: InboxDb): void {
+    if (this.open.peek(inboxId) === c) this.open.delete(inboxId);
+    else c.close();
+  }
+
   connection(inboxId: string, create: boolean): InboxDb | null {
     this.assertOpen();
     const cached = this.open.get(inboxId);
@@ -181,9 +214,17 @@ export class SqliteStore implements StorePort, InboxFiles {
     return db;
   }
 
+  fileOf(inboxId: string): string {
+    return join(this.dir, inboxId + FILE_SUFFIX);
+  }
+
+  get busyTimeoutMs(): number {
+    return this.options.busyTimeoutMs;
+  }
+
   /** The inbox's file, opened (not cached), or null when it has none and `create` is false. */
   private openFile(inboxId: string, create: boolean): InboxDb | null {
-    const file = join(this.dir, inboxId + FILE_SUFFIX);
+    const file = this.fileOf(inboxId);
     if (!existsSync(file)) {
       if (!create) return null;
       // The contract's case rule, on every file system: a new id must not differ from an existing one only in case.
@@ -234,8 +275,7 @@ export class SqliteStore implements StorePort, InboxFiles {
     const inboxes = listed.map(({ id, wakeAt }): InboxSummary => {
       const readySince = wakeAt !== null && wakeAt <= now ? wakeAt : null;
       try {
-        const c = this.listedConnection(id);
-        return c === null ? emptySummary(id) : c.read(() => inboxSummary(c, now, readySince));
+        return this.listed(id, (c) => c.read(() => inboxSummary(c, now, readySince))) ?? emptySummary(id);
       } catch (error) {
         // One corrupt or unreadable file is one row saying so; the rest of the page is read.
         if (isVigilError(error, 'store_closed')) throw error;
@@ -252,15 +292,15 @@ export class SqliteStore implements StorePort, InboxFiles {
   }
 
   /**
-   * The file of an inbox the index lists, or null when there is none to
+   * `fn` on the file of an inbox the index lists, or null when there is none to
    * read: no file, an id no file could have, or a file that is another
    * inbox's (assertOwnFile; its row is dropped then). One such row must not
    * fail the whole overview.
    */
-  private listedConnection(inboxId: string): InboxDb | null {
+  private listed<T>(inboxId: string, fn: (c: InboxDb) => T): T | null {
     if (!INBOX_ID_PATTERN.test(inboxId)) return null;
     try {
-      return this.connection(inboxId, false);
+      return this.use(inboxId, false, fn);
     } catch (error) {
       if (isVigilError(error, 'invalid_inbox_id')) return null;
       throw error;
@@ -297,9 +337,10 @@ export class SqliteStore implements StorePort, InboxFiles {
 
   /** `burst`: a group commit of many deliveries at once (the inbox's WAL is then checkpointed less often). */
   private commitEvents(inboxId: string, events: CheckedEvent[], burst = false): boolean[] {
-    const c = this.connection(inboxId, true) as InboxDb;
-    if (burst) c.checkpointLessOften();
-    return c.write((now) => events.map((event) => insertEvent(c, event, now)), { addsEventsOnly: true });
+    return this.use(inboxId, true, (c) => {
+      if (burst) c.checkpointLessOften();
+      return c.write((now) => events.map((event) => insertEvent(c, event, now)), { addsEventsOnly: true });
+    }) as boolean[];
   }
 
   async notify(inboxId: string, kind: WakeKind): Promise<void> {
@@ -343,6 +384,36 @@ export class SqliteStore implements StorePort, InboxFiles {
     if (after === undefined) return;
     if (earlier(after.wakeAt, before?.wakeAt ?? null)) this.wake(inboxId, 'work');
     if (earlier(after.sendAt, before?.sendAt ?? null)) this.wake(inboxId, 'outbox');
+  }
+
+  exportInbox(id: string): AsyncIterable<InboxRecord> {
+    return lifecycle.exportInbox(this, id);
+  }
+
+  async deleteInbox(id: string): Promise<boolean> {
+    this.assertOpen();
+    return lifecycle.deleteInbox(this, id);
+  }
+
+  async importInbox(id: string, records: AsyncIterable<CheckedRecord>): Promise<number> {
+    this.assertOpen();
+    return lifecycle.importInbox(this, id, records);
+  }
+
+  closeInbox(inboxId: string): void {
+    this.open.delete(inboxId);
+  }
+
+  unlist(inboxId: string): void {
+    this.index.forget(inboxId);
+  }
+
+  list(inboxId: string): void {
+    this.rederive(inboxId);
+  }
+
+  caseTwin(inboxId: string): string | undefined {
+    return this.index.sameIgnoringCase(inboxId);
   }
 
   async endSession(sessionId: string, expiresAt: number): Promise<void> {
