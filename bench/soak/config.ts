@@ -10,6 +10,8 @@ export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 export type StoreKind = 'postgres' | 'sqlite';
 
+export type GraphileMode = 'beside' | 'after' | 'off';
+
 export interface SoakConfig {
   stores: StoreKind[];
   /** The whole plan (every phase), in minutes; the phases share it by fixed weights (phases.ts). */
@@ -32,8 +34,13 @@ export interface SoakConfig {
   sampleMs: number;
   /** One SIGKILL per side this often during the kill phase. */
   killEveryMs: number;
-  /** Run graphile-worker beside Vigil (PostgreSQL only). */
-  graphile: boolean;
+  /**
+   * graphile-worker on PostgreSQL: `beside` Vigil in one pass (both see the
+   * same horizon, disk and neighbours, and share the cores), `after` it in a
+   * second pass on the same server (twice the time; neither slows the
+   * other), or `off`.
+   */
+  graphile: GraphileMode;
   /** BENCHMARKS.md; null: print only, write neither the section nor the plots. */
   out: string | null;
   plotsDir: string;
@@ -55,7 +62,8 @@ const USAGE = `npm run soak -- [options]
                                  cross processes), the runtime's 5000 on PostgreSQL (LISTEN/NOTIFY wakes them)
   --sample-seconds N             default 10
   --kill-every-seconds N         default 20
-  --no-graphile                  Vigil alone
+  --graphile beside|after|off    graphile-worker on PostgreSQL: in the same pass as Vigil (default; they share the
+                                 cores), in a second pass after it on the same server (twice the time), or not at all
   --print-only                   write neither BENCHMARKS.md nor docs/soak/ (the JSON lines are still written)
   --out FILE                     default BENCHMARKS.md in the repository
   --strict                       exit 1 when a target is missed, not only when an event is lost or done twice`;
@@ -74,7 +82,7 @@ export function parseConfig(argv: string[]): SoakConfig {
       'poll-ms': { type: 'string' },
       'sample-seconds': { type: 'string', default: '10' },
       'kill-every-seconds': { type: 'string', default: '20' },
-      'no-graphile': { type: 'boolean', default: false },
+      graphile: { type: 'string', default: 'beside' },
       'print-only': { type: 'boolean', default: false },
       out: { type: 'string', default: join(REPO, 'BENCHMARKS.md') },
       strict: { type: 'boolean', default: false },
@@ -88,6 +96,8 @@ export function parseConfig(argv: string[]): SoakConfig {
   const stores: StoreKind[] = values.store === 'both' ? ['postgres', 'sqlite'] : [values.store as StoreKind];
   if (!stores.every((s) => s === 'postgres' || s === 'sqlite')) usage(`--store is postgres, sqlite or both, got ${values.store}`);
   const printOnly = values['print-only'];
+  const graphile = values.graphile as GraphileMode;
+  if (!['beside', 'after', 'off'].includes(graphile)) usage(`--graphile is beside, after or off, got ${values.graphile}`);
   return {
     stores,
     minutes: number('--minutes', values.minutes, 1, 24 * 60),
@@ -99,7 +109,7 @@ export function parseConfig(argv: string[]): SoakConfig {
     pollIntervalMs: values['poll-ms'] === undefined ? null : number('--poll-ms', values['poll-ms'], 10, 60_000, true),
     sampleMs: number('--sample-seconds', values['sample-seconds'], 1, 600) * 1_000,
     killEveryMs: number('--kill-every-seconds', values['kill-every-seconds'], 1, 3_600) * 1_000,
-    graphile: !values['no-graphile'],
+    graphile,
     out: printOnly ? null : resolve(values.out),
     plotsDir: join(REPO, 'docs', 'soak'),
     resultsDir: join(REPO, 'bench', 'results'),

@@ -35,7 +35,8 @@ const FAULT_FILL: Record<string, string> = { horizon: '#fde2e1', kills: '#fdebd0
 
 export function renderChart(chart: Chart): string {
   const points = chart.series.flatMap((s) => s.points).filter(([, y]) => Number.isFinite(y) && (!chart.log || y > 0));
-  const planEnd = Math.max(...chart.phases.map((p) => p.endMs / 1000), ...points.map(([x]) => x), 1);
+  const phasesEnd = Math.max(...chart.phases.map((p) => p.endMs / 1000));
+  const planEnd = Math.max(phasesEnd, ...points.map(([x]) => x), 1);
   const x = (s: number): number => M.left + (s / planEnd) * PW;
   const ys = points.map(([, y]) => y);
   let lo = chart.log ? Math.min(...ys, 1) : 0;
@@ -64,6 +65,9 @@ export function renderChart(chart: Chart): string {
     out.push(`<rect x="${f(x0)}" y="${M.top}" width="${f(x1 - x0)}" height="${PH}" fill="${fill}"/>`);
     out.push(`<text x="${f((x0 + x1) / 2)}" y="${M.top - 6}" text-anchor="middle" fill="#555">${esc(p.name)}</text>`);
   });
+
+  // After the plan, the drain: no band, only its name.
+  if (planEnd > phasesEnd) out.push(`<text x="${f((x(phasesEnd) + x(planEnd)) / 2)}" y="${M.top - 6}" text-anchor="middle" fill="#555">drain</text>`);
 
   // Axes and grid.
   for (const tick of chart.log ? logTicks(lo, hi) : linearTicks(hi)) {

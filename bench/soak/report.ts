@@ -12,13 +12,20 @@ import type { ChartFile } from './charts.js';
 import type { Check, PhaseSummary, SideVerdict } from './checks.js';
 import type { SoakConfig, StoreKind } from './config.js';
 import type { Phase } from './phases.js';
-import { SIDE_LABELS } from './side.js';
+import { SIDE_LABELS, type SideKey } from './side.js';
 import type { TimelineRecord } from './timeline.js';
 
 export const SOAK_HEADING = '## Soak';
 const STORE_HEADINGS: Record<StoreKind, string> = { postgres: '### PostgreSQL', sqlite: '### SQLite' };
 /** The issue's "Done when" asks for a 30-minute run on PostgreSQL. */
 export const FULL_RUN_MINUTES = 30;
+
+/** One run of the phase plan, with one side or both. */
+export interface Pass {
+  sides: SideKey[];
+  timeline: TimelineRecord;
+  drained: boolean;
+}
 
 export interface StoreRun {
   store: StoreKind;
@@ -30,25 +37,25 @@ export interface StoreRun {
   /** PostgreSQL: the server's settings that matter here, read back from it. */
   server: { origin: string; settings: Record<string, string> } | null;
   phases: Phase[];
-  timeline: TimelineRecord;
-  drained: boolean;
+  passes: Pass[];
   verdicts: SideVerdict[];
   charts: ChartFile[];
   resultsFile: string;
   pollIntervalMs: number | null;
 }
 
-const INTRO = `Written by \`npm run soak\` (bench/soak/run.ts; not part of \`npm test\`). A producer offers events at a fixed rate
-over 200 inboxes while worker processes run them: steady load, then 1.5x, then an idle-in-transaction session holding
-PostgreSQL's xmin horizon (\`BEGIN; SELECT txid_current();\` on its own connection, then nothing), a fault-free stretch
-after it, then worker processes SIGKILLed by PID and restarted, then recovery. The agent replies one message per event;
-the dispatcher delivers it to a channel that hands it to the parent, which records each delivery: latency runs from the
-moment an event was offered (its payload carries it) to its reply's first delivery. Every 10 s it samples throughput,
-latency, the backlog, and on PostgreSQL each side's tables (\`pg_stat_user_tables\`: live and dead tuples,
-\`pg_total_relation_size\`, \`pg_relation_size\` of each index) and the oldest xmin's age; on SQLite the store
-directory's files. graphile-worker runs beside Vigil through the same phases on the same server (its own schema and
-processes, the same offered rate). Samples go to \`bench/results/*.jsonl\` (not committed); the plots to \`docs/soak/\`.
-Run the issue's soak with \`npm run soak -- --minutes 30 --store postgres\`.`;
+const INTRO = `Written by \`npm run soak\` (bench/soak/run.ts; not part of \`npm test\`). A producer offers events at a fixed
+rate over many inboxes while worker processes run them, through six phases: steady load; 1.5x; an idle-in-transaction
+session holding PostgreSQL's xmin horizon (\`BEGIN; SELECT txid_current();\` on its own connection, then nothing); a
+fault-free stretch after it; worker processes SIGKILLed by PID and restarted; recovery. Each worker process runs a
+WorkerPool and a Dispatcher; the agent replies one message per event, and the channel hands each delivery to the parent,
+which books it: latency runs from the moment an event was offered (its payload carries it) to its reply's first
+delivery. Every 10 s it samples throughput, latency, the backlog, the worker processes' CPU, and on PostgreSQL each
+side's tables (\`pg_stat_user_tables\`: live and dead tuples; \`pg_total_relation_size\`; \`pg_relation_size\` of each
+index) and the oldest xmin's age, on SQLite the store directory's files. graphile-worker goes through the same phases on
+the same server, in its own schema and processes at the same offered rate: beside Vigil (the default) or after it
+(\`--graphile after\`). Samples go to \`bench/results/*.jsonl\` (not committed), plots to \`docs/soak/\`. The issue's
+run: \`npm run soak -- --minutes 30 --store postgres\`.`;
 
 const n = (x: number): string => Math.round(x).toLocaleString('en-US');
 const ms = (x: number): string => (Number.isNaN(x) ? '–' : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x).toLocaleString('en-US')} ms`);
@@ -65,10 +72,10 @@ export function renderStoreSection(run: StoreRun): string {
       '',
     );
   }
-  const sides = run.verdicts.map((v) => SIDE_LABELS[v.side]).join(' and ');
+  const passes = run.passes.map((p) => p.sides.map((k) => SIDE_LABELS[k]).join(' beside ')).join(', then ');
+  const flag = run.store === 'postgres' && config.graphile !== 'beside' ? ` --graphile ${config.graphile}` : '';
   lines.push(
-    `${run.date}: \`npm run soak -- --store ${run.store} --minutes ${config.minutes}\`` +
-      `${config.graphile || run.store === 'sqlite' ? '' : ' --no-graphile'}; ${sides}; ${Math.round(run.durationS)} s in all.`,
+    `${run.date}: \`npm run soak -- --store ${run.store} --minutes ${config.minutes}${flag}\`; ${passes}; ${Math.round(run.durationS)} s in all.`,
     '',
   );
 
@@ -102,14 +109,18 @@ export function renderStoreSection(run: StoreRun): string {
       "  `forceUnlockWorkers` with the dead process's worker ids, as graphile asks; without it their jobs and queues stay locked 4 hours.",
     );
   }
-  lines.push(
-    `- Kills: one worker process per side every ${config.killEveryMs / 1000} s of the kill phase (${run.timeline.kills.length} in all), restarted 1 s later.`,
-    run.timeline.horizon === null
-      ? '- Idle transaction: not held (SQLite has no xmin horizon; that phase ran the steady load only).'
-      : `- Idle transaction: txid ${run.timeline.horizon.xid}, held from ${run.timeline.horizon.heldFromS.toFixed(0)} s to ${run.timeline.horizon.releasedAtS.toFixed(0)} s.`,
-    `- Samples: \`${run.resultsFile}\`.`,
-    '',
-  );
+  const kills = run.passes.reduce((sum, p) => sum + p.timeline.kills.length, 0);
+  lines.push(`- Kills: one worker process per side every ${config.killEveryMs / 1000} s of the kill phase (${kills} in all), restarted 1 s later.`);
+  for (const pass of run.passes) {
+    const h = pass.timeline.horizon;
+    const who = run.passes.length > 1 ? ` (${pass.sides.map((k) => SIDE_LABELS[k]).join(', ')})` : '';
+    lines.push(
+      h === null
+        ? `- Idle transaction${who}: not held (SQLite has no xmin horizon; that phase ran the steady load only).`
+        : `- Idle transaction${who}: txid ${h.xid}, held from ${h.heldFromS.toFixed(0)} s to ${h.releasedAtS.toFixed(0)} s of the load.`,
+    );
+  }
+  lines.push(`- Samples: \`${run.resultsFile}\`.`, '');
 
   lines.push('#### Phases', '');
   lines.push('| Phase | From (min) | To (min) | Offered/s | Fault |', '|---|---:|---:|---:|---|');
@@ -117,7 +128,8 @@ export function renderStoreSection(run: StoreRun): string {
     const fault = p.skipped ?? (p.fault === 'horizon' ? 'idle in transaction' : p.fault === 'kills' ? 'SIGKILL workers' : '–');
     lines.push(`| ${p.name} | ${(p.startMs / 60_000).toFixed(1)} | ${(p.endMs / 60_000).toFixed(1)} | ${config.rate * p.rateFactor} | ${fault} |`);
   }
-  lines.push('', `Drain after the plan: the load stops and the backlog is delivered${run.drained ? '' : ' (it timed out: see the checks)'}.`, '');
+  const drained = run.passes.every((p) => p.drained);
+  lines.push('', `Drain after the plan: the load stops and the backlog is delivered${drained ? '' : ' (it timed out: see the checks)'}.`, '');
 
   lines.push('#### Figures per phase', '');
   lines.push(

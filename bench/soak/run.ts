@@ -4,7 +4,7 @@
  * The soak benchmark (issue 21, item 3): hours-of-service behaviour in
  * minutes. Steady offered load, 1.5x, an idle transaction holding the xmin
  * horizon, a fault-free stretch, SIGKILLed workers, recovery (phases.ts);
- * graphile-worker beside Vigil on PostgreSQL. Samples every 10 s to
+ * graphile-worker beside Vigil (or after it) on PostgreSQL. Samples every 10 s to
  * bench/results/*.jsonl, SVG plots to docs/soak/, and the "## Soak" section
  * of BENCHMARKS.md (report.ts).
  *
@@ -30,10 +30,8 @@ async function main(): Promise<number> {
   const config = parseConfig(process.argv.slice(2));
   const interrupt = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (interrupt.signal.aborted) {
-      log(`${signal} again: still stopping what was started`);
-      return;
-    }
+    // A terminal's Ctrl-C reaches tsx and us both, and tsx passes it on: one stop is enough.
+    if (interrupt.signal.aborted) return;
     log(`${signal}: stopping every process this run started`);
     interrupt.abort(new Error(`interrupted by ${signal}`));
   };
@@ -42,7 +40,8 @@ async function main(): Promise<number> {
 
   log(
     `soak: ${config.stores.join(' then ')}, ${config.minutes} minutes of phases per store, ${config.rate} events/s over ${config.inboxes} inboxes, ` +
-      `${config.workers} worker processes per side${config.graphile ? ', graphile-worker beside Vigil on PostgreSQL' : ''}`,
+      `${config.workers} worker processes per side` +
+      (config.graphile === 'off' ? '' : `, graphile-worker ${config.graphile === 'beside' ? 'beside Vigil' : 'after Vigil'} on PostgreSQL`),
   );
   const runs: StoreRun[] = [];
   for (const store of config.stores) {

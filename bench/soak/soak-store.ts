@@ -1,9 +1,9 @@
 /**
  * One store's soak from start to finish: where the data lives (a throwaway
- * PostgreSQL server and a schema per side, or a temporary SQLite
- * directory), the sides and their worker processes, the phase plan, the
- * drain, the verdict and the charts. Everything it starts it stops, in
- * reverse order, whether the run ends, fails or is interrupted.
+ * PostgreSQL server, or a temporary SQLite directory), one or two passes of
+ * the phase plan (Vigil and graphile-worker together, or one after the
+ * other: config.ts), the verdict and the charts. Everything it starts it
+ * stops, in reverse order, whether the run ends, fails or is interrupted.
  */
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -11,14 +11,14 @@ import { join, relative } from 'node:path';
 import { describeMachine } from '../machine.js';
 import { dropSchema, openBenchServer, type BenchServer } from '../postgres-server.js';
 import { writeCharts } from './charts.js';
-import { judgeSide } from './checks.js';
+import { judgeSide, type SideVerdict } from './checks.js';
 import { pollFor, REPO, type SoakConfig, type StoreKind } from './config.js';
 import { openGraphileSide } from './graphile-side.js';
 import { holdHorizon } from './horizon.js';
-import { phasePlan } from './phases.js';
-import type { StoreRun } from './report.js';
-import { Sampler, type TickHook } from './sampler.js';
-import type { Side } from './side.js';
+import { phasePlan, type Phase } from './phases.js';
+import type { Pass, StoreRun } from './report.js';
+import { Sampler, type Sample, type TickHook } from './sampler.js';
+import type { Side, SideKey } from './side.js';
 import { oldestXminAge } from './storage.js';
 import { drain, runTimeline } from './timeline.js';
 import { openVigilSide } from './vigil-side.js';
@@ -41,56 +41,124 @@ function tickHooks(): TickHook[] {
   return [];
 }
 
-export async function soakStore(config: SoakConfig, store: StoreKind, signal: AbortSignal, log: (line: string) => void): Promise<StoreRun> {
+type Log = (line: string) => void;
+
+/** Stops what was started, last first; a failure to stop one thing does not keep the others running. */
+class Stack {
+  private readonly items: { name: string; stop: () => Promise<void> }[] = [];
+  constructor(private readonly log: Log) {}
+  defer(name: string, stop: () => Promise<void>): void {
+    this.items.push({ name, stop });
+  }
+  async unwind(): Promise<void> {
+    for (const { name, stop } of this.items.reverse()) {
+      await stop().catch((error: unknown) => this.log(`stopping ${name} failed: ${String(error)}`));
+    }
+    this.items.length = 0;
+  }
+}
+
+export async function soakStore(config: SoakConfig, store: StoreKind, signal: AbortSignal, log: Log): Promise<StoreRun> {
   const started = Date.now();
-  const stack: { name: string; stop: () => Promise<void> }[] = [];
-  const defer = (name: string, stop: () => Promise<void>): void => void stack.push({ name, stop });
+  const stack = new Stack(log);
   try {
     const machine = describeMachine(tmpdir());
     mkdirSync(config.resultsDir, { recursive: true });
     const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
     const resultsFile = join(config.resultsDir, `soak-${store}-${stamp}.jsonl`);
-    const sides: Side[] = [];
     let server: BenchServer | null = null;
     let serverSettings: Record<string, string> | null = null;
-
     if (store === 'postgres') {
       log('starting PostgreSQL (DATABASE_URL if set, else a throwaway server on 127.0.0.1)');
-      const pgServer = await openBenchServer();
-      server = pgServer;
-      defer('the PostgreSQL server', () => pgServer.stop());
-      serverSettings = { ...pgServer.settings, ...(await readSettings(pgServer, VACUUM_SETTINGS)) };
-      const vigilSchema = `soak_vigil_${process.pid}`;
-      defer(`schema ${vigilSchema}`, () => dropSchema(pgServer.admin, vigilSchema));
-      const vigil = await openVigilSide(config, { store: 'postgres', url: pgServer.url, schema: vigilSchema, admin: pgServer.admin }, log);
-      sides.push(vigil);
-      defer('the Vigil side', () => vigil.close());
-      if (config.graphile) {
-        const graphileSchema = `soak_graphile_${process.pid}`;
-        defer(`schema ${graphileSchema}`, () => dropSchema(pgServer.admin, graphileSchema));
-        const graphile = await openGraphileSide(config, pgServer.url, graphileSchema, pgServer.admin, log);
-        sides.push(graphile);
-        defer('the graphile side', () => graphile.close());
-      }
-    } else {
-      const dir = mkdtempSync(join(tmpdir(), 'vigil-soak-'));
-      defer(`directory ${dir}`, async () => rmSync(dir, { recursive: true, force: true }));
-      const vigil = await openVigilSide(config, { store: 'sqlite', dir: join(dir, 'store') }, log);
-      sides.push(vigil);
-      defer('the Vigil side', () => vigil.close());
+      const opened = await openBenchServer();
+      server = opened;
+      stack.defer('the PostgreSQL server', () => opened.stop());
+      serverSettings = { ...opened.settings, ...(await readSettings(opened, VACUUM_SETTINGS)) };
     }
-    for (const side of sides) defer(`${side.key} workers`, () => side.fleet.stop());
-
-    log(`starting ${config.workers} worker processes per side`);
-    await Promise.all(sides.map((side) => side.fleet.start()));
     const phases = phasePlan(config.minutes, store);
     writeFileSync(resultsFile, JSON.stringify({ type: 'run', store, date: new Date().toISOString(), config, phases, machine, server: serverSettings }) + '\n');
     log(`samples: ${relative(REPO, resultsFile)}`);
 
+    const plan: SideKey[][] =
+      store === 'sqlite' || config.graphile === 'off' ? [['vigil']] : config.graphile === 'after' ? [['vigil'], ['graphile']] : [['vigil', 'graphile']];
+    const samples: Sample[] = [];
+    const verdicts: SideVerdict[] = [];
+    const passes: Pass[] = [];
+    for (const keys of plan) {
+      const pass = await runPass({ config, store, keys, phases, server, resultsFile, signal, log });
+      samples.push(...pass.samples);
+      verdicts.push(...pass.verdicts);
+      passes.push(pass.pass);
+    }
+
+    const label = `${store === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${config.minutes}-minute run`;
+    const kills = [...new Set(passes[0]!.timeline.kills.map((k) => k.t))];
+    const charts = config.out === null ? [] : writeCharts(config.plotsDir, store, label, phases, samples, kills);
+    appendFileSync(resultsFile, JSON.stringify({ type: 'summary', passes, verdicts }) + '\n');
+    return {
+      store,
+      date: new Date(started).toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
+      config,
+      durationS: (Date.now() - started) / 1000,
+      machine,
+      loadAtEnd: loadavg().map((x) => Math.round(x * 100) / 100),
+      server: server === null || serverSettings === null ? null : { origin: server.origin, settings: pickReported(serverSettings) },
+      phases,
+      passes,
+      verdicts,
+      charts,
+      resultsFile: relative(REPO, resultsFile),
+      pollIntervalMs: pollFor(config, store),
+    };
+  } finally {
+    await stack.unwind();
+  }
+}
+
+interface PassOptions {
+  config: SoakConfig;
+  store: StoreKind;
+  keys: SideKey[];
+  phases: Phase[];
+  server: BenchServer | null;
+  resultsFile: string;
+  signal: AbortSignal;
+  log: Log;
+}
+
+/** The phase plan once, with these sides: their data, their worker processes, the timeline, the drain, the verdict. */
+async function runPass(options: PassOptions): Promise<{ samples: Sample[]; verdicts: SideVerdict[]; pass: Pass }> {
+  const { config, store, keys, phases, server, log } = options;
+  const stack = new Stack(log);
+  try {
+    log(`pass: ${keys.join(' and ')}`);
+    appendFileSync(options.resultsFile, JSON.stringify({ type: 'pass', sides: keys }) + '\n');
+    const sides: Side[] = [];
+    for (const key of keys) {
+      if (server !== null) {
+        const schema = `soak_${key}_${process.pid}`;
+        stack.defer(`schema ${schema}`, () => dropSchema(server.admin, schema));
+        const side =
+          key === 'vigil'
+            ? await openVigilSide(config, { store: 'postgres', url: server.url, schema, admin: server.admin }, log)
+            : await openGraphileSide(config, server.url, schema, server.admin, log);
+        sides.push(side);
+        stack.defer(`the ${key} side`, () => side.close());
+      } else {
+        const dir = mkdtempSync(join(tmpdir(), 'vigil-soak-'));
+        stack.defer(`directory ${dir}`, async () => rmSync(dir, { recursive: true, force: true }));
+        const side = await openVigilSide(config, { store: 'sqlite', dir: join(dir, 'store') }, log);
+        sides.push(side);
+        stack.defer('the vigil side', () => side.close());
+      }
+    }
+    for (const side of sides) stack.defer(`${side.key} workers`, () => side.fleet.stop());
+
+    log(`starting ${config.workers} worker processes per side`);
+    await Promise.all(sides.map((side) => side.fleet.start()));
     const t0 = Date.now();
-    const pgServer = server;
     const sampler = new Sampler(
-      { store, sides, file: resultsFile, hooks: tickHooks(), xminAge: pgServer === null ? null : () => oldestXminAge(pgServer.admin), log },
+      { store, sides, file: options.resultsFile, hooks: tickHooks(), xminAge: server === null ? null : () => oldestXminAge(server.admin), log },
       t0,
     );
     for (const side of sides) side.producer.start();
@@ -101,41 +169,18 @@ export async function soakStore(config: SoakConfig, store: StoreKind, signal: Ab
       sampleMs: config.sampleMs,
       killEveryMs: config.killEveryMs,
       sampler,
-      holdHorizon: pgServer === null ? null : () => holdHorizon(pgServer.url),
+      holdHorizon: server === null ? null : () => holdHorizon(server.url),
       t0,
-      signal,
+      signal: options.signal,
       log,
     });
-    const drained = await drain({ sides, sampler, sampleMs: config.sampleMs, limitMs: config.leaseTtlMs + 60_000, signal, log });
+    const drained = await drain({ sides, sampler, sampleMs: config.sampleMs, limitMs: config.leaseTtlMs + 60_000, signal: options.signal, log });
     for (const side of sides) await side.fleet.stop();
-
-    const verdicts = [];
+    const verdicts: SideVerdict[] = [];
     for (const side of sides) verdicts.push(await judgeSide(side, store, phases, sampler.samples, timeline, drained));
-    const label = `${store === 'postgres' ? 'PostgreSQL' : 'SQLite'}, ${config.minutes}-minute run`;
-    const kills = [...new Set(timeline.kills.map((k) => k.t))];
-    const charts = config.out === null ? [] : writeCharts(config.plotsDir, store, label, phases, sampler.samples, kills);
-    const run: StoreRun = {
-      store,
-      date: new Date(started).toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
-      config,
-      durationS: (Date.now() - started) / 1000,
-      machine,
-      loadAtEnd: loadavg().map((x) => Math.round(x * 100) / 100),
-      server: pgServer === null || serverSettings === null ? null : { origin: pgServer.origin, settings: pickReported(serverSettings) },
-      phases,
-      timeline,
-      drained,
-      verdicts,
-      charts,
-      resultsFile: relative(REPO, resultsFile),
-      pollIntervalMs: pollFor(config, store),
-    };
-    appendFileSync(resultsFile, JSON.stringify({ type: 'summary', timeline, drained, verdicts }) + '\n');
-    return run;
+    return { samples: sampler.samples, verdicts, pass: { sides: keys, timeline, drained } };
   } finally {
-    for (const { name, stop } of stack.reverse()) {
-      await stop().catch((error: unknown) => log(`stopping ${name} failed: ${String(error)}`));
-    }
+    await stack.unwind();
   }
 }
 
