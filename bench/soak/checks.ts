@@ -103,7 +103,7 @@ export async function judgeSide(
   phases: readonly Phase[],
   samples: readonly Sample[],
   timeline: TimelineRecord,
-  drained: boolean,
+  drainLimitS: number,
 ): Promise<SideVerdict> {
   const ledger = side.ledger.verdict();
   const findings = await side.findings();
@@ -116,8 +116,8 @@ export async function judgeSide(
 
   add(
     'every stored event has its reply delivered (nothing lost)',
-    `${n(ledger.delivered)} of ${n(ledger.stored)} delivered${drained ? '' : ' (the drain timed out)'}` +
-      (ledger.notDelivered > 0 ? `; missing e.g. ${ledger.notDeliveredSample.join(', ')}` : ''),
+    `${n(ledger.delivered)} of ${n(ledger.stored)} delivered` +
+      (ledger.notDelivered > 0 ? ` within ${drainLimitS} s of the load's end; missing e.g. events ${ledger.notDeliveredSample.join(', ')}` : ''),
     'all',
     ledger.notDelivered === 0,
     invariant,

@@ -13,6 +13,8 @@ export type StoreKind = 'postgres' | 'sqlite';
 export type GraphileMode = 'beside' | 'after' | 'off';
 
 export interface SoakConfig {
+  /** The command line as given, for the report. */
+  args: string[];
   stores: StoreKind[];
   /** The whole plan (every phase), in minutes; the phases share it by fixed weights (phases.ts). */
   minutes: number;
@@ -99,6 +101,7 @@ export function parseConfig(argv: string[]): SoakConfig {
   const graphile = values.graphile as GraphileMode;
   if (!['beside', 'after', 'off'].includes(graphile)) usage(`--graphile is beside, after or off, got ${values.graphile}`);
   return {
+    args: argv,
     stores,
     minutes: number('--minutes', values.minutes, 1, 24 * 60),
     rate: number('--rate', values.rate, 1, 10_000),

@@ -9,7 +9,7 @@
  *
  *   node --import tsx bench/soak/graphile-worker.ts '<json GraphileWorkerConfig>'
  *
- * It tells the parent its workers' ids: a SIGKILLed graphile worker's jobs
+ * It tells the parent its pool's and workers' ids: a SIGKILLed graphile worker's jobs
  * and queues stay locked for 4 hours unless someone calls
  * forceUnlockWorkers with them, which the parent does as a supervisor would.
  */
@@ -31,6 +31,10 @@ const quiet = new Logger(() => () => undefined);
 const events: WorkerEvents = new EventEmitter();
 const countDone = doneCounter();
 events.on('job:success', () => countDone(1));
+// 0.17 locks jobs and queues under the pool's id (getJob passes workerPool.id), not each worker's: report both.
+events.on('pool:create', ({ workerPool }) => {
+  sendToParent({ type: 'graphile-workers', ids: [workerPool.id] }).catch(() => undefined);
+});
 events.on('worker:create', ({ worker }) => {
   sendToParent({ type: 'graphile-workers', ids: [worker.workerId] }).catch(() => undefined);
 });

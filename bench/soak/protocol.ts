@@ -25,7 +25,7 @@ export type FromChild =
   | { type: 'done'; count: number }
   /** One channel send (Vigil: one batch of the outbox; graphile: one job's reply). `id`: the outbox message or the job. */
   | { type: 'delivered'; at: number; messages: { id: number; body: string }[] }
-  /** graphile only: the ids of this child's workers, so a supervisor can unlock their jobs after a kill. */
+  /** graphile only: the ids this child locks jobs under (its pool's and its workers'), so a supervisor can unlock them after a kill. */
   | { type: 'graphile-workers'; ids: string[] };
 
 /** process.send, resolved once the message is written to the pipe. */

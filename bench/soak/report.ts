@@ -73,11 +73,8 @@ export function renderStoreSection(run: StoreRun): string {
     );
   }
   const passes = run.passes.map((p) => p.sides.map((k) => SIDE_LABELS[k]).join(' beside ')).join(', then ');
-  const flag = run.store === 'postgres' && config.graphile !== 'beside' ? ` --graphile ${config.graphile}` : '';
-  lines.push(
-    `${run.date}: \`npm run soak -- --store ${run.store} --minutes ${config.minutes}${flag}\`; ${passes}; ${Math.round(run.durationS)} s in all.`,
-    '',
-  );
+  const command = config.args.length === 0 ? 'npm run soak' : `npm run soak -- ${config.args.join(' ')}`;
+  lines.push(`${run.date}: \`${command}\`; ${passes}; ${Math.round(run.durationS)} s in all.`, '');
 
   const m = run.machine;
   lines.push(

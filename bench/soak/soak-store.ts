@@ -174,10 +174,11 @@ async function runPass(options: PassOptions): Promise<{ samples: Sample[]; verdi
       signal: options.signal,
       log,
     });
-    const drained = await drain({ sides, sampler, sampleMs: config.sampleMs, limitMs: config.leaseTtlMs + 60_000, signal: options.signal, log });
+    const drainLimitMs = config.leaseTtlMs + 60_000;
+    const drained = await drain({ sides, sampler, sampleMs: config.sampleMs, limitMs: drainLimitMs, signal: options.signal, log });
     for (const side of sides) await side.fleet.stop();
     const verdicts: SideVerdict[] = [];
-    for (const side of sides) verdicts.push(await judgeSide(side, store, phases, sampler.samples, timeline, drained));
+    for (const side of sides) verdicts.push(await judgeSide(side, store, phases, sampler.samples, timeline, drainLimitMs / 1000));
     return { samples: sampler.samples, verdicts, pass: { sides: keys, timeline, drained } };
   } finally {
     await stack.unwind();
