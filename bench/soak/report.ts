@@ -102,8 +102,9 @@ export function renderStoreSection(run: StoreRun): string {
   if (run.verdicts.some((v) => v.side === 'graphile')) {
     lines.push(
       `- graphile-worker: \`addJob('reply', payload, { queueName: inbox, jobKey })\` at the same rate; \`run()\` with its defaults and`,
-      '  a silent logger; the task hands the reply to the parent itself (graphile has no outbox). After a kill the supervisor calls',
-      "  `forceUnlockWorkers` with the dead process's worker ids, as graphile asks; without it their jobs and queues stay locked 4 hours.",
+      '  a silent logger; the task hands the reply to the parent itself (graphile has no outbox). After a kill, once the dead',
+      "  process's sessions are gone from the server, the supervisor calls `forceUnlockWorkers` with the ids it locked jobs under",
+      '  (its pool\'s and its workers\'), as graphile asks; without that call those jobs and their queues stay locked 4 hours.',
     );
   }
   const kills = run.passes.reduce((sum, p) => sum + p.timeline.kills.length, 0);
