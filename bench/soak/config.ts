@@ -18,6 +18,8 @@ export interface SoakConfig {
   stores: StoreKind[];
   /** The whole plan (every phase), in minutes; the phases share it by fixed weights (phases.ts). */
   minutes: number;
+  /** Before the plan, at the steady rate, sampled but not judged (phases.ts says why). */
+  warmupMs: number;
   /** Offered events per second in the steady phases (the surge offers 1.5x). */
   rate: number;
   inboxes: number;
@@ -55,6 +57,7 @@ const USAGE = `npm run soak -- [options]
 
   --store postgres|sqlite|both   default postgres (PostgreSQL: DATABASE_URL, else a throwaway server)
   --minutes N                    the whole phase plan, default 10 (the issue's target run: 30)
+  --warmup-seconds N             before the plan, at the steady rate, not judged; default 30
   --rate N                       offered events/s per side in the steady phases, default 50 (the surge: 1.5x)
   --inboxes N                    default 200
   --workers N                    worker processes per side, default 2
@@ -76,6 +79,7 @@ export function parseConfig(argv: string[]): SoakConfig {
     options: {
       store: { type: 'string', default: 'postgres' },
       minutes: { type: 'string', default: '10' },
+      'warmup-seconds': { type: 'string', default: '30' },
       rate: { type: 'string', default: '50' },
       inboxes: { type: 'string', default: '200' },
       workers: { type: 'string', default: '2' },
@@ -104,6 +108,7 @@ export function parseConfig(argv: string[]): SoakConfig {
     args: argv,
     stores,
     minutes: number('--minutes', values.minutes, 1, 24 * 60),
+    warmupMs: number('--warmup-seconds', values['warmup-seconds'], 0, 3_600) * 1_000,
     rate: number('--rate', values.rate, 1, 10_000),
     inboxes: number('--inboxes', values.inboxes, 1, 100_000, true),
     workers: number('--workers', values.workers, 1, 32, true),

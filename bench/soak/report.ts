@@ -45,17 +45,18 @@ export interface StoreRun {
 }
 
 const INTRO = `Written by \`npm run soak\` (bench/soak/run.ts; not part of \`npm test\`). A producer offers events at a fixed
-rate over many inboxes while worker processes run them, through six phases: steady load; 1.5x; an idle-in-transaction
-session holding PostgreSQL's xmin horizon (\`BEGIN; SELECT txid_current();\` on its own connection, then nothing); a
-fault-free stretch after it; worker processes SIGKILLed by PID and restarted; recovery. Each worker process runs a
-WorkerPool and a Dispatcher; the agent replies one message per event, and the channel hands each delivery to the parent,
-which books it: latency runs from the moment an event was offered (its payload carries it) to its reply's first
-delivery. Every 10 s it samples throughput, latency, the backlog, the worker processes' CPU, and on PostgreSQL each
-side's tables (\`pg_stat_user_tables\`: live and dead tuples; \`pg_total_relation_size\`; \`pg_relation_size\` of each
-index) and the oldest xmin's age, on SQLite the store directory's files. graphile-worker goes through the same phases on
-the same server, in its own schema and processes at the same offered rate: beside Vigil (the default) or after it
-(\`--graphile after\`). Samples go to \`bench/results/*.jsonl\` (not committed), plots to \`docs/soak/\`. The issue's
-run: \`npm run soak -- --minutes 30 --store postgres\`.`;
+rate over many inboxes while worker processes run them, through six phases after a warm-up (sampled, not judged):
+steady load; 1.5x; an idle-in-transaction session holding PostgreSQL's xmin horizon (\`BEGIN; SELECT txid_current();\`
+on its own connection, then nothing); a fault-free stretch after it; worker processes SIGKILLed by PID and restarted;
+recovery. Each worker process runs a WorkerPool and a Dispatcher; the agent replies one message per event, and the
+channel hands each delivery to the parent, which books it: latency runs from the moment an event was offered (its
+payload carries it) to its reply's first delivery. Every 10 s it samples throughput, latency, the backlog, the worker
+processes' CPU, and on PostgreSQL each side's tables (\`pg_stat_user_tables\`: live and dead tuples;
+\`pg_total_relation_size\`; \`pg_relation_size\` of each index) and the oldest xmin's age, on SQLite the store
+directory's files. graphile-worker goes through the same phases on the same server, in its own schema and processes at
+the same offered rate: beside Vigil (the default) or after it (\`--graphile after\`). Samples go to
+\`bench/results/*.jsonl\` (not committed), plots to \`docs/soak/\`. The issue's run:
+\`npm run soak -- --minutes 30 --store postgres\`.`;
 
 const n = (x: number): string => Math.round(x).toLocaleString('en-US');
 const ms = (x: number): string => (Number.isNaN(x) ? '–' : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x).toLocaleString('en-US')} ms`);
@@ -123,7 +124,7 @@ export function renderStoreSection(run: StoreRun): string {
   lines.push('#### Phases', '');
   lines.push('| Phase | From (min) | To (min) | Offered/s | Fault |', '|---|---:|---:|---:|---|');
   for (const p of run.phases) {
-    const fault = p.skipped ?? (p.fault === 'horizon' ? 'idle in transaction' : p.fault === 'kills' ? 'SIGKILL workers' : '–');
+    const fault = p.name === 'warmup' ? 'none; not judged' : (p.skipped ?? (p.fault === 'horizon' ? 'idle in transaction' : p.fault === 'kills' ? 'SIGKILL workers' : '–'));
     lines.push(`| ${p.name} | ${(p.startMs / 60_000).toFixed(1)} | ${(p.endMs / 60_000).toFixed(1)} | ${config.rate * p.rateFactor} | ${fault} |`);
   }
   const drained = run.passes.every((p) => p.drained);

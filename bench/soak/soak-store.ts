@@ -75,7 +75,7 @@ export async function soakStore(config: SoakConfig, store: StoreKind, signal: Ab
       stack.defer('the PostgreSQL server', () => opened.stop());
       serverSettings = { ...opened.settings, ...(await readSettings(opened, VACUUM_SETTINGS)) };
     }
-    const phases = phasePlan(config.minutes, store);
+    const phases = phasePlan(config.minutes, store, config.warmupMs);
     writeFileSync(resultsFile, JSON.stringify({ type: 'run', store, date: new Date().toISOString(), config, phases, machine, server: serverSettings }) + '\n');
     log(`samples: ${relative(REPO, resultsFile)}`);
 
