@@ -54,7 +54,8 @@ payload carries it) to its reply's first delivery. Every 10 s it samples through
 processes' CPU, and on PostgreSQL each side's tables (\`pg_stat_user_tables\`: live and dead tuples;
 \`pg_total_relation_size\`; \`pg_relation_size\` of each index) and the oldest xmin's age, on SQLite the store
 directory's files. graphile-worker goes through the same phases on the same server, in its own schema and processes at
-the same offered rate: beside Vigil (the default) or after it (\`--graphile after\`). Samples go to
+the same offered rate: after Vigil, in a second pass (the default), or beside it (\`--graphile beside\`: the two then
+share the cores and the disk, and each side's figures measure the other's load as much as its own). Samples go to
 \`bench/results/*.jsonl\` (not committed), plots to \`docs/soak/\`. The issue's run:
 \`npm run soak -- --minutes 30 --store postgres\`.`;
 

@@ -4,7 +4,7 @@
  * The soak benchmark (issue 21, item 3): hours-of-service behaviour in
  * minutes. Steady offered load, 1.5x, an idle transaction holding the xmin
  * horizon, a fault-free stretch, SIGKILLed workers, recovery (phases.ts);
- * graphile-worker beside Vigil (or after it) on PostgreSQL. Samples every 10 s to
+ * graphile-worker after Vigil (or beside it) on PostgreSQL. Samples every 10 s to
  * bench/results/*.jsonl, SVG plots to docs/soak/, and the "## Soak" section
  * of BENCHMARKS.md (report.ts).
  *

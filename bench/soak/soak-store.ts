@@ -70,7 +70,7 @@ export async function soakStore(config: SoakConfig, store: StoreKind, signal: Ab
     let serverSettings: Record<string, string> | null = null;
     if (store === 'postgres') {
       log('starting PostgreSQL (DATABASE_URL if set, else a throwaway server on 127.0.0.1)');
-      const opened = await openBenchServer();
+      const opened = await openBenchServer(config.pgSettings);
       server = opened;
       stack.defer('the PostgreSQL server', () => opened.stop());
       serverSettings = { ...opened.settings, ...(await readSettings(opened, VACUUM_SETTINGS)) };
