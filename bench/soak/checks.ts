@@ -41,6 +41,8 @@ export interface PhaseSummary {
   endDeadShare: number | null;
   endBytes: number;
   endIndexBytes: number | null;
+  /** SQLite: of endBytes, the inbox files' write-ahead logs. */
+  endWalBytes: number | null;
   maxXminAge: number | null;
 }
 
@@ -89,6 +91,7 @@ export function summarisePhases(side: Side, phases: readonly Phase[], samples: r
         endDeadShare: pg === null ? null : pg.deadTuples / Math.max(1, pg.deadTuples + pg.liveTuples),
         endBytes: last.storage.totalBytes,
         endIndexBytes: pg?.indexBytes ?? null,
+        endWalBytes: last.storage.kind === 'sqlite' ? last.storage.walBytes : null,
         maxXminAge: last.xminAge === null ? null : Math.max(...mine.map((s) => s.xminAge ?? 0)),
       },
     ];

@@ -78,6 +78,7 @@ export function renderStoreSection(run: StoreRun): string {
   const command = config.args.length === 0 ? 'npm run soak' : `npm run soak -- ${config.args.join(' ')}`;
   lines.push(`${run.date}: \`${command}\`; ${passes}; ${Math.round(run.durationS)} s in all.`, '');
 
+  const pg = run.store === 'postgres';
   const m = run.machine;
   lines.push(
     `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB; ${m.os}; Node.js ${m.node}. Load average (1/5/15 min) at start`,
@@ -95,8 +96,8 @@ export function renderStoreSection(run: StoreRun): string {
     );
   }
   lines.push(
-    `- Load: ${config.rate} events/s offered per side in the steady phases (${config.rate * 1.5} in the surge), round robin over ` +
-      `${config.inboxes} inboxes; ${config.workers} worker processes per side, ${config.concurrency} runs at once in each.`,
+    `- Load: ${config.rate} events/s offered${pg ? ' to each side' : ''} in the steady phases (${config.rate * 1.5} in the surge), round robin over ` +
+      `${config.inboxes} inboxes; ${config.workers} worker processes${pg ? ' per side' : ''}, ${config.concurrency} runs at once in each.`,
     `- Vigil: store defaults except \`leaseTtlMs: ${config.leaseTtlMs}\` (a killed worker's inboxes come back within one lease) and ` +
       '`outboxGapMs: 0` (no pacing: every reply goes as soon as it is queued); a WorkerPool and a Dispatcher (at-least-once) per ' +
       `process, safety poll ${run.pollIntervalMs === null ? "the runtime's default (5 s; LISTEN/NOTIFY wakes them)" : `${run.pollIntervalMs} ms (SQLite's wake-up hints do not cross processes)`}.`,
@@ -110,7 +111,7 @@ export function renderStoreSection(run: StoreRun): string {
     );
   }
   const kills = run.passes.reduce((sum, p) => sum + p.timeline.kills.length, 0);
-  lines.push(`- Kills: one worker process per side every ${config.killEveryMs / 1000} s of the kill phase (${kills} in all), restarted 1 s later.`);
+  lines.push(`- Kills: one worker process${pg ? ' per side' : ''} every ${config.killEveryMs / 1000} s of the kill phase (${kills} in all), restarted 1 s later.`);
   for (const pass of run.passes) {
     const h = pass.timeline.horizon;
     const who = run.passes.length > 1 ? ` (${pass.sides.map((k) => SIDE_LABELS[k]).join(', ')})` : '';
@@ -134,11 +135,12 @@ export function renderStoreSection(run: StoreRun): string {
   lines.push('#### Figures per phase', '');
   lines.push(
     'Throughput over the phase; latency over every event first delivered in it (offer to first delivery); the CPU of the',
-    "side's worker processes (user + system, from /proc; the PostgreSQL server's own CPU is not split by side);",
-    run.store === 'postgres' ? 'dead tuples summed over the side\'s tables (highest in the phase / at its end); size of its tables and indexes at the end.' : 'size of the store directory at the end of the phase.',
+    pg
+      ? "side's worker processes (user + system, from /proc; the PostgreSQL server's own CPU is not split by side); dead tuples\n" +
+          "summed over the side's tables (highest in the phase / at its end); size of its tables and indexes at the end."
+      : 'worker processes (user + system, from /proc); size of the store directory at the end of the phase.',
     '',
   );
-  const pg = run.store === 'postgres';
   lines.push(
     `| Side | Phase | Done/s | Delivered/s | p50 | p95 | p99 | Max | Worker CPU | ${pg ? 'Dead tuples (max / end) | Tables + indexes | Oldest xmin age |' : 'Store directory |'}`,
     `|---|---|---:|---:|---:|---:|---:|---:|---:|${pg ? '---:|---:|---:|' : '---:|'}`,
@@ -148,8 +150,9 @@ export function renderStoreSection(run: StoreRun): string {
 
   lines.push('#### Checks', '');
   lines.push(
-    'Invariants (Vigil: a break fails the run, exit 1) and the issue\'s targets. graphile-worker\'s rows are measured the same',
-    'way and reported for comparison only.',
+    run.verdicts.some((v) => v.side === 'graphile')
+      ? "Invariants (Vigil: a break fails the run, exit 1) and the issue's targets. graphile-worker's rows are measured the same\nway and reported for comparison only."
+      : "Invariants (a break fails the run, exit 1) and the issue's targets" + (pg ? '.' : ' that apply without a horizon to hold (throughput).'),
     '',
     '| Side | Check | Measured | Goal | Result |',
     '|---|---|---|---|---|',
@@ -167,7 +170,7 @@ export function renderStoreSection(run: StoreRun): string {
 function phaseRow(p: PhaseSummary, pg: boolean): string {
   const storage = pg
     ? `${p.maxDead === null ? '–' : n(p.maxDead)} / ${p.endDead === null ? '–' : n(p.endDead)} | ${mib(p.endBytes)}${p.endIndexBytes === null ? '' : ` (indexes ${mib(p.endIndexBytes)})`} | ${p.maxXminAge === null ? '–' : n(p.maxXminAge)} |`
-    : `${mib(p.endBytes)} |`;
+    : `${mib(p.endBytes)}${p.endWalBytes === null ? '' : ` (WAL ${mib(p.endWalBytes)})`} |`;
   return (
     `| ${SIDE_LABELS[p.side]} | ${p.phase} | ${p.donePerS.toFixed(1)} | ${p.deliveredPerS.toFixed(1)} | ${ms(p.latency.p50)} | ${ms(p.latency.p95)} | ` +
     `${ms(p.latency.p99)} | ${ms(p.latency.max)} | ${cpu(p)} | ${storage}`
