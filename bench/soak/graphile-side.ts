@@ -76,7 +76,6 @@ export async function openGraphileSide(config: SoakConfig, url: string, schema: 
       );
       ledger.stored(payload.seq, { duplicate: false, afterFailure: failures > 0 });
     },
-    onStored: () => undefined,
     onGaveUp(payload, error) {
       ledger.gaveUp(payload.seq);
       log(`graphile: gave up adding job ${payload.seq}: ${String(error)}`);

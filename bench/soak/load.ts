@@ -15,9 +15,8 @@ import type { SoakPayload } from './protocol.js';
 export interface ProducerOptions {
   inboxes: number;
   maxInFlight: number;
-  /** Stores the event; resolves once stored (or found stored already); throws when it gave up. */
+  /** Stores the event (and books it); resolves once stored or found stored already; throws when it gave up. */
   submit(payload: SoakPayload): Promise<void>;
-  onStored(payload: SoakPayload): void;
   onGaveUp(payload: SoakPayload, error: unknown): void;
 }
 
@@ -92,14 +91,14 @@ export class Producer {
       const payload = this.queue.shift()!;
       this.windowLagMs = Math.max(this.windowLagMs, Date.now() - payload.t);
       this.inFlight += 1;
-      this.options.submit(payload).then(
-        () => this.options.onStored(payload),
-        (error: unknown) => this.options.onGaveUp(payload, error),
-      ).finally(() => {
-        this.inFlight -= 1;
-        this.pump();
-        if (this.drained !== null && this.inFlight === 0 && this.queue.length === 0) this.drained();
-      });
+      void this.options
+        .submit(payload)
+        .catch((error: unknown) => this.options.onGaveUp(payload, error))
+        .finally(() => {
+          this.inFlight -= 1;
+          this.pump();
+          if (this.drained !== null && this.inFlight === 0 && this.queue.length === 0) this.drained();
+        });
     }
   }
 }

@@ -43,7 +43,6 @@ export async function openVigilSide(config: SoakConfig, place: VigilPlace, log: 
       );
       ledger.stored(payload.seq, { duplicate: !stored, afterFailure: failures > 0 });
     },
-    onStored: () => undefined,
     onGaveUp(payload, error) {
       ledger.gaveUp(payload.seq);
       log(`vigil: gave up ingesting event ${payload.seq}: ${String(error)}`);
