@@ -117,7 +117,10 @@ export class SqliteInboxPort implements InboxPort {
       this.existing((c) => c.writeThenRollBack((now) => reserveBatch(c, plan, now, atMostOnce)));
       return null;
     }
-    return this.existing((c) => c.write((now) => reserveBatch(c, plan, now, atMostOnce)));
+    // A reservation survives a process crash but need not a power loss, which would only make its
+    // batch sendable again, as a crash after it does; the record of the send syncs it with its own
+    // commit. At most once, the reservation is the record of the send: durable.
+    return this.existing((c) => c.write((now) => reserveBatch(c, plan, now, atMostOnce), { durability: atMostOnce ? 'durable' : 'process' }));
   }
 
   // The file may have been closed by the LRU while the batch was sent: ask for it again.

@@ -20,7 +20,7 @@ import { currentBootId } from './boot-id.js';
 import { inboxSummary } from './dashboard.js';
 import { EndedSessions } from './ended-sessions.js';
 import { IngestGroups } from './group-commit.js';
-import { insertEvent } from './ingest.js';
+import { insertEvents } from './ingest.js';
 import { InboxDb, InboxFileDeleted } from './inbox-db.js';
 import { SqliteInboxPort, type InboxFiles } from './inbox-port.js';
 import * as lifecycle from './lifecycle.js';
@@ -339,7 +339,7 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
   private commitEvents(inboxId: string, events: CheckedEvent[], burst = false): boolean[] {
     return this.use(inboxId, true, (c) => {
       if (burst) c.checkpointLessOften();
-      return c.write((now) => events.map((event) => insertEvent(c, event, now)), { addsEventsOnly: true });
+      return c.write((now) => insertEvents(c, events, now), { addsEventsOnly: true });
     }) as boolean[];
   }
 
