@@ -26,7 +26,7 @@ it('the deprecation notice is a log line, not stderr', async () => {
   const response = await fetch(`${url}/inboxes/alice/messages`, {
     method: 'POST',
     body: JSON.stringify({ text: 'hi' }),
-    headers: { authorization: 'Bearer sdk-warnings-token', 'idempotency-key': 'm1', 'content-type': 'application/json' },
+    headers: { authorization: 'Bearer sdk-warnings-token-0123456789abcdef', 'idempotency-key': 'm1', 'content-type': 'application/json' },
   });
   expect(response.status).toBe(202);
   const warning = await serve.log('the SDK warning', (line) => line.source === '@anthropic-ai/sdk');
