@@ -127,7 +127,7 @@ async function main(): Promise<number> {
       log(`the Python reference is not available (${missing}): measuring Vigil only`);
     }
 
-    const results = await runSuite(plan, sides, log, only);
+    const results = await runSuite(plan, sides, log, only, scratch);
     await vigil.close();
     await python?.close();
     python = null;
