@@ -18,8 +18,8 @@ import { sqliteBackendOf } from '../src/store/sqlite/sqlite-store.js';
 /** The fake clock's start: 2026-01-12 12:00 UTC, a Monday with no DST change near it. */
 export const T0 = Date.UTC(2026, 0, 12, 12, 0, 0);
 
-/** Quiet from an hour before T0 to an hour after, in UTC: "now" is inside them on every day the passes run. */
-export const QUIET_HOURS = { from: '11:00', to: '13:00', timeZone: 'UTC' };
+/** Quiet from an hour before T0 to an hour after (13:00 in Berlin in January): "now" is inside them on every day the passes run. */
+export const QUIET_HOURS = { from: '12:00', to: '14:00', timeZone: 'Europe/Berlin' };
 export const DEBOUNCE_MS = 1_000;
 
 export interface SeedPlan {

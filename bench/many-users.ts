@@ -69,6 +69,9 @@ interface PassOutcome {
   sent: number;
   /** dispatch() calls that sent nothing (inboxes in quiet hours, found so by their reserve). */
   empty: number;
+  /** Their mean duration, and that of the calls that sent (four run at once, so each includes some waiting). */
+  emptyCallMs: number;
+  sendCallMs: number;
   /** Inboxes dispatchableInboxes still listed after the pass (must be none). */
   listedAfter: number;
 }
@@ -95,19 +98,30 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
 /** What the dispatcher does in one sweep: list due inboxes, dispatch each, until none is listed. The channels' own time is left out (a send that returns at once). */
 async function dispatchPass(store: Store): Promise<PassOutcome> {
   let sent = 0;
-  let empty = 0;
+  const calls = { empty: { count: 0, ms: 0 }, send: { count: 0, ms: 0 } };
   const start = performance.now();
   for (;;) {
     const due = await store.dispatchableInboxes({ limit: LIST_LIMIT });
     if (due.length === 0) break;
     await eachConcurrently(due, DISPATCH_CONCURRENCY, async (id) => {
+      const callStart = performance.now();
       const count = await store.inbox(id).dispatch(() => undefined);
+      const kind = count === 0 ? calls.empty : calls.send;
+      kind.count += 1;
+      kind.ms += performance.now() - callStart;
       sent += count;
-      if (count === 0) empty += 1;
     });
   }
   const ms = performance.now() - start;
-  return { ms, sent, empty, listedAfter: (await store.dispatchableInboxes({ limit: LIST_LIMIT })).length };
+  const mean = ({ count, ms: total }: { count: number; ms: number }): number => (count === 0 ? 0 : total / count);
+  return {
+    ms,
+    sent,
+    empty: calls.empty.count,
+    emptyCallMs: mean(calls.empty),
+    sendCallMs: mean(calls.send),
+    listedAfter: (await store.dispatchableInboxes({ limit: LIST_LIMIT })).length,
+  };
 }
 
 /** Quiet hours for one in `quietOneIn` of the messaged inboxes; a debounce for every inbox. */
@@ -170,6 +184,7 @@ const ms = (samples: number[]): string => {
 
 function render(runs: BackendRun[], plan: Plan, machine: string, loadAtStart: number[], seconds: number, pgCommit: string): string {
   const met = (value: number): string => (value <= GOAL ? 'yes' : '**no**');
+  const callMs = (passes: PassOutcome[], pick: (p: PassOutcome) => number): string => median(passes.map(pick)).toFixed(2);
   const rows = runs.flatMap((run) => {
     const tunedPass = run.passes.tuned[0]!;
     return [
@@ -177,6 +192,7 @@ function render(runs: BackendRun[], plan: Plan, machine: string, loadAtStart: nu
       `| ${run.store} | readyInboxes, every inbox listed (limit ${plan.inboxes.toLocaleString('en-US')}) | ${ms(run.readyAll.plain)} | ${ms(run.readyAll.tuned)} | ${ratio(run.readyAll).toFixed(2)}x | ${met(ratio(run.readyAll))} |`,
       `| ${run.store} | readyInboxes, limit 100 (a pool's poll) | ${ms(run.readyPoll.plain)} | ${ms(run.readyPoll.tuned)} | ${ratio(run.readyPoll).toFixed(2)}x | |`,
       `| ${run.store} | (checks) | ${run.passes.plain[0]!.sent.toLocaleString('en-US')} sent a pass; ${run.readyCounts.plain.toLocaleString('en-US')} ready | ${tunedPass.sent.toLocaleString('en-US')} sent, ${tunedPass.empty.toLocaleString('en-US')} held by quiet hours, ${tunedPass.listedAfter} listed after the pass; ${run.readyCounts.tuned.toLocaleString('en-US')} ready | | |`,
+      `| ${run.store} | one \`dispatch\` call, mean | ${callMs(run.passes.plain, (p) => p.sendCallMs)} ms sending | ${callMs(run.passes.tuned, (p) => p.sendCallMs)} ms sending, ${callMs(run.passes.tuned, (p) => p.emptyCallMs)} ms finding quiet hours | | |`,
     ];
   });
   return `${MANY_USERS_HEADING}
@@ -206,6 +222,10 @@ ${rows.join('\n')}
   time, until nothing is listed; the send returns at once (the channels' time is not the store's). In quiet hours an
   inbox's \`dispatch\` reserves nothing and records until when it is held, so the next listing skips it: the
   dispatcher finds due inboxes through the index, never by visiting every inbox. Median of ${plan.passes} passes per store.
+  The mean \`dispatch\` call (four run at once, so each includes some waiting) shows what a pass is made of: the
+  dispatch that finds an inbox in quiet hours sends nothing, yet it decides whether "now" is inside them
+  (src/store/pacing.ts: croner's next run of the daily \`from\` and \`to\` in the time zone, several times), in the
+  reserving transaction.
 - **readyInboxes**: every pending event is past its debounce (the clock moved ${2 * DEBOUNCE_MS} ms after seeding), so both
   stores list every inbox; the debounce is decided when an inbox is written (its wake time), not when it is listed.
   Median of ${plan.readyCalls} calls per store, alternating.
