@@ -252,6 +252,26 @@ export function dashboardSettingsSuite(apps: ReturnType<typeof useHttpApps>): vo
       expect((await post(t, '/inbox/alice/redrive-outbox', cookie, { csrf: 'forged', channel: 'email' })).status).toBe(403);
       expect((await post(t, '/inbox/alice/redrive-outbox', cookie, { csrf, channel: 'x'.repeat(65) })).status).toBe(400);
       expect((await inbox.stats()).outbox.rejected).toBe(1);
+      // Without a channel ("Redrive every channel", offered when some failures are not listed): all of them.
+      const all = await post(t, '/inbox/alice/redrive-outbox', cookie, { csrf });
+      expect(all.headers.get('location')).toBe('/inbox/alice?notice=outbox-redriven&ref=1');
+      expect((await inbox.stats()).outbox).toMatchObject({ held: 1, undeliverable: 0, rejected: 0 });
+      expect((await t.store.view('alice').actions())[0]).toMatchObject({ action: 'redrive outbox', target: 'every channel', result: '1 message held again' });
+    });
+
+    it('offers "Redrive every channel" when more failures exist than the page lists', async () => {
+      const t = await apps.make();
+      const inbox = t.store.inbox('alice');
+      await inbox.ingest({ source: 'test', sourceId: 'x' });
+      const gen = (await inbox.acquire('w')) as number;
+      const batch = await inbox.claimBatch('w', gen);
+      await inbox.finish('w', gen, batch.map((e) => e.id), { messages: Array.from({ length: 25 }, (_, i) => `update ${i}`) });
+      await inbox.dispatch((_body, messages) => ({ failures: [{ messageIds: messages.map((m) => m.id), channel: 'slack', kind: 'undeliverable', error: 'no contacts.slack' }] }));
+      const cookie = await signIn(t);
+      const outbox = /<div data-live id="outbox">([\s\S]*?)<\/section>/.exec((await get(t, '/inbox/alice', cookie)).body)?.[1] ?? '';
+      expect(outbox).toContain('25 failed messages');
+      expect(outbox).toContain('Newest first; 5 older not shown');
+      expect(outbox).toContain('<summary>Redrive every channel</summary>');
     });
   });
 }
