@@ -14,6 +14,9 @@
  *                       writes its own "## Service" section (not with --quick)
  *   --only dashboard    only the dashboard family (bench/dashboard.ts: the overview and an inbox page with 10,000
  *                       inboxes and 100,000 events, on both stores); writes its own "## Dashboard" section
+ *   --only many-users   only the many-users family (bench/many-users.ts: a dispatcher pass with 1,000 of 10,000
+ *                       inboxes in quiet hours, readyInboxes over 10,000 debounced inboxes, each against the same
+ *                       without settings, on both stores); writes its own "## Many users" section
  *   --only postgres     only the PostgreSQL family (bench/postgres-vs-graphile.ts: Vigil's PostgreSQL store against
  *                       graphile-worker on one server, a throwaway one unless DATABASE_URL is set); it runs whole and
  *                       writes its own "## PostgreSQL vs graphile-worker" section (not with --quick or --pg-setting)
@@ -30,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DASHBOARD_FAMILY, runDashboardFamily } from './dashboard.js';
 import { describeMachine } from './machine.js';
+import { MANY_USERS_FAMILY, runManyUsersFamily } from './many-users.js';
 import { DEFAULT_REFERENCE_DIR, PythonReferenceSide, referenceUnavailable, type PythonInfo } from './python-reference.js';
 import { renderConsole, renderSection, writeSection, type RunInfo } from './report.js';
 import { POSTGRES_FAMILY, runPostgresVsGraphile } from './postgres-vs-graphile.js';
@@ -62,7 +66,7 @@ async function main(): Promise<number> {
     (values.only ?? FAMILIES.join(','))
       .split(',')
       .map((f) => f.trim())
-      .filter((f) => f !== SERVICE_FAMILY && f !== POSTGRES_FAMILY && f !== DASHBOARD_FAMILY) as Family[],
+      .filter((f) => f !== SERVICE_FAMILY && f !== POSTGRES_FAMILY && f !== DASHBOARD_FAMILY && f !== MANY_USERS_FAMILY) as Family[],
   );
   for (const family of only) if (!FAMILIES.includes(family)) throw new Error(`--only: unknown family ${family}; known: ${FAMILIES.join(', ')}`);
   const diagnostic = values.quick || values.only !== undefined || synchronous !== 'full';
@@ -73,11 +77,18 @@ async function main(): Promise<number> {
 
   const asked = (family: string): boolean => values.only?.split(',').some((f) => f.trim() === family) ?? synchronous === 'full';
 
+  // The many-users family (bench/many-users.ts) seeds both stores and writes its own section.
+  let manyUsersFailed = false;
+  if (asked(MANY_USERS_FAMILY)) {
+    manyUsersFailed = !(await runManyUsersFamily({ quick: values.quick, out: values.quick ? null : resolve(values.out), log }));
+    if (only.size === 0 && !asked(DASHBOARD_FAMILY) && !asked(SERVICE_FAMILY) && !asked(POSTGRES_FAMILY)) return values.strict && manyUsersFailed ? 1 : 0;
+  }
+
   // The dashboard family (bench/dashboard.ts) seeds both stores and writes its own section.
   let dashboardFailed = false;
   if (asked(DASHBOARD_FAMILY)) {
     dashboardFailed = !(await runDashboardFamily({ quick: values.quick, out: values.quick ? null : resolve(values.out), log }));
-    if (only.size === 0 && !asked(SERVICE_FAMILY) && !asked(POSTGRES_FAMILY)) return values.strict && dashboardFailed ? 1 : 0;
+    if (only.size === 0 && !asked(SERVICE_FAMILY) && !asked(POSTGRES_FAMILY)) return values.strict && (dashboardFailed || manyUsersFailed) ? 1 : 0;
   }
 
   // The PostgreSQL family (bench/postgres-vs-graphile.ts) starts its own server and writes its own section.
@@ -86,14 +97,14 @@ async function main(): Promise<number> {
     const pgSettings = Object.fromEntries(values['pg-setting'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
     const pgDiagnostic = values.quick || Object.keys(pgSettings).length > 0;
     postgresFailed = !(await runPostgresVsGraphile({ quick: values.quick, out: pgDiagnostic ? null : resolve(values.out), serverSettings: pgSettings, log }));
-    if (only.size === 0 && !asked(SERVICE_FAMILY)) return values.strict && (postgresFailed || dashboardFailed) ? 1 : 0;
+    if (only.size === 0 && !asked(SERVICE_FAMILY)) return values.strict && (postgresFailed || dashboardFailed || manyUsersFailed) ? 1 : 0;
   }
 
   // The service family (bench/service.ts) measures in its own processes and writes its own "## Service" section.
   let serviceFailed = false;
   if (values.only === undefined ? synchronous === 'full' : values.only.split(',').some((f) => f.trim() === SERVICE_FAMILY)) {
     serviceFailed = !(await runServiceFamily({ quick: values.quick, out: resolve(values.out), write: !values.quick, log }));
-    if (only.size === 0) return values.strict && (serviceFailed || postgresFailed || dashboardFailed) ? 1 : 0;
+    if (only.size === 0) return values.strict && (serviceFailed || postgresFailed || dashboardFailed || manyUsersFailed) ? 1 : 0;
   }
 
   const scratch = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
@@ -151,7 +162,7 @@ async function main(): Promise<number> {
       writeSection(resolve(values.out), renderSection(run));
       log(`wrote ${resolve(values.out)}`);
     }
-    return values.strict && (serviceFailed || postgresFailed || dashboardFailed || run.targets.some((t) => t.pass === false)) ? 1 : 0;
+    return values.strict && (serviceFailed || postgresFailed || dashboardFailed || manyUsersFailed || run.targets.some((t) => t.pass === false)) ? 1 : 0;
   } finally {
     python?.kill();
     rmSync(scratch, { recursive: true, force: true });
