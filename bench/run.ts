@@ -14,6 +14,9 @@
  *                       writes its own "## Service" section (not with --quick)
  *   --only dashboard    only the dashboard family (bench/dashboard.ts: the overview and an inbox page with 10,000
  *                       inboxes and 100,000 events, on both stores); writes its own "## Dashboard" section
+ *   --only retention    only the retention family (bench/retention.ts: 1,000,000 webhooks through one SQLite inbox over
+ *                       ten simulated days with and without a one-day retention; ingest with and without a Pruner at
+ *                       work, on SQLite and PostgreSQL); writes its own "## Retention" section
  *   --only postgres     only the PostgreSQL family (bench/postgres-vs-graphile.ts: Vigil's PostgreSQL store against
  *                       graphile-worker on one server, a throwaway one unless DATABASE_URL is set); it runs whole and
  *                       writes its own "## PostgreSQL vs graphile-worker" section (not with --quick or --pg-setting)
@@ -35,6 +38,7 @@ import { renderConsole, renderSection, writeSection, type RunInfo } from './repo
 import { POSTGRES_FAMILY, runPostgresVsGraphile } from './postgres-vs-graphile.js';
 import { runServiceFamily, SERVICE_FAMILY } from './service.js';
 import { VigilSqliteSide } from './sqlite-engine.js';
+import { RETENTION_FAMILY, runRetentionFamily } from './retention.js';
 import { FAMILIES, runSuite, type Family } from './suite.js';
 import { checkTargets } from './targets.js';
 import { elapsedSeconds, startTimer } from './timing.js';
@@ -62,7 +66,7 @@ async function main(): Promise<number> {
     (values.only ?? FAMILIES.join(','))
       .split(',')
       .map((f) => f.trim())
-      .filter((f) => f !== SERVICE_FAMILY && f !== POSTGRES_FAMILY && f !== DASHBOARD_FAMILY) as Family[],
+      .filter((f) => f !== SERVICE_FAMILY && f !== POSTGRES_FAMILY && f !== DASHBOARD_FAMILY && f !== RETENTION_FAMILY) as Family[],
   );
   for (const family of only) if (!FAMILIES.includes(family)) throw new Error(`--only: unknown family ${family}; known: ${FAMILIES.join(', ')}`);
   const diagnostic = values.quick || values.only !== undefined || synchronous !== 'full';
@@ -77,7 +81,14 @@ async function main(): Promise<number> {
   let dashboardFailed = false;
   if (asked(DASHBOARD_FAMILY)) {
     dashboardFailed = !(await runDashboardFamily({ quick: values.quick, out: values.quick ? null : resolve(values.out), log }));
-    if (only.size === 0 && !asked(SERVICE_FAMILY) && !asked(POSTGRES_FAMILY)) return values.strict && dashboardFailed ? 1 : 0;
+    if (only.size === 0 && !asked(RETENTION_FAMILY) && !asked(SERVICE_FAMILY) && !asked(POSTGRES_FAMILY)) return values.strict && dashboardFailed ? 1 : 0;
+  }
+
+  // The retention family (bench/retention.ts) runs its own stores and writes its own section.
+  let retentionFailed = false;
+  if (asked(RETENTION_FAMILY)) {
+    retentionFailed = !(await runRetentionFamily({ quick: values.quick, out: values.quick ? null : resolve(values.out), log }));
+    if (only.size === 0 && !asked(SERVICE_FAMILY) && !asked(POSTGRES_FAMILY)) return values.strict && (retentionFailed || dashboardFailed) ? 1 : 0;
   }
 
   // The PostgreSQL family (bench/postgres-vs-graphile.ts) starts its own server and writes its own section.
@@ -86,14 +97,14 @@ async function main(): Promise<number> {
     const pgSettings = Object.fromEntries(values['pg-setting'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
     const pgDiagnostic = values.quick || Object.keys(pgSettings).length > 0;
     postgresFailed = !(await runPostgresVsGraphile({ quick: values.quick, out: pgDiagnostic ? null : resolve(values.out), serverSettings: pgSettings, log }));
-    if (only.size === 0 && !asked(SERVICE_FAMILY)) return values.strict && (postgresFailed || dashboardFailed) ? 1 : 0;
+    if (only.size === 0 && !asked(SERVICE_FAMILY)) return values.strict && (postgresFailed || dashboardFailed || retentionFailed) ? 1 : 0;
   }
 
   // The service family (bench/service.ts) measures in its own processes and writes its own "## Service" section.
   let serviceFailed = false;
   if (values.only === undefined ? synchronous === 'full' : values.only.split(',').some((f) => f.trim() === SERVICE_FAMILY)) {
     serviceFailed = !(await runServiceFamily({ quick: values.quick, out: resolve(values.out), write: !values.quick, log }));
-    if (only.size === 0) return values.strict && (serviceFailed || postgresFailed || dashboardFailed) ? 1 : 0;
+    if (only.size === 0) return values.strict && (serviceFailed || postgresFailed || dashboardFailed || retentionFailed) ? 1 : 0;
   }
 
   const scratch = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
@@ -151,7 +162,7 @@ async function main(): Promise<number> {
       writeSection(resolve(values.out), renderSection(run));
       log(`wrote ${resolve(values.out)}`);
     }
-    return values.strict && (serviceFailed || postgresFailed || dashboardFailed || run.targets.some((t) => t.pass === false)) ? 1 : 0;
+    return values.strict && (serviceFailed || postgresFailed || dashboardFailed || retentionFailed || run.targets.some((t) => t.pass === false)) ? 1 : 0;
   } finally {
     python?.kill();
     rmSync(scratch, { recursive: true, force: true });
