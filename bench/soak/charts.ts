@@ -107,6 +107,41 @@ export function writeCharts(dir: string, store: StoreKind, label: string, phases
     });
   }
 
+  const retained = of('vigil').filter((s) => s.extra.prunedEvents !== undefined);
+  if (retained.length > 0) {
+    charts.push({
+      name: 'pruned',
+      chart: {
+        title: `Retention: rows Vigil's workers pruned so far${store === 'postgres' ? ', and the tombstones' : ''} (${label})`,
+        yLabel: 'rows',
+        series: [
+          { label: 'Vigil events pruned', color: COLORS.vigil[1], dashed: false, points: retained.map((s) => [s.t, s.extra.prunedEvents ?? Number.NaN]) },
+          { label: 'Vigil messages pruned', color: COLORS.vigil[0], dashed: true, points: retained.map((s) => [s.t, s.extra.prunedMessages ?? Number.NaN]) },
+          ...(store === 'postgres'
+            ? [{ label: 'Vigil tombstones', color: COLORS.vigil[2], dashed: false, points: retained.map((s): [number, number] => [s.t, s.extra.tombstones ?? Number.NaN]) }]
+            : []),
+        ],
+        format: (v) => v.toLocaleString('en-US'),
+      },
+    });
+    if (store === 'postgres') {
+      const table = (s: Sample, name: string): number => (s.storage.kind === 'postgres' ? (s.storage.tables.find((t) => t.name === name)?.totalBytes ?? 0) / 2 ** 20 : Number.NaN);
+      charts.push({
+        name: 'tables',
+        chart: {
+          title: `Vigil's tables under retention: heap + indexes + TOAST (${label})`,
+          yLabel: 'MiB',
+          series: [
+            { label: 'events', color: COLORS.vigil[1], dashed: false, points: retained.map((s) => [s.t, table(s, 'events')]) },
+            { label: 'outbox', color: COLORS.vigil[0], dashed: false, points: retained.map((s) => [s.t, table(s, 'outbox')]) },
+            { label: 'tombstones', color: COLORS.vigil[2], dashed: true, points: retained.map((s) => [s.t, table(s, 'tombstones')]) },
+          ],
+          format: (v) => v.toFixed(v < 10 ? 1 : 0),
+        },
+      });
+    }
+  }
+
   return charts.map(({ name, chart }) => {
     const file = `${store}-${name}.svg`;
     writeFileSync(join(dir, file), renderChart({ ...chart, phases, kills }));

@@ -12,10 +12,13 @@
  *   end of that sample's window, so its resolution is one sample.
  * - "dead tuples back under their first-phase level": the sum of n_dead_tup
  *   over the side's tables in the last sample of recovery, against the
- *   highest in the steady phase. Nothing is pruned yet, so the tables keep
- *   growing, and autovacuum lets dead tuples reach 20% of a table's live
- *   rows before it runs: the dead share of all tuples is shown beside it,
- *   so a miss from growth can be told from a miss from bloat.
+ *   highest in the steady phase. Autovacuum lets dead tuples reach 20% of a
+ *   table's live rows before it runs, so tables that keep growing (no
+ *   retention: --retention off; graphile's jobs table does not grow) let
+ *   them grow too: the dead share of all tuples is shown beside it, so a
+ *   miss from growth can be told from a miss from bloat. With retention
+ *   Vigil's tables hold a bounded number of live rows and every pruned row
+ *   is one more dead tuple for autovacuum to clear.
  */
 import type { StoreKind } from './config.js';
 import type { LedgerVerdict } from './ledger.js';
@@ -44,6 +47,18 @@ export interface PhaseSummary {
   /** SQLite: of endBytes, the inbox files' write-ahead logs. */
   endWalBytes: number | null;
   maxXminAge: number | null;
+  /** Vigil with --retention (the retention tick hook's figures); null without. */
+  retention: PhaseRetention | null;
+}
+
+export interface PhaseRetention {
+  /** Rows the workers reported pruned during the phase. */
+  prunedEvents: number;
+  prunedMessages: number;
+  /** Tombstones at the end of the phase (PostgreSQL; null on SQLite, where they are counted once, at the end). */
+  tombstones: number | null;
+  /** PostgreSQL: the tables retention bounds or grows, heap + indexes + TOAST, at the end of the phase. */
+  tables: { events: number; outbox: number; tombstones: number } | null;
 }
 
 export interface Check {
@@ -66,11 +81,26 @@ export interface SideVerdict {
   checks: Check[];
 }
 
+/** What the retention hook's samples say about one phase: counts pruned since the phase before, where the tables stand at its end. */
+export function phaseRetention(before: Sample | undefined, last: Sample): PhaseRetention | null {
+  if (last.extra.prunedEvents === undefined) return null;
+  const since = (key: string): number => (last.extra[key] ?? 0) - (before?.extra[key] ?? 0);
+  const table = (name: string): number => (last.storage.kind === 'postgres' ? (last.storage.tables.find((t) => t.name === name)?.totalBytes ?? 0) : 0);
+  return {
+    prunedEvents: since('prunedEvents'),
+    prunedMessages: since('prunedMessages'),
+    tombstones: last.extra.tombstones ?? null,
+    tables: last.storage.kind === 'postgres' ? { events: table('events'), outbox: table('outbox'), tombstones: table('tombstones') } : null,
+  };
+}
+
 export function summarisePhases(side: Side, phases: readonly Phase[], samples: readonly Sample[]): PhaseSummary[] {
   const names = [...phases.map((p) => p.name as string), 'drain'];
+  const sides = samples.filter((s) => s.side === side.key);
   return names.flatMap((phase) => {
-    const mine = samples.filter((s) => s.side === side.key && s.phase === phase);
+    const mine = sides.filter((s) => s.phase === phase);
     if (mine.length === 0) return [];
+    const before = sides[sides.indexOf(mine[0]!) - 1];
     const seconds = mine.reduce((sum, s) => sum + s.seconds, 0);
     const per = (f: (s: Sample) => number): number => mine.reduce((sum, s) => sum + f(s) * s.seconds, 0) / seconds;
     const last = mine[mine.length - 1]!;
@@ -93,6 +123,7 @@ export function summarisePhases(side: Side, phases: readonly Phase[], samples: r
         endIndexBytes: pg?.indexBytes ?? null,
         endWalBytes: last.storage.kind === 'sqlite' ? last.storage.walBytes : null,
         maxXminAge: last.xminAge === null ? null : Math.max(...mine.map((s) => s.xminAge ?? 0)),
+        retention: phaseRetention(before, last),
       },
     ];
   });
@@ -156,6 +187,16 @@ export async function judgeSide(
     );
   }
 
+  const steadyEnd = first?.endBytes;
+  if (first?.retention != null && lastSteady !== undefined && steadyEnd !== undefined) {
+    add(
+      `data bounded under retention: ${store === 'postgres' ? "the side's tables and indexes" : 'the store directory'} at the end of recovery vs at the end of the first steady phase`,
+      `${mib(lastSteady.endBytes)} vs ${mib(steadyEnd)} (${(lastSteady.endBytes / steadyEnd).toFixed(2)}x)`,
+      'counted',
+      null,
+    );
+  }
+
   if (store === 'postgres' && first !== undefined) {
     const horizonEnd = timeline.horizon?.releasedAtS;
     if (horizonEnd === undefined || Number.isNaN(horizonEnd)) {
@@ -186,6 +227,10 @@ export async function judgeSide(
   }
 
   return { side: side.key, ledger, findings, supervisor: side.supervisorNotes(), phases: summaries, checks };
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 }
 
 function pct(x: number | null): string {

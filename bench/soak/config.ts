@@ -8,6 +8,9 @@ import { fileURLToPath } from 'node:url';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
+/** --retention's default: two minutes (SoakConfig.retentionMs says why). */
+export const DEFAULT_RETENTION_MS = 120_000;
+
 export type StoreKind = 'postgres' | 'sqlite';
 
 export type GraphileMode = 'beside' | 'after' | 'off';
@@ -56,6 +59,17 @@ export interface SoakConfig {
   strict: boolean;
   /** Diagnostics: settings of the throwaway PostgreSQL server (a run with any is print-only). */
   pgSettings: Record<string, string>;
+  /**
+   * Vigil's retention for done events and sent messages (store option
+   * `retention`), or null to keep everything. Each worker process then runs
+   * a Pruner at its defaults, as `vigil serve` does. On by default, at two
+   * minutes: the soak stands for months of running, and a service that runs
+   * for months prunes; two minutes makes a 30-minute run prune from its
+   * third minute on, so the tables reach the size they keep (about two
+   * minutes of events, plus the tombstones' keys) well inside the first
+   * steady phase, and every later phase is measured with pruning at work.
+   */
+  retentionMs: number | null;
 }
 
 const USAGE = `npm run soak -- [options]
@@ -76,6 +90,9 @@ const USAGE = `npm run soak -- [options]
                                  (default; twice the time), in the same pass (they share the cores), or not at all
   --print-only                   write neither BENCHMARKS.md nor docs/soak/ (the JSON lines are still written)
   --out FILE                     default BENCHMARKS.md in the repository
+  --retention MS|off             Vigil keeps done events and sent messages this long (store option retention), and
+                                 each worker process prunes as vigil serve does (a Pruner at its defaults); default
+                                 120000 (2 minutes); off keeps everything
   --strict                       exit 1 when a target is missed, not only when an event is lost or done twice
 Diagnostics (print only, never write the report):
   --pg-setting name=value        a setting of the throwaway PostgreSQL server (repeatable), e.g. synchronous_commit=off`;
@@ -100,6 +117,7 @@ export function parseConfig(argv: string[]): SoakConfig {
       out: { type: 'string', default: join(REPO, 'BENCHMARKS.md') },
       strict: { type: 'boolean', default: false },
       'pg-setting': { type: 'string', multiple: true, default: [] },
+      retention: { type: 'string', default: String(DEFAULT_RETENTION_MS) },
       help: { type: 'boolean', default: false },
     },
   });
@@ -137,6 +155,7 @@ export function parseConfig(argv: string[]): SoakConfig {
     resultsDir: join(REPO, 'bench', 'results'),
     strict: values.strict,
     pgSettings,
+    retentionMs: values.retention === 'off' ? null : number('--retention', values.retention, 1_000, 365 * 24 * 3_600_000, true),
   };
 }
 

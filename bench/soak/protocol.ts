@@ -26,7 +26,13 @@ export type FromChild =
   /** One channel send (Vigil: one batch of the outbox; graphile: one job's reply). `id`: the outbox message or the job. */
   | { type: 'delivered'; at: number; messages: { id: number; body: string }[] }
   /** graphile only: the ids this child locks jobs under (its pool's and its workers'), so a supervisor can unlock them after a kill. */
-  | { type: 'graphile-workers'; ids: string[] };
+  | { type: 'graphile-workers'; ids: string[] }
+  /**
+   * Vigil with retention: what one prune call of this child's Pruner removed
+   * (store:pruned). Sent after the call committed, so a child SIGKILLed in
+   * between loses that report: the parent's sums can fall short, never over.
+   */
+  | { type: 'pruned'; events: number; messages: number };
 
 /** process.send, resolved once the message is written to the pipe. */
 export function sendToParent(message: FromChild): Promise<void> {

@@ -55,13 +55,17 @@ processes' CPU, and on PostgreSQL each side's tables (\`pg_stat_user_tables\`: l
 \`pg_total_relation_size\`; \`pg_relation_size\` of each index) and the oldest xmin's age, on SQLite the store
 directory's files. graphile-worker goes through the same phases on the same server, in its own schema and processes at
 the same offered rate: after Vigil, in a second pass (the default), or beside it (\`--graphile beside\`: the two then
-share the cores and the disk, and each side's figures measure the other's load as much as its own). Samples go to
-\`bench/results/*.jsonl\` (not committed), plots to \`docs/soak/\`. The issue's run:
+share the cores and the disk, and each side's figures measure the other's load as much as its own). Vigil prunes as
+\`vigil serve\` does: with \`--retention\` (default 2 minutes; \`off\` keeps everything) its store keeps done events and
+sent messages that long and each worker process runs a Pruner, so the tables hold minutes of rows however long the run
+(a service runs for months), and each sample adds the rows pruned and the tombstones (the keys of pruned events, kept
+forever). Samples go to \`bench/results/*.jsonl\` (not committed), plots to \`docs/soak/\`. The issue's run:
 \`npm run soak -- --minutes 30 --store postgres\`.`;
 
 const n = (x: number): string => Math.round(x).toLocaleString('en-US');
 const ms = (x: number): string => (Number.isNaN(x) ? '–' : x >= 10_000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x).toLocaleString('en-US')} ms`);
 const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+const seconds = (ms: number): string => (ms % 60_000 === 0 ? `${ms / 60_000} minute${ms === 60_000 ? '' : 's'}` : `${ms / 1000} s`);
 
 export function renderStoreSection(run: StoreRun): string {
   const { config } = run;
@@ -110,6 +114,13 @@ export function renderStoreSection(run: StoreRun): string {
       '  (its pool\'s and its workers\'), as graphile asks; without that call those jobs and their queues stay locked 4 hours.',
     );
   }
+  lines.push(
+    config.retentionMs === null
+      ? '- Retention: off (`--retention off`): Vigil keeps every row.'
+      : `- Retention: Vigil's store keeps done events and sent messages ${seconds(config.retentionMs)} (\`retention: { doneEventsMs: ${config.retentionMs}, sentMessagesMs: ${config.retentionMs} }\`), ` +
+          "and each worker process runs a Pruner at its defaults (a sweep a minute, batches of 1,000, at most a tenth of the time), as `vigil serve` does." +
+          (run.verdicts.some((v) => v.side === 'graphile') ? ' graphile-worker deletes each job when it completes (and with it its key).' : ''),
+  );
   const kills = run.passes.reduce((sum, p) => sum + p.timeline.kills.length, 0);
   lines.push(`- Kills: one worker process${pg ? ' per side' : ''} every ${config.killEveryMs / 1000} s of the kill phase (${kills} in all), restarted 1 s later.`);
   for (const pass of run.passes) {
@@ -147,6 +158,31 @@ export function renderStoreSection(run: StoreRun): string {
   );
   for (const verdict of run.verdicts) for (const p of verdict.phases) lines.push(phaseRow(p, pg));
   lines.push('');
+
+  const retained = run.verdicts.flatMap((v) => v.phases.filter((p) => p.retention !== null));
+  if (retained.length > 0) {
+    lines.push('#### Retention', '');
+    lines.push(
+      'Rows the worker processes reported pruned during each phase (a report lost to a SIGKILL is missing), and where the data stood at',
+      pg
+        ? "its end: the tombstones, and Vigil's tables that retention bounds (events, outbox) or grows (tombstones), heap + indexes + TOAST."
+        : 'its end (the tombstones are counted once, at the end: see the checks).',
+      '',
+      pg
+        ? '| Phase | Events pruned | Messages pruned | Tombstones | events | outbox | tombstones |\n|---|---:|---:|---:|---:|---:|---:|'
+        : '| Phase | Events pruned | Messages pruned | Store directory |\n|---|---:|---:|---:|',
+    );
+    for (const p of retained) {
+      const r = p.retention!;
+      lines.push(
+        `| ${p.phase} | ${n(r.prunedEvents)} | ${n(r.prunedMessages)} | ` +
+          (r.tables === null
+            ? `${mib(p.endBytes)} |`
+            : `${r.tombstones === null ? '–' : n(r.tombstones)} | ${mib(r.tables.events)} | ${mib(r.tables.outbox)} | ${mib(r.tables.tombstones)} |`),
+      );
+    }
+    lines.push('');
+  }
 
   lines.push('#### Checks', '');
   lines.push(

@@ -7,8 +7,8 @@
  *
  * Tick hooks are the place for housekeeping a deployment runs beside the
  * load: each runs once per side per tick, and the figures it returns are
- * kept in the sample's `extra` (a retention option would add one that
- * prunes and reports what it removed).
+ * kept in the sample's `extra` (--retention adds one that reads what the
+ * workers pruned: soak-store.ts, tickHooks).
  */
 import { appendFileSync } from 'node:fs';
 import type { StoreKind } from './config.js';
@@ -144,8 +144,13 @@ function describe(s: Sample): string {
         (s.xminAge === null ? '' : `, xmin age ${s.xminAge.toLocaleString('en-US')}`)
       : `${(s.storage.totalBytes / 2 ** 20).toFixed(1)} MiB in ${s.storage.files} files (WAL ${(s.storage.walBytes / 2 ** 20).toFixed(1)} MiB)`;
   const ms = (x: number): string => (Number.isNaN(x) ? '–' : x >= 1000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);
+  const pruned =
+    s.extra.prunedEvents === undefined
+      ? ''
+      : `  pruned ${s.extra.prunedEvents.toLocaleString('en-US')} events, ${(s.extra.prunedMessages ?? 0).toLocaleString('en-US')} messages` +
+        (s.extra.tombstones === undefined ? '' : `, ${s.extra.tombstones.toLocaleString('en-US')} tombstones`);
   return (
     `${s.side.padEnd(8)} ${s.phase.padEnd(13)} t=${String(s.t).padStart(6)} s  offered ${s.offeredPerS}/s done ${s.donePerS}/s delivered ${s.deliveredPerS}/s` +
-    `  p50/p99 ${ms(s.latencyMs.p50)}/${ms(s.latencyMs.p99)}  backlog ${s.backlog}  workers ${s.workerCores} cores  ${storage}`
+    `  p50/p99 ${ms(s.latencyMs.p50)}/${ms(s.latencyMs.p99)}  backlog ${s.backlog}  workers ${s.workerCores} cores  ${storage}${pruned}`
   );
 }

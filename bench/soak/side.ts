@@ -34,5 +34,11 @@ export interface Side {
   findings(): Promise<StoreFinding[]>;
   /** What the side did for its workers besides restarting them (graphile: jobs unlocked after kills). */
   supervisorNotes(): string[];
+  /**
+   * Vigil with --retention: rows pruned so far as the workers reported them
+   * (prunedEvents, prunedMessages) and, where one query counts them, the
+   * tombstones; what the retention tick hook adds to each sample.
+   */
+  retention?: () => Promise<Record<string, number>>;
   close(): Promise<void>;
 }

@@ -34,11 +34,14 @@ const VACUUM_SETTINGS = [
 ];
 
 /**
- * What runs beside the load once per side per sample (sampler.ts). None
- * today: this is where a retention option would add its pruning pass.
+ * What runs beside the load once per side per sample (sampler.ts). With
+ * --retention, the pruning itself runs in the worker processes, as in
+ * `vigil serve` (vigil-worker.ts); the hook reads what it did into each
+ * sample's `extra`: rows pruned so far, and the tombstones (PostgreSQL).
  */
-function tickHooks(): TickHook[] {
-  return [];
+export function tickHooks(config: Pick<SoakConfig, 'retentionMs'>): TickHook[] {
+  if (config.retentionMs === null) return [];
+  return [{ name: 'retention', tick: async (side) => side.retention?.() }];
 }
 
 type Log = (line: string) => void;
@@ -158,7 +161,7 @@ async function runPass(options: PassOptions): Promise<{ samples: Sample[]; verdi
     await Promise.all(sides.map((side) => side.fleet.start()));
     const t0 = Date.now();
     const sampler = new Sampler(
-      { store, sides, file: options.resultsFile, hooks: tickHooks(), xminAge: server === null ? null : () => oldestXminAge(server.admin), log },
+      { store, sides, file: options.resultsFile, hooks: tickHooks(config), xminAge: server === null ? null : () => oldestXminAge(server.admin), log },
       t0,
     );
     for (const side of sides) side.producer.start();

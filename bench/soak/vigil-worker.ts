@@ -1,6 +1,8 @@
 /**
  * One Vigil worker process of the soak: a WorkerPool and a Dispatcher on the
- * shared store, as `vigil serve` runs them, through the public API only.
+ * shared store, as `vigil serve` runs them, through the public API only;
+ * with retention (--retention), also the Pruner `vigil serve` runs
+ * (src/runtime/pruner.ts, not part of the public API), at its defaults.
  *
  *   node --import tsx bench/soak/vigil-worker.ts '<json VigilWorkerConfig>'
  *
@@ -11,6 +13,7 @@
  * itself only when the parent is gone.
  */
 import { defineAgent, Dispatcher, openStore, WorkerPool, type Channel, type StoreOptions } from '../../src/index.js';
+import { Pruner } from '../../src/runtime/pruner.js';
 import { doneCounter, sendToParent } from './protocol.js';
 
 export interface VigilWorkerConfig {
@@ -19,6 +22,8 @@ export interface VigilWorkerConfig {
   holder: string;
   concurrency: number;
   pollIntervalMs: number | null;
+  /** Run a Pruner (the store options carry a retention). */
+  prune: boolean;
 }
 
 const config = JSON.parse(process.argv[2] ?? '') as VigilWorkerConfig;
@@ -50,4 +55,11 @@ const pool = new WorkerPool({ store, agent, holder: config.holder, concurrency: 
 const dispatcher = new Dispatcher({ store, channels: [channel], retry: { baseMs: 100, maxMs: 2_000 }, ...poll });
 await pool.start();
 await dispatcher.start();
+if (config.prune) {
+  // One report per prune call that removed anything (a few a minute), sent as it happens: nothing to sum.
+  store.events.on('store:pruned', (pruned) => {
+    sendToParent({ type: 'pruned', events: pruned.events, messages: pruned.messages }).catch(() => undefined);
+  });
+  new Pruner({ store }).start();
+}
 await sendToParent({ type: 'ready' });

@@ -12,9 +12,13 @@ import type { InboxDb } from './inbox-db.js';
 /** A cutoff no row's time is at or before: that kind is kept. */
 const KEEP = Number.MIN_SAFE_INTEGER;
 
-// `status IN ('done', 'dead')` as the partial index events_finished states it, so the index is read.
-const FINISHED_EVENTS = `
-SELECT id FROM events
+// Read through events_finished (`status IN ('done', 'dead')` as its WHERE states it, so it applies),
+// named, not left to the planner: without statistics it took events_by_status_attempts for the
+// status terms and sorted every done event of the inbox by finished_at, in every call. A prune of
+// 1,000 events then read the whole live history of the inbox (seconds, at 100,000 done events of
+// 1 KB, all under the inbox's write lock), instead of the 1,000 oldest entries of this index.
+export const FINISHED_EVENTS = `
+SELECT id FROM events INDEXED BY events_finished
 WHERE status IN ('done', 'dead') AND finished_at <= max(@done, @dead)
   AND finished_at <= CASE status WHEN 'done' THEN @done ELSE @dead END
 ORDER BY finished_at LIMIT @limit`;
@@ -24,7 +28,7 @@ INSERT OR IGNORE INTO tombstones (source, source_id)
 SELECT source, source_id FROM events WHERE id IN (SELECT value FROM json_each(?))`;
 
 // A message some channel did not take stays until it is redriven (its body is what a redrive sends).
-const SENT_MESSAGES = `
+export const SENT_MESSAGES = `
 SELECT id FROM outbox
 WHERE sent_at IS NOT NULL AND sent_at <= @cutoff
   AND id NOT IN (SELECT message_id FROM outbox_failures WHERE redriven_at IS NULL)
