@@ -14,6 +14,13 @@ export interface MutationTarget {
   mutate: string[];
   /** The test files run against its mutants. */
   tests: string[];
+  /**
+   * With test/conformance/sqlite.test.ts among `tests`: only these rules of
+   * the conformance suite (names of test/conformance/suite.ts's
+   * CONFORMANCE_RULES), the ones that exercise the mutated files. All when
+   * absent.
+   */
+  rules?: string[];
 }
 
 export const targets: MutationTarget[] = [
@@ -25,7 +32,22 @@ export const targets: MutationTarget[] = [
   {
     name: 'outbox-batch',
     mutate: ['src/store/outbox-batch.ts'],
-    tests: ['test/unit/outbox-batch.test.ts', 'test/conformance/sqlite.test.ts'],
+    tests: ['test/unit/outbox-batch.test.ts', 'test/unit/pacing.test.ts', 'test/conformance/sqlite.test.ts'],
+  },
+  {
+    name: 'pacing',
+    mutate: ['src/store/pacing.ts'],
+    tests: ['test/unit/pacing.test.ts', 'test/unit/outbox-batch.test.ts', 'test/conformance/sqlite.test.ts'],
+  },
+  {
+    name: 'engine-validate',
+    mutate: ['src/store/engine/validate/*.ts'],
+    tests: ['test/unit/json-payload.test.ts', 'test/conformance/sqlite.test.ts'],
+  },
+  {
+    name: 'engine',
+    mutate: ['src/store/engine/*.ts'],
+    tests: ['test/conformance/sqlite.test.ts'],
   },
   {
     name: 'permissions',
@@ -35,7 +57,13 @@ export const targets: MutationTarget[] = [
   {
     name: 'webhooks',
     mutate: ['src/http/webhooks/*.ts'],
-    tests: ['test/http/webhook-providers.test.ts', 'test/http/hooks-route.test.ts', 'test/http/webhook-verifiers.test.ts'],
+    tests: [
+      'test/http/webhook-providers.test.ts',
+      'test/http/hooks-route.test.ts',
+      'test/http/webhook-verifiers.test.ts',
+      'test/http/routing.test.ts',
+      'test/http/per-inbox-secrets.test.ts',
+    ],
   },
   {
     name: 'redact',
