@@ -42,7 +42,13 @@ export const targets: MutationTarget[] = [
   {
     name: 'engine-validate',
     mutate: ['src/store/engine/validate/*.ts'],
-    tests: ['test/unit/json-payload.test.ts', 'test/conformance/sqlite.test.ts'],
+    tests: [
+      'test/unit/validate-text-ids.test.ts',
+      'test/unit/validate-input.test.ts',
+      'test/unit/validate-rules.test.ts',
+      'test/unit/json-payload.test.ts',
+      'test/conformance/sqlite.test.ts',
+    ],
   },
   {
     name: 'engine',
