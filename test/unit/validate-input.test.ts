@@ -104,8 +104,9 @@ describe('approvals (R8)', () => {
   it('a request: an id, a positive whole expiresInMs, an action (null when absent)', () => {
     expect(validateApprovalRequest({ id: 'a', expiresInMs: 1, action: { x: 1 } }, MAX)).toEqual({ id: 'a', expiresInMs: 1, actionJson: '{"x":1}' });
     expect(validateApprovalRequest({ id: 'a', expiresInMs: 5 }, MAX).actionJson).toBe('null');
-    expect(refusal(() => validateApprovalRequest(null, MAX), 'invalid_argument')).toBe('an approval request must be an object { id, expiresInMs, action }');
-    refusal(() => validateApprovalRequest('a', MAX), 'invalid_argument');
+    for (const bad of [null, 'a', 5]) {
+      expect(refusal(() => validateApprovalRequest(bad, MAX), 'invalid_argument')).toBe('an approval request must be an object { id, expiresInMs, action }');
+    }
     expect(refusal(() => validateApprovalRequest({ id: '', expiresInMs: 1 }, MAX), 'invalid_argument')).toMatch(/^approval id must be/);
     for (const bad of [0, -1, 1.5, '10', undefined]) {
       expect(refusal(() => validateApprovalRequest({ id: 'a', expiresInMs: bad }, MAX), 'invalid_argument')).toMatch(/^expiresInMs must be a positive integer of milliseconds, got /);
