@@ -160,6 +160,7 @@ export function eventsAndHints(target: StoreTarget): void {
       expect(await inbox.expediteOutbox()).toBe(0); // nothing held: nothing
       expect(await inbox.redriveOutbox({ channel: 'email' })).toBe(0); // no such failure: nothing
       expect(await inbox.redriveOutbox({ channel: 'slack' })).toBe(1);
+      expect(await inbox.redriveOutbox()).toBe(0); // redriven already: nothing
       await inbox.updateSettings({ outbox: { gapMs: 5 } });
       await hints.settle(4);
       expect(hints.seen).toEqual([

@@ -127,11 +127,13 @@ export function outboxFailures(target: StoreTarget): void {
       expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
     });
 
-    it('a report of null is no failure; a 64-character channel, a message named twice and a long error with NUL are kept as they can be', async () => {
+    it('a report of null or without failures is no failure; a 64-character channel, a message named twice and a long error with NUL are kept as they can be', async () => {
       const { store } = await open({ outboxGapMs: 0 });
       const inbox = store.inbox('alice');
       await queue(inbox, 'first');
       expect(await inbox.dispatch(() => null as never)).toBe(1);
+      await queue(inbox, 'empty');
+      expect(await inbox.dispatch(() => ({}))).toBe(1);
       await queue(inbox, 'second');
       const channel = 'c'.repeat(64);
       const long = `a\u0000b${'x'.repeat(2_000)}`;
@@ -143,7 +145,7 @@ export function outboxFailures(target: StoreTarget): void {
           ],
         })),
       ).toBe(1);
-      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 2, undeliverable: 1, rejected: 1 });
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 3, undeliverable: 1, rejected: 1 });
       const { failed } = await store.view('alice').outbox();
       expect(failed.map((f) => [f.body, f.channel, f.kind, f.error])).toEqual([
         ['second', 'email', 'undeliverable', 'y'.repeat(2_000)],
