@@ -279,6 +279,8 @@ describe('settings', () => {
       expect(hours({ from })).toEqual({ field: 'outbox.quietHours.from', message: `settings outbox.quietHours.from must be a time of day "HH:MM" (00:00 to 23:59), got ${typeof from === 'string' ? JSON.stringify(from) : from}` });
     }
     expect(hours({ to: '25:00' }).field).toBe('outbox.quietHours.to');
+    // A time of day is a string, not something that prints as one.
+    expect(hours({ from: ['22:00'] })).toEqual({ field: 'outbox.quietHours.from', message: 'settings outbox.quietHours.from must be a time of day "HH:MM" (00:00 to 23:59), got a array' });
     expect(hours({ timeZone: 'Mars/Olympus' })).toEqual({ field: 'outbox.quietHours.timeZone', message: 'settings outbox.quietHours.timeZone must be an IANA time zone such as "Europe/Berlin", got "Mars/Olympus"' });
     expect(hours({ timeZone: 5 }).field).toBe('outbox.quietHours.timeZone');
     expect(hours({ to: '22:00' })).toEqual({ field: 'outbox.quietHours', message: 'settings outbox.quietHours from and to are both 22:00: quiet hours need a start and a different end' });
