@@ -15,6 +15,7 @@ export interface ResolvedOptions {
   maxOpenInboxes: number;
   busyTimeoutMs: number;
   synchronous: 'full' | 'normal';
+  writerThread: boolean;
 }
 
 export const DEFAULTS = {
@@ -57,7 +58,13 @@ export function resolveOptions(options: StoreOptions = {}, defaultClock: Clock |
     maxOpenInboxes: int('maxOpenInboxes', options.maxOpenInboxes ?? DEFAULTS.maxOpenInboxes, 1),
     busyTimeoutMs: int('busyTimeoutMs', options.busyTimeoutMs ?? DEFAULTS.busyTimeoutMs, 0),
     synchronous,
+    writerThread: bool('writerThread', options.writerThread ?? false),
   };
+}
+
+function bool(name: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw new VigilError('invalid_options', `${name} must be true or false, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 function int(name: string, value: unknown, min: number): number {
