@@ -224,9 +224,13 @@ export const configSchema = z
           .describe('The wait before a failed event is tried again: `min(baseMs * 2^(n-1), maxMs)` after the n-th attempt.'),
         batchLimit: z.number().int().positive().optional().describe('Most never-tried events one run takes (default 100).'),
         maxPayloadBytes: z.number().int().positive().optional().describe('Largest event payload as JSON (default 1048576).'),
+        writerThread: z
+          .boolean()
+          .default(true)
+          .describe('SQLite: commit ingests on a writer thread, so that HTTP parsing and commits use two cores; each is still answered after its own durable commit (default true).'),
       })
       .strict()
-      .default({})
+      .default({ writerThread: true })
       .describe('The store\'s rules (README, "Using the engine as a library").'),
     maxBodyBytes: z.number().int().positive().default(1_048_576).describe('Largest webhook or API request body accepted; larger ones get 413.'),
     log: z
