@@ -188,7 +188,7 @@ export async function judgeSide(
   }
 
   const steadyEnd = first?.endBytes;
-  if (first?.retention != null && lastSteady !== undefined && steadyEnd !== undefined) {
+  if (first?.retention !== undefined && first.retention !== null && lastSteady !== undefined && steadyEnd !== undefined) {
     add(
       `data bounded under retention: ${store === 'postgres' ? "the side's tables and indexes" : 'the store directory'} at the end of recovery vs at the end of the first steady phase`,
       `${mib(lastSteady.endBytes)} vs ${mib(steadyEnd)} (${(lastSteady.endBytes / steadyEnd).toFixed(2)}x)`,

@@ -238,9 +238,13 @@ export const configSchema = z
           .describe(
             'How long finished rows are kept; absent keeps them forever. `vigil serve` prunes in the background, a batch at a time; `vigil prune` does it once. Pending events, held messages and open approvals are never pruned.',
           ),
+        writerThread: z
+          .boolean()
+          .default(true)
+          .describe('SQLite: commit ingests on a writer thread, so that HTTP parsing and commits use two cores; each is still answered after its own durable commit (default true).'),
       })
       .strict()
-      .default({})
+      .default({ writerThread: true })
       .describe('The store\'s rules (README, "Using the engine as a library").'),
     maxBodyBytes: z.number().int().positive().default(1_048_576).describe('Largest webhook or API request body accepted; larger ones get 413.'),
     log: z

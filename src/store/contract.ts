@@ -525,6 +525,15 @@ export interface StoreOptions {
   busyTimeoutMs?: number;
   /** SQLite: `full` (default, as the reference) or `normal`. */
   synchronous?: 'full' | 'normal';
+  /**
+   * SQLite: commit ingests on a writer thread of this process (default
+   * false; `vigil serve` turns it on), so that HTTP parsing and the
+   * inbox files' commits use two cores. Each ingest still answers after
+   * its own durable commit. The thread reads the clock itself, so it takes
+   * the system clock or a createFakeClock() clock; with any other clock
+   * function ingests commit on the calling thread, as without it.
+   */
+  writerThread?: boolean;
   /** PostgreSQL: the schema that holds Vigil's tables (default `vigil`; also `?schema=` in the URL). */
   schema?: string;
   /** How long finished rows are kept before `prune` removes them; the default keeps everything. */

@@ -17,6 +17,7 @@ export interface ResolvedOptions {
   synchronous: 'full' | 'normal';
   /** Each kind's retention in ms; null keeps that kind forever. */
   retention: Retention;
+  writerThread: boolean;
 }
 
 export type Retention = { [K in keyof RetentionOptions]-?: number | null };
@@ -64,6 +65,7 @@ export function resolveOptions(options: StoreOptions = {}, defaultClock: Clock |
     busyTimeoutMs: int('busyTimeoutMs', options.busyTimeoutMs ?? DEFAULTS.busyTimeoutMs, 0),
     synchronous,
     retention: resolveRetention(options.retention),
+    writerThread: bool('writerThread', options.writerThread ?? false),
   };
 }
 
@@ -81,6 +83,11 @@ function resolveRetention(retention: unknown): Retention {
     resolved[kind] = given[kind] === undefined ? null : int(`retention.${kind}`, given[kind], 0);
   }
   return resolved;
+}
+
+function bool(name: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw new VigilError('invalid_options', `${name} must be true or false, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 function int(name: string, value: unknown, min: number): number {

@@ -28,6 +28,7 @@ import type { InboxFileHost } from './lifecycle.js';
 import { earlier, ReadyIndex } from './ready-index.js';
 import { assertWritable } from './sqlite-errors.js';
 import { SqliteViewPort } from './view-port.js';
+import { StoreWriter, threadClock } from './writer-thread.js';
 
 const FILE_SUFFIX = '.db';
 /** How long the rebuild after a boot holds the event loop before it lets other work in (about 10 inboxes). */
@@ -78,7 +79,9 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
   private readonly index: ReadyIndex;
   private closed = false;
   private readonly listeners = new Set<WakeListener>();
-  private readonly ingestGroups = new IngestGroups((inboxId, events) => this.commitEvents(inboxId, events, events.length >= BURST));
+  /** Ingests' commits on the process's writer thread (options.writerThread), or null: on this one. */
+  private readonly writer: StoreWriter | null;
+  private readonly ingestGroups = new IngestGroups((inboxId, events) => this.commitGroup(inboxId, events, events.length >= BURST));
   /** The rebuild after a boot (readyIndexSettled); resolved when there is none. */
   private readonly rebuild: Promise<void>;
   private readonly rebuildSliceMs: number;
@@ -88,12 +91,18 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
 
   /**
    * For tests: `bootId`, which machine boot this is (boot-id.ts), and
-   * `rebuildSliceMs`, how long the rebuild after a boot runs between turns.
+   * `rebuildSliceMs`, how long the rebuild after a boot runs between turns;
+   * for the writer thread's copy of a store (writer-worker.ts), `rebuild:
+   * false`: the store it commits for runs the rebuild.
    */
   constructor(
     dir: string,
     options: StoreOptions = {},
-    { bootId = currentBootId(), rebuildSliceMs = REBUILD_SLICE_MS }: { bootId?: string; rebuildSliceMs?: number } = {},
+    {
+      bootId = currentBootId(),
+      rebuildSliceMs = REBUILD_SLICE_MS,
+      rebuild = true,
+    }: { bootId?: string; rebuildSliceMs?: number; rebuild?: boolean } = {},
   ) {
     this.options = resolveOptions(options);
     if (this.options.clock === 'database') {
@@ -107,7 +116,10 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
     });
     this.index = new ReadyIndex(this.dir, this.options.busyTimeoutMs);
     this.rebuildSliceMs = rebuildSliceMs;
-    this.rebuild = this.index.rebuiltInBoot() === bootId ? Promise.resolve() : this.rebuildAfterBoot(bootId);
+    this.rebuild = !rebuild || this.index.rebuiltInBoot() === bootId ? Promise.resolve() : this.rebuildAfterBoot(bootId);
+    const clock = this.options.writerThread ? threadClock(this.options.clock) : null;
+    const { clock: _clock, writerThread: _writerThread, retention: _retention, ...rest } = this.options;
+    this.writer = clock === null ? null : new StoreWriter({ dir: this.dir, options: rest, clock });
   }
 
   /**
@@ -332,11 +344,32 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
 
   async storeEvents(inboxId: string, events: CheckedEvent[], single: boolean): Promise<boolean[]> {
     if (single && events.length === 1) return [await this.ingestGroups.ingest(inboxId, events[0]!)];
-    return this.commitEvents(inboxId, events);
+    return this.commitGroup(inboxId, events, false);
   }
 
-  /** `burst`: a group commit of many deliveries at once (the inbox's WAL is then checkpointed less often). */
-  private commitEvents(inboxId: string, events: CheckedEvent[], burst = false): boolean[] {
+  /** On the writer thread when there is one: this thread then goes on parsing requests while the commit waits for the disk. */
+  private commitGroup(inboxId: string, events: CheckedEvent[], burst: boolean): boolean[] | Promise<boolean[]> {
+    if (this.writer === null) return this.commitEvents(inboxId, events, burst);
+    this.assertOpen();
+    return this.writer.commit(inboxId, events, burst);
+  }
+
+  /** Group commits of single ingests so far, and the events in them: for benchmarks (events per transaction). */
+  groupCommits(): { commits: number; events: number } {
+    return { commits: this.ingestGroups.commits, events: this.ingestGroups.events };
+  }
+
+  /** Whether ingests commit on the writer thread (options.writerThread with a clock the thread can read). */
+  get threaded(): boolean {
+    return this.writer !== null;
+  }
+
+  /**
+   * `burst`: a group commit of many deliveries at once (the inbox's WAL is
+   * then checkpointed less often). Also what the writer thread runs, in its
+   * own copy of the store (writer-worker.ts).
+   */
+  commitEvents(inboxId: string, events: CheckedEvent[], burst = false): boolean[] {
     return this.use(inboxId, true, (c) => {
       if (burst) c.checkpointLessOften();
       return c.write((now) => insertEvents(c, events, now), { addsEventsOnly: true });
@@ -439,6 +472,7 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
   private async shutDown(): Promise<void> {
     this.closed = true;
     await this.rebuild; // it stops at its next inbox
+    await this.writer?.close(); // after the commits already sent to it
     this.listeners.clear();
     this.open.clear();
     this.index.close();
