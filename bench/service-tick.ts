@@ -74,7 +74,7 @@ function inboxName(i: number): string {
   return `inbox-${String(i).padStart(5, '0')}`;
 }
 
-interface IndexRow {
+export interface IndexRow {
   wake_at: number | null;
   send_at: number | null;
   seq: number;
@@ -94,7 +94,7 @@ function readIndexRow(dir: string, inboxId: string): IndexRow {
 }
 
 /** One idle inbox through the API: an event run to done and a daily timer due in a day. */
-async function makeTemplate(dir: string): Promise<{ file: string; row: IndexRow }> {
+export async function makeTemplate(dir: string): Promise<{ file: string; row: IndexRow }> {
   const store = await openStore(`sqlite:${dir}`);
   try {
     const inbox = store.inbox(TEMPLATE);
