@@ -3,8 +3,8 @@
  * as it is published (tsc into a scratch folder, plain `node`, no tsx
  * loader in the process), and data directories of many idle inboxes.
  *
- * An idle inbox is one made through the API (an event run to done, a daily
- * digest timer due in a day), copied: the same template as the tick
+ * An idle inbox is one made through the API (an event run to done, its
+ * reply sent, a daily digest timer due in a day), copied: the same template as the tick
  * benchmark (service-tick.ts), each copy listed in the ready index with the
  * template's own entry. Past `distinctFiles` names, each further name is a
  * hard link to one of the copies: 100,000 copies of a 110 KB file would be
@@ -75,7 +75,8 @@ export interface BuiltStore {
  */
 export async function buildIdleStore(dir: string, templateDir: string, n: number, distinctFiles: number, unlinked: number): Promise<BuiltStore> {
   const started = performance.now();
-  const template = await makeTemplate(templateDir);
+  const template = await makeTemplate(templateDir, { sent: true });
+  if (template.row.send_at !== null || template.row.wake_at === null || template.row.wake_at < Date.now()) throw new Error('memory: the template inbox is not idle');
   mkdirSync(dir, { recursive: true });
   // Opened on the empty directory first: the index file records this boot with nothing to re-derive.
   await (await openStore(`sqlite:${dir}`)).close();
