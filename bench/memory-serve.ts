@@ -6,6 +6,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /** Every child started and not yet seen to exit, for killAllServe(). */
 const live = new Set<ChildProcess>();
@@ -130,4 +132,39 @@ export function killAllServe(): void {
       // Already gone.
     }
   }
+}
+
+/**
+ * The floor under every figure: a plain `node` process that imports what
+ * `vigil serve` loads (the built config loader, logger, service with the HTTP
+ * stack, runtime and channels, the SQLite store and its driver, the example
+ * agent) and starts nothing, and a bare `node` that imports nothing; each
+ * sampled once it has idled `idleSeconds`. What `vigil serve` has resident
+ * above the first is its own state: the open store, the server, the pool.
+ */
+export async function measureFloor(cli: string, idleSeconds: number): Promise<{ bareNode: MemorySample; modules: MemorySample }> {
+  const dist = dirname(dirname(cli));
+  const modules = ['config/load-config.js', 'observability/logger.js', 'service/service.js', 'service/run-until-signal.js', 'store/sqlite/sqlite-store.js', 'agent/example-agent.js'];
+  const imports = modules.map((m) => `await import(${JSON.stringify(pathToFileURL(join(dist, m)).href)});`).join(' ');
+  const sample = async (script: string): Promise<MemorySample> => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', `${script} process.stdout.write('ready\\n'); setInterval(() => {}, 1 << 30);`], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, NODE_ENV: 'production' },
+    });
+    live.add(child);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout!.once('data', () => resolve());
+        child.once('exit', (code) => reject(new Error(`memory: the floor process exited (code ${code}) before it was ready`)));
+      });
+      await new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
+      const taken = sampleMemory(child.pid!);
+      if (taken === null) throw new Error('memory: the floor process is gone');
+      return taken;
+    } finally {
+      child.kill('SIGKILL');
+      live.delete(child);
+    }
+  };
+  return { bareNode: await sample(''), modules: await sample(imports) };
 }

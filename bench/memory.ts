@@ -18,7 +18,7 @@ import { currentBootId } from '../src/store/sqlite/boot-id.js';
 import { describeMachine } from './machine.js';
 import { renderMemoryConsole, renderMemorySection, memoryTargets, type MemoryRun, type PhaseFigures, type SizeFigures } from './memory-report.js';
 import { buildIdleStore, buildPackage, dueInboxes, forgetRebuild, memoryInboxName, rebuiltInBoot } from './memory-setup.js';
-import { killAllServe, MemoryWatch, ServeChild } from './memory-serve.js';
+import { killAllServe, measureFloor, MemoryWatch, ServeChild } from './memory-serve.js';
 import { writeBenchmarkSection } from './benchmarks-file.js';
 import { elapsedSeconds, startTimer } from './timing.js';
 
@@ -162,6 +162,8 @@ export async function runMemoryFamily(options: { quick: boolean; out: string | n
     log(`memory: scratch directory ${scratch}; building the package (tsc)`);
     const machine = describeMachine(scratch);
     const cli = buildPackage(scratch);
+    const floor = await measureFloor(cli, plan.idleSeconds);
+    log(`memory: floor: bare node ${mb(floor.bareNode.rss)} MB, node with vigil serve's modules imported ${mb(floor.modules.rss)} MB`);
     const sizes: SizeFigures[] = [];
     for (const n of plan.sizes) sizes.push(await measureSize(plan, scratch, cli, n, log));
     const run: MemoryRun = {
@@ -169,6 +171,7 @@ export async function runMemoryFamily(options: { quick: boolean; out: string | n
       planName: options.quick ? 'quick' : 'full',
       plan,
       machine,
+      floor,
       sizes,
       durationSeconds: elapsedSeconds(timer),
       loadAtEnd: loadavg().map((x) => Math.round(x * 100) / 100),
