@@ -20,6 +20,9 @@
  *   --only retention    only the retention family (bench/retention.ts: 1,000,000 webhooks through one SQLite inbox over
  *                       ten simulated days with and without a one-day retention; ingest with and without a Pruner at
  *                       work, on SQLite and PostgreSQL); writes its own "## Retention" section
+ *   --only memory       only the memory family (bench/memory.ts: the resident memory of a real `vigil serve`, the built
+ *                       package under plain node, with 10,000 and 100,000 idle inboxes on SQLite: started, after a burst
+ *                       of webhooks, and restarted re-deriving the ready index); writes its own "## Memory" section
  *   --only postgres     only the PostgreSQL family (bench/postgres-vs-graphile.ts: Vigil's PostgreSQL store against
  *                       graphile-worker on one server, a throwaway one unless DATABASE_URL is set); it runs whole and
  *                       writes its own "## PostgreSQL vs graphile-worker" section (not with --quick or --pg-setting)
@@ -37,6 +40,7 @@ import { parseArgs } from 'node:util';
 import { DASHBOARD_FAMILY, runDashboardFamily } from './dashboard.js';
 import { describeMachine } from './machine.js';
 import { MANY_USERS_FAMILY, runManyUsersFamily } from './many-users.js';
+import { MEMORY_FAMILY, runMemoryFamily } from './memory.js';
 import { DEFAULT_REFERENCE_DIR, PythonReferenceSide, referenceUnavailable, type PythonInfo } from './python-reference.js';
 import { renderConsole, renderSection, writeSection, type RunInfo } from './report.js';
 import { POSTGRES_FAMILY, runPostgresVsGraphile } from './postgres-vs-graphile.js';
@@ -80,6 +84,7 @@ async function main(): Promise<number> {
     { name: MANY_USERS_FAMILY, run: () => runManyUsersFamily({ quick: values.quick, out, log }) },
     { name: DASHBOARD_FAMILY, run: () => runDashboardFamily({ quick: values.quick, out, log }) },
     { name: RETENTION_FAMILY, run: () => runRetentionFamily({ quick: values.quick, out, log }) },
+    { name: MEMORY_FAMILY, run: () => runMemoryFamily({ quick: values.quick, out, log }) },
     {
       name: POSTGRES_FAMILY,
       run: () =>

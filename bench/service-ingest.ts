@@ -2,9 +2,12 @@
  * Webhook ingestion throughput: signed GitHub-style deliveries POSTed by
  * autocannon (in this process) to one inbox of a real Vigil HTTP server, and
  * the same requests to a bare node:http server that does no work, each
- * server in its own child process on 127.0.0.1, in one run. Rounds
- * alternate which server goes first, so load from other processes falls on
- * both alike; the ratio is taken per round, then the median.
+ * server in its own child process on 127.0.0.1, in one run. Two more
+ * servers put the ratio in context: the floor (node:http that verifies the
+ * signature and parses the JSON, and stores nothing) and Vigil with its
+ * commits on the event loop (writerThread off). Each round rotates which
+ * server goes first, so load from other processes falls on all alike; the
+ * ratio is taken per round, then the median.
  *
  * Every delivery has its own X-GitHub-Delivery id, which is also in its body,
  * so every body and signature differ. Afterwards the inbox file is read: each
@@ -12,7 +15,7 @@
  * stored must be one of the few still in flight when the load stopped.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
@@ -29,7 +32,11 @@ export interface IngestPlan {
   roundSeconds: number;
 }
 
-export type ServerKind = 'bare' | 'vigil';
+/** `vigil`: as `vigil serve` runs it (writer thread); `vigilMain`: commits on the event loop; `floor`: verify + parse, no store. */
+export type ServerKind = 'bare' | 'floor' | 'vigil' | 'vigilMain';
+export const SERVER_KINDS: readonly ServerKind[] = ['bare', 'floor', 'vigil', 'vigilMain'];
+export type VigilKind = 'vigil' | 'vigilMain';
+const VIGIL_KINDS: readonly VigilKind[] = ['vigil', 'vigilMain'];
 
 export interface LoadRun {
   server: ServerKind;
@@ -48,19 +55,22 @@ export interface LoadRun {
   timeouts: number;
   /** CPU time over the run's wall time (1.0 = one core busy throughout): the server's, and the load generator's (this process). */
   serverCpu: number;
+  /** The server's event-loop thread alone; the rest of serverCpu is its other threads (the writer thread, libuv, GC). */
+  serverMainCpu: number;
   loadCpu: number;
   /** The server's CPU time per response, µs. */
   serverCpuUsPerResponse: number;
 }
 
 export interface IngestRound {
-  bare: LoadRun;
-  vigil: LoadRun;
+  runs: Record<ServerKind, LoadRun>;
+  /** Which went first, second, ... */
+  order: ServerKind[];
   /** Vigil's 2xx/s ÷ the bare server's, this round. */
   ratio: number;
-  /** Events the Vigil server stored this round, and its write transactions (clock reads). */
-  stored: number;
-  commits: number;
+  /** Events each Vigil server stored this round, and its group commits (one write transaction each). */
+  stored: Record<VigilKind, number>;
+  commits: Record<VigilKind, number>;
 }
 
 export interface IngestVerification {
@@ -86,9 +96,9 @@ export interface IngestFigures {
   plan: IngestPlan;
   body: { minBytes: number; maxBytes: number; meanBytes: number };
   rounds: IngestRound[];
-  warmup: { bare: LoadRun; vigil: LoadRun };
+  warmup: Record<ServerKind, LoadRun>;
   settings: StoreStats;
-  verification: IngestVerification;
+  verification: Record<VigilKind, IngestVerification>;
 }
 
 const SECRET = 'bench-github-secret-0123456789abcdef';
@@ -97,7 +107,7 @@ interface DeliveryContext {
   id?: string;
 }
 
-/** The deliveries sent, and what came back for each (tracked for the Vigil server only). */
+/** The deliveries sent to one server, and what came back for each (tracked for the Vigil servers only). */
 class Deliveries {
   readonly acked = new Set<string>();
   ackedTwice = 0;
@@ -154,6 +164,7 @@ async function load(server: ServerKind, target: ServerProcess, deliveries: Deliv
   const url = target.url;
   const latencies: number[] = [];
   const serverBefore = await target.stats();
+  const mainBefore = mainThreadCpuMicros(target.pid);
   const loadBefore = process.cpuUsage();
   const wallStart = performance.now();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
@@ -165,7 +176,7 @@ async function load(server: ServerKind, target: ServerProcess, deliveries: Deliv
         duration: seconds,
         timeout: 10,
         headers: { 'content-type': 'application/json', 'user-agent': 'GitHub-Hookshot/vigil-bench', 'x-github-event': 'issues' },
-        requests: [deliveries.request(`/hooks/${BENCH_INBOX}/${BENCH_SOURCE}`, server === 'vigil')],
+        requests: [deliveries.request(`/hooks/${BENCH_INBOX}/${BENCH_SOURCE}`, server === 'vigil' || server === 'vigilMain')],
       },
       (error: unknown, done: autocannon.Result) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(done)),
     );
@@ -176,6 +187,7 @@ async function load(server: ServerKind, target: ServerProcess, deliveries: Deliv
   const wallSeconds = (performance.now() - wallStart) / 1000;
   const loadCpu = process.cpuUsage(loadBefore);
   const serverCpuMicros = (await target.stats()).cpuMicros - serverBefore.cpuMicros;
+  const serverMainMicros = mainThreadCpuMicros(target.pid) - mainBefore;
   latencies.sort((a, b) => a - b);
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count ?? 0;
@@ -192,10 +204,30 @@ async function load(server: ServerKind, target: ServerProcess, deliveries: Deliv
     errors: result.errors,
     timeouts: result.timeouts,
     serverCpu: serverCpuMicros / 1e6 / wallSeconds,
+    serverMainCpu: serverMainMicros / 1e6 / wallSeconds,
     loadCpu: (loadCpu.user + loadCpu.system) / 1e6 / wallSeconds,
     serverCpuUsPerResponse: latencies.length === 0 ? Number.NaN : serverCpuMicros / latencies.length,
   };
 }
+
+/**
+ * CPU time of a process's main thread (its event loop), from
+ * /proc/<pid>/task/<pid>/stat (utime + stime, in clock ticks of 10 ms):
+ * process.cpuUsage() counts every thread, and Node 20 has no per-thread figure.
+ * NaN where there is no /proc.
+ */
+function mainThreadCpuMicros(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start at field 3; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * (1e6 / CLOCK_TICKS_PER_SECOND);
+  } catch {
+    return Number.NaN;
+  }
+}
+/** USER_HZ: 100 on every Linux this runs on. */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 /** Nearest rank on sorted values. */
 function percentile(sorted: number[], q: number): number {
@@ -204,60 +236,68 @@ function percentile(sorted: number[], q: number): number {
 }
 
 export async function runIngestBench(plan: IngestPlan, scratch: string, log: (line: string) => void): Promise<IngestFigures> {
-  const dir = join(scratch, 'ingest-store');
-  mkdirSync(dir, { recursive: true });
-  const deliveries = new Deliveries();
-  const bare = await ServerProcess.start(['bare']);
-  let vigil: ServerProcess | null = null;
+  const dirs: Record<VigilKind, string> = { vigil: join(scratch, 'ingest-thread'), vigilMain: join(scratch, 'ingest-main') };
+  for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+  const deliveries: Record<ServerKind, Deliveries> = { bare: new Deliveries(), floor: new Deliveries(), vigil: new Deliveries(), vigilMain: new Deliveries() };
+  const args: Record<ServerKind, string[]> = {
+    bare: ['bare'],
+    floor: ['floor', SECRET],
+    vigil: ['vigil', dirs.vigil, SECRET, 'thread'],
+    vigilMain: ['vigil', dirs.vigilMain, SECRET, 'main'],
+  };
+  const servers: Partial<Record<ServerKind, ServerProcess>> = {};
   try {
-    vigil = await ServerProcess.start(['vigil', dir, SECRET]);
-    const servers: Record<ServerKind, ServerProcess> = { bare, vigil };
-    log(`service: bare node:http (pid ${bare.pid}) at ${bare.url}, Vigil (pid ${vigil.pid}) at ${vigil.url}`);
+    for (const kind of SERVER_KINDS) servers[kind] = await ServerProcess.start(args[kind]);
+    log(`service: ${SERVER_KINDS.map((kind) => `${kind} (pid ${servers[kind]!.pid}) at ${servers[kind]!.url}`).join(', ')}`);
 
     const run = async (kind: ServerKind, seconds: number): Promise<LoadRun> => {
-      const result = await load(kind, servers[kind], deliveries, plan, seconds);
+      const result = await load(kind, servers[kind]!, deliveries[kind], plan, seconds);
       log(
-        `service: ${kind.padEnd(5)} ${Math.round(result.perSecond)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms` +
+        `service: ${kind.padEnd(9)} ${Math.round(result.perSecond)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms` +
           ` (statuses ${JSON.stringify(result.statuses)}, errors ${result.errors};` +
-          ` CPU: server ${result.serverCpu.toFixed(2)}, load generator ${result.loadCpu.toFixed(2)} cores, server ${result.serverCpuUsPerResponse.toFixed(0)} µs/response)`,
+          ` CPU: server ${result.serverCpu.toFixed(2)} (event loop ${result.serverMainCpu.toFixed(2)}), load generator ${result.loadCpu.toFixed(2)} cores,` +
+          ` server ${result.serverCpuUsPerResponse.toFixed(0)} µs/response)`,
       );
       return result;
     };
 
     log(`service: warm-up, ${plan.warmupSeconds} s per server`);
-    const warmup = { bare: await run('bare', plan.warmupSeconds), vigil: await run('vigil', plan.warmupSeconds) };
+    const warmup = {} as Record<ServerKind, LoadRun>;
+    for (const kind of SERVER_KINDS) warmup[kind] = await run(kind, plan.warmupSeconds);
 
     const rounds: IngestRound[] = [];
     for (let r = 0; r < plan.rounds; r++) {
       log(`service: round ${r + 1}/${plan.rounds}, ${plan.roundSeconds} s per server, ${plan.connections} connections`);
-      const order: ServerKind[] = r % 2 === 0 ? ['bare', 'vigil'] : ['vigil', 'bare'];
-      const runs: Partial<Record<ServerKind, LoadRun>> = {};
-      let before: StoreStats | null = null;
-      let after: StoreStats | null = null;
+      // Each round starts with another server, and runs the others in turn.
+      const order = SERVER_KINDS.map((_, i) => SERVER_KINDS[(i + r) % SERVER_KINDS.length] as ServerKind);
+      const runs = {} as Record<ServerKind, LoadRun>;
+      const stored = { vigil: 0, vigilMain: 0 };
+      const commits = { vigil: 0, vigilMain: 0 };
       for (const kind of order) {
-        if (kind === 'vigil') before = (await vigil.stats()).store;
+        const before = kind === 'vigil' || kind === 'vigilMain' ? (await servers[kind]!.stats()).store : null;
         runs[kind] = await run(kind, plan.roundSeconds);
-        if (kind === 'vigil') after = (await vigil.stats()).store;
+        if (kind === 'vigil' || kind === 'vigilMain') {
+          const after = (await servers[kind]!.stats()).store;
+          stored[kind] = (after?.stored ?? 0) - (before?.stored ?? 0);
+          commits[kind] = (after?.groupCommits ?? 0) - (before?.groupCommits ?? 0);
+        }
       }
-      const b = runs.bare as LoadRun;
-      const v = runs.vigil as LoadRun;
-      rounds.push({
-        bare: b,
-        vigil: v,
-        ratio: v.perSecond / b.perSecond,
-        stored: (after?.stored ?? 0) - (before?.stored ?? 0),
-        commits: (after?.clockReads ?? 0) - (before?.clockReads ?? 0),
-      });
+      rounds.push({ runs, order, ratio: runs.vigil.perSecond / runs.bare.perSecond, stored, commits });
     }
 
-    // Stopping answers every request still in flight, so the count below is final.
-    const settings = (await vigil.stop())?.store ?? null;
-    vigil = null;
-    if (settings === null) throw new Error('the Vigil server reported no store stats when it stopped');
-    return { plan, body: deliveries.body(), rounds, warmup, settings, verification: verify(join(dir, `${BENCH_INBOX}.db`), deliveries, settings.stored) };
+    // Stopping answers every request still in flight, so the counts below are final.
+    const verification = {} as Record<VigilKind, IngestVerification>;
+    let settings: StoreStats | null = null;
+    for (const kind of VIGIL_KINDS) {
+      const final = (await servers[kind]!.stop())?.store ?? null;
+      delete servers[kind];
+      if (final === null) throw new Error(`the ${kind} server reported no store stats when it stopped`);
+      if (kind === 'vigil') settings = final;
+      verification[kind] = verify(join(dirs[kind], `${BENCH_INBOX}.db`), deliveries[kind], final.stored);
+    }
+    return { plan, body: deliveries.vigil.body(), rounds, warmup, settings: settings!, verification };
   } finally {
-    await bare.stop();
-    await vigil?.stop();
+    for (const server of Object.values(servers)) await server.stop();
   }
 }
 
@@ -303,22 +343,30 @@ function verify(file: string, deliveries: Deliveries, storedViaApi: number): Ing
 
 /** Medians over the rounds, for the report. */
 export function ingestSummary(figures: IngestFigures): {
-  bare: { perSecond: number; p50Ms: number; p99Ms: number };
-  vigil: { perSecond: number; p50Ms: number; p99Ms: number };
+  servers: Record<ServerKind, { perSecond: number; p50Ms: number; p99Ms: number }>;
+  /** Vigil ÷ bare: the target's ratio. */
   ratio: number;
-  eventsPerCommit: number | null;
+  /** Each server ÷ bare, and Vigil ÷ the floor: medians of the per-round ratios. */
+  ratios: Record<ServerKind, number>;
+  vigilOverFloor: number;
+  eventsPerCommit: Record<VigilKind, number | null>;
 } {
   const pick = (kind: ServerKind) => ({
-    perSecond: median(figures.rounds.map((r) => r[kind].perSecond)),
-    p50Ms: median(figures.rounds.map((r) => r[kind].p50Ms)),
-    p99Ms: median(figures.rounds.map((r) => r[kind].p99Ms)),
+    perSecond: median(figures.rounds.map((r) => r.runs[kind].perSecond)),
+    p50Ms: median(figures.rounds.map((r) => r.runs[kind].p50Ms)),
+    p99Ms: median(figures.rounds.map((r) => r.runs[kind].p99Ms)),
   });
-  const commits = figures.rounds.reduce((sum, r) => sum + r.commits, 0);
-  const stored = figures.rounds.reduce((sum, r) => sum + r.stored, 0);
+  const perCommit = (kind: VigilKind): number | null => {
+    const commits = figures.rounds.reduce((sum, r) => sum + r.commits[kind], 0);
+    const stored = figures.rounds.reduce((sum, r) => sum + r.stored[kind], 0);
+    return commits === 0 ? null : stored / commits;
+  };
+  const over = (kind: ServerKind, base: ServerKind): number => median(figures.rounds.map((r) => r.runs[kind].perSecond / r.runs[base].perSecond));
   return {
-    bare: pick('bare'),
-    vigil: pick('vigil'),
+    servers: { bare: pick('bare'), floor: pick('floor'), vigil: pick('vigil'), vigilMain: pick('vigilMain') },
     ratio: median(figures.rounds.map((r) => r.ratio)),
-    eventsPerCommit: commits === 0 ? null : stored / commits,
+    ratios: { bare: 1, floor: over('floor', 'bare'), vigil: over('vigil', 'bare'), vigilMain: over('vigilMain', 'bare') },
+    vigilOverFloor: over('vigil', 'floor'),
+    eventsPerCommit: { vigil: perCommit('vigil'), vigilMain: perCommit('vigilMain') },
   };
 }

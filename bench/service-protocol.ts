@@ -14,8 +14,8 @@ export interface ServerStats {
 }
 
 export interface StoreStats {
-  /** Reads of the store's clock: the SQLite store reads it once per write transaction (InboxDb.write). */
-  clockReads: number;
+  /** Group commits of single ingests so far (SqliteStore.groupCommits): one write transaction each. */
+  groupCommits: number;
   /** Events in the benchmark inbox (every status), through the store's API. */
   stored: number;
   /** Read back from the inbox's own connection; null before the first write. */

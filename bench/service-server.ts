@@ -4,16 +4,21 @@
  * event loop. Listens on 127.0.0.1 only, on a free port.
  *
  *   service-server.ts bare               node:http that answers 200 at once and does no work
- *   service-server.ts vigil <dir> <secret>
+ *   service-server.ts floor <secret>     node:http that reads the body, checks its HMAC-SHA256 signature,
+ *                                        parses the JSON and answers 202: the least a webhook receiver does
+ *   service-server.ts vigil <dir> <secret> thread|main
  *                                        createApp + startHttpServer on a real SQLite store in <dir>
- *                                        at its defaults (WAL, synchronous FULL), one GitHub source
+ *                                        at its defaults (WAL, synchronous FULL), one GitHub source;
+ *                                        `thread`: commits on the writer thread, as `vigil serve` runs it;
+ *                                        `main`: on the event loop (writerThread off, the library default)
  *
  * Talks to the parent over the IPC channel: sends {type:'ready', url}; answers
  * {type:'stats'}, and {type:'stop'} with the final stats once every request
  * in flight is answered. Exits when the parent goes away.
  */
 import { sqliteBackendOf } from '../src/store/sqlite/sqlite-store.js';
-import { createServer } from 'node:http';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { configSchema } from '../src/config/schema.js';
 import { createApp } from '../src/http/app.js';
@@ -38,9 +43,40 @@ interface Running {
 
 async function startBare(): Promise<{ url: string; running: Running }> {
   const body = '{"ok":true}';
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) }).end(body);
-  });
+  return listenPlain(
+    createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length) }).end(body);
+    }),
+  );
+}
+
+/**
+ * The floor of a webhook receiver without a store: what the server must do
+ * for each delivery whatever it stores in (read the body, verify the
+ * signature, parse the JSON), and nothing else.
+ */
+async function startFloor(secret: string): Promise<{ url: string; running: Running }> {
+  const answer = (res: ServerResponse, status: number, body: string): void => {
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }).end(body);
+  };
+  return listenPlain(
+    createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        const header = req.headers['x-hub-signature-256'];
+        const given = typeof header === 'string' && header.startsWith('sha256=') ? Buffer.from(header.slice(7), 'hex') : Buffer.alloc(0);
+        const expected = createHmac('sha256', secret).update(raw).digest();
+        if (given.length !== expected.length || !timingSafeEqual(given, expected)) return answer(res, 401, '{"error":"bad_signature"}');
+        const event = JSON.parse(raw.toString('utf8')) as { delivery?: string };
+        answer(res, 202, JSON.stringify({ stored: true, sourceId: event.delivery ?? null }));
+      });
+    }),
+  );
+}
+
+async function listenPlain(server: Server): Promise<{ url: string; running: Running }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -57,16 +93,11 @@ async function startBare(): Promise<{ url: string; running: Running }> {
   };
 }
 
-async function startVigil(dir: string, secret: string): Promise<{ url: string; running: Running }> {
-  let clockReads = 0;
-  let readsByStats = 0;
-  // The store's defaults except for counting clock reads (each one Date.now()).
-  const store = (await openStore(`sqlite:${dir}`, {
-    clock: () => {
-      clockReads += 1;
-      return Date.now();
-    },
-  }));
+async function startVigil(dir: string, secret: string, writerThread: boolean): Promise<{ url: string; running: Running }> {
+  // The store's defaults; `vigil serve` adds writerThread (src/service/service.ts).
+  const store = await openStore(`sqlite:${dir}`, { writerThread });
+  const backend = sqliteBackendOf(store);
+  if (backend.threaded !== writerThread) throw new Error(`the store ${writerThread ? 'has no' : 'has a'} writer thread`);
   const config = configSchema.parse({
     store: `sqlite:${dir}`,
     host: '127.0.0.1',
@@ -87,14 +118,10 @@ async function startVigil(dir: string, secret: string): Promise<{ url: string; r
     url: server.url,
     running: {
       async stats() {
-        // Our own stats() reads the clock too: those reads are not write transactions.
-        const readsBefore = clockReads;
         const counts = (await store.inbox(BENCH_INBOX).stats()).events;
-        readsByStats += clockReads - readsBefore;
-        const reads = clockReads - readsByStats;
-        const db = sqliteBackendOf(store).connection(BENCH_INBOX, false)?.db;
+        const db = backend.connection(BENCH_INBOX, false)?.db;
         return {
-          clockReads: reads,
+          groupCommits: backend.groupCommits().commits,
           stored: counts.pending + counts.running + counts.done + counts.dead,
           journalMode: db === undefined ? null : (db.pragma('journal_mode', { simple: true }) as string),
           synchronous: db === undefined ? null : (db.pragma('synchronous', { simple: true }) as number),
@@ -108,12 +135,14 @@ async function startVigil(dir: string, secret: string): Promise<{ url: string; r
 }
 
 async function main(): Promise<void> {
-  const [mode, dir, secret] = process.argv.slice(2);
+  const [mode, dir, secret, commits] = process.argv.slice(2);
   if (process.send === undefined) throw new Error('service-server.ts runs as a child of the bench (IPC channel required)');
   let started: { url: string; running: Running };
   if (mode === 'bare') started = await startBare();
-  else if (mode === 'vigil' && dir !== undefined && secret !== undefined) started = await startVigil(dir, secret);
-  else throw new Error(`usage: service-server.ts bare | vigil <dir> <secret> (got ${process.argv.slice(2).join(' ')})`);
+  else if (mode === 'floor' && dir !== undefined) started = await startFloor(dir);
+  else if (mode === 'vigil' && dir !== undefined && secret !== undefined && (commits === 'thread' || commits === 'main')) {
+    started = await startVigil(dir, secret, commits === 'thread');
+  } else throw new Error(`usage: service-server.ts bare | floor <secret> | vigil <dir> <secret> thread|main (got ${process.argv.slice(2).join(' ')})`);
   const { running } = started;
 
   const stats = async (): Promise<ServerStats> => {

@@ -74,7 +74,7 @@ function inboxName(i: number): string {
   return `inbox-${String(i).padStart(5, '0')}`;
 }
 
-interface IndexRow {
+export interface IndexRow {
   wake_at: number | null;
   send_at: number | null;
   seq: number;
@@ -93,8 +93,11 @@ function readIndexRow(dir: string, inboxId: string): IndexRow {
   }
 }
 
-/** One idle inbox through the API: an event run to done and a daily timer due in a day. */
-async function makeTemplate(dir: string): Promise<{ file: string; row: IndexRow }> {
+/**
+ * One idle inbox through the API: an event run to done and a daily timer due in a day. Its reply stays held
+ * unless `sent` (this benchmark's pool has no dispatcher; `vigil serve`'s would send it at once).
+ */
+export async function makeTemplate(dir: string, { sent = false }: { sent?: boolean } = {}): Promise<{ file: string; row: IndexRow }> {
   const store = await openStore(`sqlite:${dir}`);
   try {
     const inbox = store.inbox(TEMPLATE);
@@ -105,6 +108,7 @@ async function makeTemplate(dir: string): Promise<{ file: string; row: IndexRow 
     const claimed = await inbox.claimBatch(HOLDER, gen);
     await inbox.finish(HOLDER, gen, claimed.map((e) => e.id), { messages: ['hi'] });
     await inbox.release(HOLDER, gen);
+    if (sent && (await inbox.dispatch(() => undefined)) !== 1) throw new Error('template: the reply was not sent');
   } finally {
     await store.close();
   }

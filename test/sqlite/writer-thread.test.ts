@@ -6,11 +6,13 @@
  * thread reads the same clock as the store.
  */
 import Database from 'better-sqlite3';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { createFakeClock, openStore } from '../../src/index.js';
 import { sqliteBackendOf } from '../../src/store/sqlite/sqlite-store.js';
+import { WRITER_OPEN_INBOXES } from '../../src/store/sqlite/writer-thread.js';
 import { T0, useTempStores } from './temp-dirs.js';
 
 describe('the SQLite writer thread', () => {
@@ -143,5 +145,28 @@ describe('the SQLite writer thread', () => {
     ]);
     expect((await first.store.inbox('alice').events()).map((e) => [e.sourceId, e.receivedAt])).toEqual([['one', T0]]);
     expect((await second.store.inbox('alice').events()).map((e) => [e.sourceId, e.receivedAt])).toEqual([['two', T0 + 99]]);
+  });
+  it('the thread keeps at most WRITER_OPEN_INBOXES inbox files open, fewer than the store\'s maxOpenInboxes, and a file it closed takes ingests as before', async () => {
+    const dir = temp.dir();
+    const { store } = await temp.open(dir, { writerThread: true, maxOpenInboxes: 128, synchronous: 'normal' });
+    const inboxes = WRITER_OPEN_INBOXES + 16;
+    for (let i = 0; i < inboxes; i++) expect(await store.inbox(`inbox-${i}`).ingest({ source: 's', sourceId: 'first' })).toBe(true);
+    // Ingests open files on the thread only; each open file holds one descriptor on its .db.
+    const openDb = readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        const target = readlinkSync(`/proc/self/fd/${fd}`);
+        return target.startsWith(dir) && /inbox-\d+\.db$/.test(target);
+      } catch {
+        return false;
+      }
+    });
+    expect(openDb.length).toBeLessThanOrEqual(WRITER_OPEN_INBOXES);
+    expect(openDb.length).toBeGreaterThan(0);
+    for (let i = 0; i < inboxes; i++) {
+      const inbox = store.inbox(`inbox-${i}`);
+      expect(await inbox.ingest({ source: 's', sourceId: 'first' })).toBe(false);
+      expect(await inbox.ingest({ source: 's', sourceId: 'second' })).toBe(true);
+      expect((await inbox.events()).map((e) => e.sourceId)).toEqual(['first', 'second']);
+    }
   });
 });

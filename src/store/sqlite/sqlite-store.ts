@@ -28,7 +28,7 @@ import type { InboxFileHost } from './lifecycle.js';
 import { earlier, ReadyIndex } from './ready-index.js';
 import { assertWritable } from './sqlite-errors.js';
 import { SqliteViewPort } from './view-port.js';
-import { StoreWriter, threadClock } from './writer-thread.js';
+import { StoreWriter, threadClock, writerOpenInboxes } from './writer-thread.js';
 
 const FILE_SUFFIX = '.db';
 /** How long the rebuild after a boot holds the event loop before it lets other work in (about 10 inboxes). */
@@ -119,7 +119,8 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
     this.rebuild = !rebuild || this.index.rebuiltInBoot() === bootId ? Promise.resolve() : this.rebuildAfterBoot(bootId);
     const clock = this.options.writerThread ? threadClock(this.options.clock) : null;
     const { clock: _clock, writerThread: _writerThread, retention: _retention, ...rest } = this.options;
-    this.writer = clock === null ? null : new StoreWriter({ dir: this.dir, options: rest, clock });
+    this.writer =
+      clock === null ? null : new StoreWriter({ dir: this.dir, options: { ...rest, maxOpenInboxes: writerOpenInboxes(rest.maxOpenInboxes) }, clock });
   }
 
   /**

@@ -31,6 +31,24 @@ import type { CheckedEvent } from '../engine/validate/index.js';
 import type { ResolvedOptions } from '../options.js';
 import { fromWire, type FromWriter, type ThreadClock, type ToWriter, type WriterStoreSpec } from './writer-protocol.js';
 
+/**
+ * Inbox files the thread's copy of a store keeps open: its own LRU, beside
+ * the store's (maxOpenInboxes), so every file open on both costs a second
+ * connection, ~0.3 MB of native memory each (SQLite's 120 KB lookaside, the
+ * schema, the page cache, the prepared inserts). The thread only commits
+ * ingests, which come in bursts to few inboxes at a time (a group commit
+ * per inbox), so it keeps fewer: `vigil serve` with 10,000 idle inboxes
+ * went from ~84 MB to ~204 MB resident after one webhook to each of 1,000
+ * of them with 128 here, ~177 MB with 32, ~172 MB with 16 (bench/memory.ts's
+ * setup). The price: reopening a file the store has open costs ~5 ms on
+ * this thread, paid by ingests spread over more than 32 inboxes at once.
+ */
+export const WRITER_OPEN_INBOXES = 32;
+
+export function writerOpenInboxes(maxOpenInboxes: number): number {
+  return Math.min(maxOpenInboxes, WRITER_OPEN_INBOXES);
+}
+
 /** How long the thread outlives the last store using it: a test suite that opens one store after another keeps one thread. */
 const LINGER_MS = 2_000;
 
