@@ -9,7 +9,7 @@
  */
 import type pg from 'pg';
 import { Logger, makeWorkerUtils, run, type Task, type WorkerUtils } from 'graphile-worker';
-import { dropSchema, settle } from './postgres-server.js';
+import { dropSchema, settle, settledCounters, workSince } from './postgres-server.js';
 import { benchEvents, inParallel, replyBody, TASK, type PgPlan } from './postgres-workload.js';
 import type { IngestFigures, RunFigures } from './vigil-postgres-side.js';
 import { elapsedSeconds, startTimer } from './timing.js';
@@ -76,6 +76,7 @@ export async function graphileRuns(url: string, schema: string, admin: pg.Pool, 
       await utils.addJobs(events.slice(i, i + 1000).map((e) => ({ identifier: TASK, payload: e.payload, queueName: e.inbox, jobKey: e.jobKey })));
     }
     await settle(admin, schema);
+    const before = await settledCounters(admin);
 
     let succeeded = 0;
     let allSucceeded: () => void = () => undefined;
@@ -114,9 +115,11 @@ export async function graphileRuns(url: string, schema: string, admin: pg.Pool, 
     } finally {
       await runner.stop();
     }
+    // run()'s connections are closed: their counters are in.
+    const work = workSince(before, await settledCounters(admin));
     const { rows } = await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.bench_replies`);
     if (rows[0]?.n !== events.length) throw new Error(`graphile wrote ${rows[0]?.n} replies, expected ${events.length}`);
-    return { eventsPerSecond: events.length / seconds, runs: events.length, seconds };
+    return { eventsPerSecond: events.length / seconds, runs: events.length, seconds, work };
   });
 }
 

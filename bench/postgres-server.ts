@@ -90,3 +90,68 @@ export async function settle(admin: pg.Pool, schema: string): Promise<void> {
   for (const row of rows) await admin.query(`VACUUM ANALYZE ${row.name}`);
   await admin.query('CHECKPOINT').catch(() => undefined);
 }
+
+/** What the server did during a timed part: its WAL flushes and its committed transactions. */
+export interface ServerWork {
+  /** fsyncs of the WAL (each durable commit waits for one, shared by the commits waiting together); null where the server does not count them. */
+  walFlushes: number | null;
+  /** Transactions committed in the database, every client's (the side's own, and the bench's few reads). */
+  commits: number;
+}
+
+/**
+ * The server's counters now; `since` gives what happened between two
+ * readings. WAL fsyncs are in pg_stat_io from PostgreSQL 18, in pg_stat_wal
+ * (wal_sync) before it; the counters reach the views when a backend
+ * reports them, so each reading asks for a fresh snapshot.
+ */
+export async function serverCounters(admin: pg.Pool): Promise<ServerWork> {
+  const client = await admin.connect();
+  try {
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const [db] = (
+      await client.query<{ commits: number }>('SELECT xact_commit::float8 AS commits FROM pg_stat_database WHERE datname = current_database()')
+    ).rows;
+    let walFlushes: number | null = null;
+    for (const sql of [
+      "SELECT sum(fsyncs)::float8 AS n FROM pg_stat_io WHERE object = 'wal'",
+      'SELECT wal_sync::float8 AS n FROM pg_stat_wal',
+    ]) {
+      try {
+        const [row] = (await client.query<{ n: number | null }>(sql)).rows;
+        if (row?.n !== null && row?.n !== undefined) {
+          walFlushes = row.n;
+          break;
+        }
+      } catch {
+        // this server has the other view
+      }
+    }
+    return { walFlushes, commits: db?.commits ?? 0 };
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * The counters once every backend of a side that just closed its
+ * connections has reported: a backend reports at exit, or up to a second
+ * after its last transaction, so read until two readings 500 ms apart agree.
+ */
+export async function settledCounters(admin: pg.Pool): Promise<ServerWork> {
+  let last = await serverCounters(admin);
+  for (let i = 0; i < 10; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = await serverCounters(admin);
+    if (now.walFlushes === last.walFlushes && now.commits === last.commits) return now;
+    last = now;
+  }
+  return last;
+}
+
+export function workSince(before: ServerWork, after: ServerWork): ServerWork {
+  return {
+    walFlushes: before.walFlushes === null || after.walFlushes === null ? null : after.walFlushes - before.walFlushes,
+    commits: after.commits - before.commits,
+  };
+}

@@ -18,6 +18,7 @@ import { acquireLease, releaseLease } from './lease.js';
 import { expediteOutbox, recordAction } from './operator.js';
 import { getEvent, getMemory, getSession, listEvents, redrive, stats } from './read.js';
 import { readSettings, writeSettings } from './settings.js';
+import { acquireAndClaim, finishAndClaim } from './run-step.js';
 import { fireTimers, listTimers, removeTimer, upsertTimer } from './timers.js';
 
 /** What an inbox needs from its store: a connection, opened (and created) on demand. */
@@ -76,6 +77,30 @@ export class SqliteInboxPort implements InboxPort {
     const finished = c.write((now) => finishRun(c, holder, gen, ids, outcome, now));
     if (finished && wake) this.files.wake(this.id, 'outbox');
     return finished;
+  }
+
+  async acquireAndClaim(holder: string): Promise<{ acquired: Acquired; claim: Claim } | null> {
+    const c = this.writer();
+    return c.write((now) => acquireAndClaim(c, holder, now), { durability: 'process' });
+  }
+
+  /** Durable, as finish is: the claim and release in its transaction are only stronger for it. */
+  async finishAndClaim(
+    holder: string,
+    gen: number,
+    ids: number[],
+    outcome: CheckedOutcome,
+    { wake, rollback = false }: FinishOptions,
+  ): Promise<{ finished: boolean; claim: Claim }> {
+    const c = this.existing();
+    if (c === null) return { finished: false, claim: { events: [], dead: [] } };
+    if (rollback) {
+      c.writeThenRollBack((now) => finishAndClaim(c, holder, gen, ids, outcome, now));
+      return { finished: false, claim: { events: [], dead: [] } };
+    }
+    const result = c.write((now) => finishAndClaim(c, holder, gen, ids, outcome, now));
+    if (result.finished && wake) this.files.wake(this.id, 'outbox');
+    return result;
   }
 
   async addTimer(timer: CheckedTimer, firstDue: (now: number) => number): Promise<void> {
