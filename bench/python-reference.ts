@@ -92,6 +92,10 @@ export class PythonReferenceSide implements BenchSide {
     return (await this.call('dispatch', { messages })) as unknown as DispatchResult;
   }
 
+  async dispatchSpread(inboxes: number): Promise<DispatchResult> {
+    return (await this.call('dispatch_spread', { inboxes })) as unknown as DispatchResult;
+  }
+
   async close(): Promise<void> {
     if (this.child.exitCode !== null) return;
     const exited = new Promise<void>((done) => this.child.once('exit', () => done()));

@@ -14,6 +14,12 @@
  *                       writes its own "## Service" section (not with --quick)
  *   --only dashboard    only the dashboard family (bench/dashboard.ts: the overview and an inbox page with 10,000
  *                       inboxes and 100,000 events, on both stores); writes its own "## Dashboard" section
+ *   --only many-users   only the many-users family (bench/many-users.ts: a dispatcher pass with 1,000 of 10,000
+ *                       inboxes in quiet hours, readyInboxes over 10,000 debounced inboxes, each against the same
+ *                       without settings, on both stores); writes its own "## Many users" section
+ *   --only retention    only the retention family (bench/retention.ts: 1,000,000 webhooks through one SQLite inbox over
+ *                       ten simulated days with and without a one-day retention; ingest with and without a Pruner at
+ *                       work, on SQLite and PostgreSQL); writes its own "## Retention" section
  *   --only postgres     only the PostgreSQL family (bench/postgres-vs-graphile.ts: Vigil's PostgreSQL store against
  *                       graphile-worker on one server, a throwaway one unless DATABASE_URL is set); it runs whole and
  *                       writes its own "## PostgreSQL vs graphile-worker" section (not with --quick or --pg-setting)
@@ -30,9 +36,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DASHBOARD_FAMILY, runDashboardFamily } from './dashboard.js';
 import { describeMachine } from './machine.js';
+import { MANY_USERS_FAMILY, runManyUsersFamily } from './many-users.js';
 import { DEFAULT_REFERENCE_DIR, PythonReferenceSide, referenceUnavailable, type PythonInfo } from './python-reference.js';
 import { renderConsole, renderSection, writeSection, type RunInfo } from './report.js';
 import { POSTGRES_FAMILY, runPostgresVsGraphile } from './postgres-vs-graphile.js';
+import { RETENTION_FAMILY, runRetentionFamily } from './retention.js';
 import { runServiceFamily, SERVICE_FAMILY } from './service.js';
 import { VigilSqliteSide } from './sqlite-engine.js';
 import { FAMILIES, runSuite, type Family } from './suite.js';
@@ -58,43 +66,42 @@ async function main(): Promise<number> {
   const plan = values.quick ? QUICK_PLAN : FULL_PLAN;
   const synchronous = values.synchronous;
   if (synchronous !== 'full' && synchronous !== 'normal') throw new Error('--synchronous is full or normal');
-  const only = new Set(
-    (values.only ?? FAMILIES.join(','))
-      .split(',')
-      .map((f) => f.trim())
-      .filter((f) => f !== SERVICE_FAMILY && f !== POSTGRES_FAMILY && f !== DASHBOARD_FAMILY) as Family[],
-  );
-  for (const family of only) if (!FAMILIES.includes(family)) throw new Error(`--only: unknown family ${family}; known: ${FAMILIES.join(', ')}`);
-  const diagnostic = values.quick || values.only !== undefined || synchronous !== 'full';
   const started = startTimer();
   const log = (line: string): void => {
     process.stderr.write(`[bench ${elapsedSeconds(started).toFixed(0).padStart(3)} s] ${line}\n`);
   };
-
   const asked = (family: string): boolean => values.only?.split(',').some((f) => f.trim() === family) ?? synchronous === 'full';
+  const pgSettings = Object.fromEntries(values['pg-setting'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  const out = values.quick ? null : resolve(values.out);
 
-  // The dashboard family (bench/dashboard.ts) seeds both stores and writes its own section.
-  let dashboardFailed = false;
-  if (asked(DASHBOARD_FAMILY)) {
-    dashboardFailed = !(await runDashboardFamily({ quick: values.quick, out: values.quick ? null : resolve(values.out), log }));
-    if (only.size === 0 && !asked(SERVICE_FAMILY) && !asked(POSTGRES_FAMILY)) return values.strict && dashboardFailed ? 1 : 0;
-  }
+  // Families that run whole, in their own stores or processes, and write their own section; each answers
+  // whether its targets held.
+  const sectionFamilies: { name: string; run: () => Promise<boolean> }[] = [
+    { name: MANY_USERS_FAMILY, run: () => runManyUsersFamily({ quick: values.quick, out, log }) },
+    { name: DASHBOARD_FAMILY, run: () => runDashboardFamily({ quick: values.quick, out, log }) },
+    { name: RETENTION_FAMILY, run: () => runRetentionFamily({ quick: values.quick, out, log }) },
+    {
+      name: POSTGRES_FAMILY,
+      run: () =>
+        runPostgresVsGraphile({ quick: values.quick, out: Object.keys(pgSettings).length > 0 ? null : out, serverSettings: pgSettings, log }),
+    },
+    { name: SERVICE_FAMILY, run: () => runServiceFamily({ quick: values.quick, out: resolve(values.out), write: !values.quick, log }) },
+  ];
+  const sectionNames = new Set(sectionFamilies.map((f) => f.name));
+  const only = new Set(
+    (values.only ?? FAMILIES.join(','))
+      .split(',')
+      .map((f) => f.trim())
+      .filter((f) => !sectionNames.has(f)) as Family[],
+  );
+  for (const family of only) if (!FAMILIES.includes(family)) throw new Error(`--only: unknown family ${family}; known: ${FAMILIES.join(', ')}`);
+  const diagnostic = values.quick || values.only !== undefined || synchronous !== 'full';
 
-  // The PostgreSQL family (bench/postgres-vs-graphile.ts) starts its own server and writes its own section.
-  let postgresFailed = false;
-  if (asked(POSTGRES_FAMILY)) {
-    const pgSettings = Object.fromEntries(values['pg-setting'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-    const pgDiagnostic = values.quick || Object.keys(pgSettings).length > 0;
-    postgresFailed = !(await runPostgresVsGraphile({ quick: values.quick, out: pgDiagnostic ? null : resolve(values.out), serverSettings: pgSettings, log }));
-    if (only.size === 0 && !asked(SERVICE_FAMILY)) return values.strict && (postgresFailed || dashboardFailed) ? 1 : 0;
+  let sectionsFailed = false;
+  for (const family of sectionFamilies) {
+    if (asked(family.name) && !(await family.run())) sectionsFailed = true;
   }
-
-  // The service family (bench/service.ts) measures in its own processes and writes its own "## Service" section.
-  let serviceFailed = false;
-  if (values.only === undefined ? synchronous === 'full' : values.only.split(',').some((f) => f.trim() === SERVICE_FAMILY)) {
-    serviceFailed = !(await runServiceFamily({ quick: values.quick, out: resolve(values.out), write: !values.quick, log }));
-    if (only.size === 0) return values.strict && (serviceFailed || postgresFailed || dashboardFailed) ? 1 : 0;
-  }
+  if (only.size === 0) return values.strict && sectionsFailed ? 1 : 0;
 
   const scratch = mkdtempSync(join(tmpdir(), 'vigil-bench-'));
   let python: PythonReferenceSide | null = null;
@@ -127,7 +134,7 @@ async function main(): Promise<number> {
       log(`the Python reference is not available (${missing}): measuring Vigil only`);
     }
 
-    const results = await runSuite(plan, sides, log, only);
+    const results = await runSuite(plan, sides, log, only, scratch);
     await vigil.close();
     await python?.close();
     python = null;
@@ -151,7 +158,7 @@ async function main(): Promise<number> {
       writeSection(resolve(values.out), renderSection(run));
       log(`wrote ${resolve(values.out)}`);
     }
-    return values.strict && (serviceFailed || postgresFailed || dashboardFailed || run.targets.some((t) => t.pass === false)) ? 1 : 0;
+    return values.strict && (sectionsFailed || run.targets.some((t) => t.pass === false)) ? 1 : 0;
   } finally {
     python?.kill();
     rmSync(scratch, { recursive: true, force: true });

@@ -79,12 +79,13 @@ interface IndexRow {
   send_at: number | null;
   seq: number;
   exact: number;
+  dead: number;
 }
 
 function readIndexRow(dir: string, inboxId: string): IndexRow {
   const db = new Database(join(dir, READY_INDEX_FILE), { readonly: true, fileMustExist: true });
   try {
-    const row = db.prepare('SELECT wake_at, send_at, seq, exact FROM wake WHERE inbox_id = ?').get(inboxId) as IndexRow | undefined;
+    const row = db.prepare('SELECT wake_at, send_at, seq, exact, dead FROM wake WHERE inbox_id = ?').get(inboxId) as IndexRow | undefined;
     if (row === undefined) throw new Error(`no ready-index row for ${inboxId} in ${dir}`);
     return row;
   } finally {
@@ -121,10 +122,10 @@ async function buildStore(dir: string, n: number, template: { file: string; row:
   for (let i = 0; i < n; i++) copyFileSync(template.file, join(dir, `${inboxName(i)}.db`), constants.COPYFILE_FICLONE);
   const db = new Database(join(dir, READY_INDEX_FILE));
   try {
-    const insert = db.prepare('INSERT INTO wake (inbox_id, wake_at, send_at, seq, exact) VALUES (?, ?, ?, ?, ?)');
-    const { wake_at, send_at, seq, exact } = template.row;
+    const insert = db.prepare('INSERT INTO wake (inbox_id, wake_at, send_at, seq, exact, dead) VALUES (?, ?, ?, ?, ?, ?)');
+    const { wake_at, send_at, seq, exact, dead } = template.row;
     db.transaction(() => {
-      for (let i = 0; i < n; i++) insert.run(inboxName(i), wake_at, send_at, seq, exact);
+      for (let i = 0; i < n; i++) insert.run(inboxName(i), wake_at, send_at, seq, exact, dead);
     })();
   } finally {
     db.close();

@@ -228,6 +228,35 @@ export class VigilSqliteSide implements BenchSide {
     return { seconds, sent };
   }
 
+  /**
+   * One held message in each of `inboxes` inboxes, queued untimed by a run
+   * each; timed: the pass a dispatcher makes, dispatchableInboxes and each
+   * inbox's dispatch, with the store's defaults (its LRU keeps 128 files
+   * open, so most inboxes are opened during the pass).
+   */
+  async dispatchSpread(inboxes: number): Promise<DispatchResult> {
+    const dir = this.freshDir('dispatch-spread');
+    const clock = createFakeClock(T0);
+    const store = await openStore(`sqlite:${dir}`, { clock: clock.now, synchronous: this.synchronous });
+    for (let i = 0; i < inboxes; i++) {
+      const inbox = store.inbox(`user-${i}`);
+      await inbox.ingest({ source: 'chat', sourceId: 'ask', payload: payload(i) });
+      const gen = (await inbox.acquire('worker')) as number;
+      const batch = await inbox.claimBatch('worker', gen);
+      await inbox.finish('worker', gen, batch.map((event) => event.id), { messages: [`reply ${i}`] });
+      await inbox.release('worker', gen);
+    }
+    clock.advance(SECOND);
+    let sent = 0;
+    const start = startTimer();
+    const ids = await store.dispatchableInboxes({ limit: inboxes });
+    for (const id of ids) sent += await store.inbox(id).dispatch(() => undefined);
+    const seconds = elapsedSeconds(start);
+    if (sent !== inboxes) throw new Error(`dispatch pass sent ${sent} of ${inboxes}`);
+    await store.close();
+    return { seconds, sent };
+  }
+
   async close(): Promise<void> {
     for (const name of [...this.schedulers.keys()]) await this.dropScheduler(name);
   }

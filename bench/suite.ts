@@ -7,8 +7,12 @@
  * and ratios are taken per repetition (paired) before the median, so a burst
  * of load from other processes falls on both terms of a ratio alike.
  */
-import { median } from './timing.js';
-import type { BenchSide, Plan } from './workload.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { elapsedSeconds, median, startTimer } from './timing.js';
+import { payload, type BenchSide, type IngestResult, type Plan } from './workload.js';
 
 export type Unit = 'events/s' | 'runs/s' | 'ms';
 
@@ -73,7 +77,32 @@ type Step = (side: BenchSide) => Promise<void>;
 
 const n = (value: number): string => value.toLocaleString('en-US');
 
-export async function runSuite(plan: Plan, sides: BenchSide[], log: Log, only: ReadonlySet<Family> = new Set(FAMILIES)): Promise<Results> {
+/** The label of the floor's figures: what no code that commits each event on its own can beat. */
+export const FLOOR = 'bare commits';
+
+/** `count` one-row inserts, each its own transaction, into a fresh WAL file at synchronous FULL. */
+function bareCommits(scratch: string, count: number): IngestResult {
+  const db = new Database(join(mkdtempSync(join(scratch, 'floor-')), 'floor.db'));
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    const start = startTimer();
+    for (let i = 0; i < count; i++) insert.run(JSON.stringify(payload(i)));
+    return { seconds: elapsedSeconds(start), events: count };
+  } finally {
+    db.close();
+  }
+}
+
+export async function runSuite(
+  plan: Plan,
+  sides: BenchSide[],
+  log: Log,
+  only: ReadonlySet<Family> = new Set(FAMILIES),
+  scratch: string = tmpdir(),
+): Promise<Results> {
   const results = new Results();
   /** Each repetition runs every step on every side; the sides' order flips every repetition. */
   const interleave = async (what: string, reps: number, steps: Step[]): Promise<void> => {
@@ -102,6 +131,12 @@ export async function runSuite(plan: Plan, sides: BenchSide[], log: Log, only: R
         const r = await side.ingestConcurrent(plan.ingestEvents, CONCURRENT_DELIVERIES);
         const label = `ingest, one event per call, ${CONCURRENT_DELIVERIES} calls in flight (${n(plan.ingestEvents)} events)`;
         results.add('ingestConcurrent', label, 'events/s', side.label, r.events / r.seconds);
+      },
+      async (side) => {
+        // The floor, once per repetition among the sides' turns: bare one-row commits on a fresh file.
+        if (side !== sides[0]) return;
+        const r = bareCommits(scratch, plan.ingestEvents);
+        results.add('ingestFloor', `bare one-row commits (better-sqlite3, WAL, synchronous=FULL; ${n(plan.ingestEvents)})`, 'events/s', FLOOR, r.events / r.seconds);
       },
       async (side) => {
         const r = await side.ingestMany(plan.ingestManyEvents, plan.ingestManyBatch);
@@ -147,6 +182,11 @@ export async function runSuite(plan: Plan, sides: BenchSide[], log: Log, only: R
       async (side) => {
         const r = await side.dispatch(plan.dispatchMessages);
         results.add('dispatch', `dispatch of ${n(plan.dispatchMessages)} held messages (one send)`, 'ms', side.label, r.seconds * 1000);
+      },
+      async (side) => {
+        const r = await side.dispatchSpread(plan.dispatchInboxes);
+        const label = `dispatch of one held message in each of ${n(plan.dispatchInboxes)} inboxes, per message`;
+        results.add('dispatchSpread', label, 'ms', side.label, (r.seconds * 1000) / r.sent);
       },
     ]);
   }

@@ -68,6 +68,8 @@ export interface BenchSide {
   dropScheduler(name: string): Promise<void>;
   /** One dispatch of `messages` held messages (queued untimed by one finish). */
   dispatch(messages: number): Promise<DispatchResult>;
+  /** One held message in each of `inboxes` inboxes (queued untimed), each dispatched: a dispatcher's pass. */
+  dispatchSpread(inboxes: number): Promise<DispatchResult>;
   close(): Promise<void>;
 }
 
@@ -92,6 +94,8 @@ export interface Plan {
   idlePasses: number;
   dispatchMessages: number;
   dispatchReps: number;
+  /** Inboxes of one held message each, for the dispatcher's pass. */
+  dispatchInboxes: number;
 }
 
 export const FULL_PLAN: Plan = {
@@ -111,6 +115,7 @@ export const FULL_PLAN: Plan = {
   idlePasses: 200,
   dispatchMessages: 10_000,
   dispatchReps: 3,
+  dispatchInboxes: 1_000,
 };
 
 /** `npm run bench -- --quick`: a smoke run of every step in seconds (figures are not meaningful). */
@@ -131,4 +136,5 @@ export const QUICK_PLAN: Plan = {
   idlePasses: 10,
   dispatchMessages: 500,
   dispatchReps: 1,
+  dispatchInboxes: 50,
 };

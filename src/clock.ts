@@ -24,17 +24,40 @@ export interface FakeClock {
   advance(ms: number): void;
 }
 
+/** Where a fake clock's `now` keeps the cell its time lives in (sharedTimeOf). */
+const SHARED_TIME = Symbol('vigil.sharedTime');
+
+/**
+ * The time lives in shared memory, not in a closure, so that another thread
+ * can read the same clock: the SQLite store's writer thread (writerThread)
+ * reads "now" inside its own transactions, after the write lock, as the
+ * store does on the main thread. A closure could only be called here.
+ */
 export function createFakeClock(start = 0): FakeClock {
-  let current = checkTime(start);
+  const cell = new BigInt64Array(new SharedArrayBuffer(BigInt64Array.BYTES_PER_ELEMENT));
+  const write = (ms: number): void => {
+    Atomics.store(cell, 0, BigInt(checkTime(ms)));
+  };
+  write(start);
+  const now = clockFromSharedTime(cell);
+  Object.defineProperty(now, SHARED_TIME, { value: cell });
   return {
-    now: () => current,
-    set(ms) {
-      current = checkTime(ms);
-    },
+    now,
+    set: write,
     advance(ms) {
-      current = checkTime(current + ms);
+      write(now() + ms);
     },
   };
+}
+
+/** The shared cell a createFakeClock() clock reads, for another thread to read it too; undefined for any other clock. */
+export function sharedTimeOf(clock: Clock): BigInt64Array | undefined {
+  return (clock as { [SHARED_TIME]?: BigInt64Array })[SHARED_TIME];
+}
+
+/** A clock that reads a cell sharedTimeOf() gave: the same time as the fake clock it came from, from any thread. */
+export function clockFromSharedTime(cell: BigInt64Array): Clock {
+  return () => Number(Atomics.load(cell, 0));
 }
 
 function checkTime(ms: number): number {

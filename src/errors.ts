@@ -12,6 +12,8 @@ export type VigilErrorCode =
   | 'memory_full'
   | 'invalid_options'
   | 'invalid_store_url'
+  | 'inbox_busy'
+  | 'inbox_exists'
   | 'store_closed'
   | 'store_busy'
   | 'store_unavailable'

@@ -61,6 +61,12 @@ export interface RuntimeEventMap {
   /** At-most-once delivery only: a channel failed, and these messages will not be sent to it again. */
   'outbox:lost': { inboxId: string; channel: string; count: number; error: string };
   'channel:failed': { inboxId: string; channel: string; error: string; retryInMs: number };
+  /** Retention: what one prune call removed (it runs in small batches; one event per batch that removed anything). */
+  'store:pruned': { events: number; messages: number; approvals: number; actions: number; more: boolean };
+  /** Everything of an inbox removed, tombstones included (a deletion request). */
+  'inbox:deleted': { inboxId: string };
+  /** An inbox recreated from exported records. */
+  'inbox:imported': { inboxId: string; records: number };
 }
 
 export type RuntimeEventName = keyof RuntimeEventMap;

@@ -194,6 +194,33 @@ class Bench:
         db.close()
         return {"seconds": seconds, "sent": sent}
 
+    def op_dispatch_spread(self, p):
+        """One held message in each of `inboxes` inbox files (queued untimed), each dispatched.
+
+        The reference keeps one inbox per file, as Vigil does; its connections
+        stay open through the timed loop (its best case: a real dispatcher over
+        many files would open them too).
+        """
+        ib, n = self.ib, p["inboxes"]
+        now = T0
+        dbs = []
+        for i in range(n):
+            db = self.fresh_db(f"spread-{i}")
+            ib.ingest(db, "chat", "ask", payload(i))
+            gen = ib.acquire(db, "worker", now)
+            rows = ib.claim_batch(db, "worker", gen, now)
+            ib.finish(db, "worker", gen, now, [r[0] for r in rows], [f"reply {i}"])
+            dbs.append(db)
+        sent_bodies = []
+        start = time.perf_counter()
+        sent = sum(ib.dispatch(db, now + 1, sent_bodies.append) for db in dbs)
+        seconds = time.perf_counter() - start
+        for db in dbs:
+            db.close()
+        if sent != n or len(sent_bodies) != n:
+            raise RuntimeError(f"dispatch sent {sent} of {n}")
+        return {"seconds": seconds, "sent": sent}
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -25,8 +25,11 @@ const chosen = wanted.length === 0 ? targets : targets.filter((t) => wanted.incl
 
 const rows: { file: string; killed: number; survived: number; noCoverage: number; timeout: number; score: number }[] = [];
 for (const target of chosen) {
-  console.log(`\n=== ${target.name}: ${target.mutate.join(', ')} (tests: ${target.tests.join(', ')})`);
+  const rules = target.rules === undefined ? '' : ` (conformance rules: ${target.rules.join(', ')})`;
+  console.log(`\n=== ${target.name}: ${target.mutate.join(', ')} (tests: ${target.tests.join(', ')}${rules})`);
   process.env.VIGIL_MUTATION_TESTS = target.tests.join(',');
+  // Read by test/conformance/suite.ts in Stryker's test processes, which inherit this environment.
+  process.env.VIGIL_CONFORMANCE_RULES = (target.rules ?? []).join(',');
   const stryker = new Stryker({
     mutate: target.mutate,
     testRunner: 'vitest',

@@ -25,7 +25,8 @@ export async function openCliStore(flags: StoreFlags): Promise<{ store: Store; u
   const [{ loadConfig }, { openStore }] = await Promise.all([import('../config/load-config.js'), import('../store/open-store.js')]);
   const { config } = await loadConfig(flags.config);
   const url = flags.store ?? config.store;
-  const store = await openStore(url, config.engine);
+  // A command makes a few writes: the writer thread (engine.writerThread) is for a service's stream of them.
+  const store = await openStore(url, { ...config.engine, writerThread: false });
   return { store, url, config };
 }
 

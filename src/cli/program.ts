@@ -1,5 +1,6 @@
 /** The `vigil` command tree. */
 import { Command } from 'commander';
+import { deleteCommand, exportCommand, importCommand, migrateStoreCommand, pruneCommand } from './commands/data-commands.js';
 import { demoCommand } from './commands/demo.js';
 import { devCommand } from './commands/dev.js';
 import { initCommand } from './commands/init.js';
@@ -33,6 +34,11 @@ export function createProgram(version: string): Command {
     timersCommand(),
     timerCommand(),
     migrateCommand(),
+    pruneCommand(),
+    exportCommand(),
+    importCommand(),
+    deleteCommand(),
+    migrateStoreCommand(),
     demoCommand(),
     proxyCommand(),
     secretCommand(),

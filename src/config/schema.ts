@@ -224,9 +224,27 @@ export const configSchema = z
           .describe('The wait before a failed event is tried again: `min(baseMs * 2^(n-1), maxMs)` after the n-th attempt.'),
         batchLimit: z.number().int().positive().optional().describe('Most never-tried events one run takes (default 100).'),
         maxPayloadBytes: z.number().int().positive().optional().describe('Largest event payload as JSON (default 1048576).'),
+        retention: z
+          .object({
+            doneEventsMs: z.number().int().nonnegative().describe('Keep done events this long after they finished; their keys stay, as tombstones, forever.'),
+            deadEventsMs: z.number().int().nonnegative().describe('Keep dead events this long after they died.'),
+            sentMessagesMs: z.number().int().nonnegative().describe('Keep sent messages this long after their send (one some channel did not take stays until it is redriven).'),
+            answeredApprovalsMs: z.number().int().nonnegative().describe('Keep answered or expired approvals this long after the answer.'),
+            actionsMs: z.number().int().nonnegative().describe("Keep operators' actions this long."),
+          })
+          .partial()
+          .strict()
+          .optional()
+          .describe(
+            'How long finished rows are kept; absent keeps them forever. `vigil serve` prunes in the background, a batch at a time; `vigil prune` does it once. Pending events, held messages and open approvals are never pruned.',
+          ),
+        writerThread: z
+          .boolean()
+          .default(true)
+          .describe('SQLite: commit ingests on a writer thread, so that HTTP parsing and commits use two cores; each is still answered after its own durable commit (default true).'),
       })
       .strict()
-      .default({})
+      .default({ writerThread: true })
       .describe('The store\'s rules (README, "Using the engine as a library").'),
     maxBodyBytes: z.number().int().positive().default(1_048_576).describe('Largest webhook or API request body accepted; larger ones get 413.'),
     log: z

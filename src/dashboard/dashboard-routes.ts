@@ -2,13 +2,15 @@
  * The operator's dashboard, served at `/` by `vigil serve`: an overview of
  * every inbox, a page per inbox, and the few actions that fix a bad night
  * (redrive a dead event, answer an approval, release a stuck lease, send
- * held messages now). Same token as the API, typed into a login form once.
+ * held messages now, change an inbox's settings, redrive the messages a
+ * channel did not take). Same token as the API, typed into a login form once.
  * Every action is confirmed, checked against a CSRF token, and recorded in
  * the inbox (`recordAction`) and the log. Pages are HTML, errors included.
  */
 import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { html } from '../http/html.js';
+import { isVigilError } from '../errors.js';
 import { fromStoreError, HttpError } from '../http/http-error.js';
 import { answerApproval, noteFailure, type HttpContext } from '../http/http-context.js';
 import type { EventStatus, Inbox } from '../store/contract.js';
@@ -17,8 +19,9 @@ import { dashboardAsset } from './assets.js';
 import { EVENT_STATUSES, inboxPage, type EventFilter } from './inbox-page.js';
 import { DASHBOARD_HEADERS, page } from './layout.js';
 import { LoginKeys } from './login-cookie.js';
-import { noticeFor, type NoticeCode } from './notices.js';
+import { checkedSetting, noticeFor, type NoticeCode } from './notices.js';
 import { overviewPage } from './overview-page.js';
+import { describeEdit, settingsPatch } from './settings-form.js';
 import { requireSession, sameOriginForms, signInRoutes, type Vars } from './sign-in.js';
 
 const PAGE_SIZE = 50;
@@ -76,7 +79,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     const view = ctx.store.view(inbox.id);
     const filter = eventFilter(c);
     const [{ now }, stats] = await Promise.all([ctx.store.nextWake(), inbox.stats()]);
-    const [events, timers, approvals, outbox, session, memory, activity, actions, summary] = await Promise.all([
+    const [events, timers, approvals, outbox, session, memory, activity, actions, summary, settings] = await Promise.all([
       inbox.events({ status: filter.status ?? undefined, source: filter.source === '' ? undefined : filter.source, newestFirst: true, afterId: filter.before ?? undefined, limit: EVENTS_PER_PAGE + 1 }),
       inbox.timers(),
       view.approvals({ limit: 50 }),
@@ -86,13 +89,18 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
       view.activity({ since: Math.floor(now / ACTIVITY_BUCKET_MS) * ACTIVITY_BUCKET_MS - (ACTIVITY_BUCKETS - 1) * ACTIVITY_BUCKET_MS, bucketMs: ACTIVITY_BUCKET_MS }),
       view.actions({ limit: 20 }),
       ctx.store.listInboxes({ after: justBefore(inbox.id), limit: 1 }),
+      inbox.settings(),
     ]);
-    if (isEmpty(stats) && timers.length === 0 && approvals.length === 0 && actions.length === 0) {
+    // Settings alone make an inbox worth showing: an operator may set a person's contact before their first event.
+    if (isEmpty(stats) && timers.length === 0 && approvals.length === 0 && actions.length === 0 && Object.keys(settings).length === 0) {
       throw new HttpError(404, 'unknown_inbox', `There is no inbox "${inbox.id}": nothing has been stored under that id.`);
     }
     const readySince = summary?.inboxes.find((row) => row.id === inbox.id)?.readySince ?? null;
     const more = events.length > EVENTS_PER_PAGE ? (events[EVENTS_PER_PAGE - 1]?.id ?? null) : null;
-    const notice = noticeFor(c.req.query('notice'), c.req.query('ref'), new Set(approvals.map((approval) => approval.id)));
+    const notice = noticeFor(c.req.query('notice'), c.req.query('ref'), {
+      approvals: new Set(approvals.map((approval) => approval.id)),
+      channels: knownChannels(settings.contacts),
+    });
     return c.html(
       inboxPage(
         {
@@ -112,6 +120,8 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
           activityBucketMs: ACTIVITY_BUCKET_MS,
           actions,
           stuckAfterMs: STUCK_AFTER_MS,
+          settings,
+          channels: ctx.channels,
         },
         { csrf: csrfOf(c), notice },
       ),
@@ -120,10 +130,22 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     );
   });
 
-  /** Runs an action, records it, and sends the browser back to the inbox with what happened. */
-  /** `ref` is the one id the notice may name (notices.ts checks it again when the page is shown). */
-  async function act(c: Context<Vars>, inbox: Inbox, action: string, target: string, ref: string | null, run: () => Promise<{ result: string; notice: NoticeCode }>): Promise<Response> {
-    const { result, notice } = await run();
+  /** Channel names a contact may be for: the configured ones and the inbox's own contacts. */
+  const knownChannels = (contacts: Record<string, string> | undefined): Set<string> => new Set([...ctx.channels, ...Object.keys(contacts ?? {})]);
+
+  /**
+   * Runs an action, records it, and sends the browser back to the inbox with what happened.
+   * `ref` is the one id the notice may name (notices.ts checks it again when the page is shown); `run` may name another.
+   */
+  async function act(
+    c: Context<Vars>,
+    inbox: Inbox,
+    action: string,
+    target: string,
+    defaultRef: string | null,
+    run: () => Promise<{ result: string; notice: NoticeCode; ref?: string | null }>,
+  ): Promise<Response> {
+    const { result, notice, ref = defaultRef } = await run();
     const actor = `dashboard:${c.get('session').id}`;
     await inbox.recordAction({ actor, action, target, result });
     ctx.writes.succeeded();
@@ -172,6 +194,34 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     return act(c, inbox, 'send held now', 'outbox', null, async () => {
       const count = await inbox.expediteOutbox();
       return { result: `${count} ${count === 1 ? 'message' : 'messages'} to send now`, notice: count > 0 ? 'sending' : 'nothing-held' };
+    });
+  });
+
+  app.post('/inbox/:id/settings', forms, signedIn, async (c) => {
+    const inbox = ctx.store.inbox(c.req.param('id'));
+    return act(c, inbox, 'change settings', 'settings', null, async () => {
+      try {
+        const edit = settingsPatch(formOf(c));
+        if (edit.changes.length === 0) return { result: 'nothing to change', notice: 'settings-unchanged' };
+        await inbox.updateSettings(edit.patch);
+        return { result: describeEdit(edit), notice: 'settings-saved' };
+      } catch (error) {
+        if (!isVigilError(error, 'invalid_settings')) throw error;
+        // Named as the notice will name it: a field the form has, never text from the request.
+        const field = checkedSetting(error.field ?? '', knownChannels((await inbox.settings()).contacts));
+        return { result: `refused: ${field ?? 'a setting'} is not valid (nothing changed)`, notice: 'settings-invalid', ref: field };
+      }
+    });
+  });
+
+  app.post('/inbox/:id/redrive-outbox', forms, signedIn, async (c) => {
+    const inbox = ctx.store.inbox(c.req.param('id'));
+    const channel = formOf(c).get('channel') ?? '';
+    if (channel.length > 64) throw new HttpError(400, 'invalid_channel', 'A channel name is at most 64 characters.');
+    return act(c, inbox, 'redrive outbox', channel === '' ? 'every channel' : `channel ${channel}`, null, async () => {
+      const count = await inbox.redriveOutbox(channel === '' ? {} : { channel });
+      if (count === 0) return { result: 'nothing to redrive', notice: 'outbox-not-redriven' };
+      return { result: `${count} ${count === 1 ? 'message' : 'messages'} held again`, notice: 'outbox-redriven', ref: String(count) };
     });
   });
 

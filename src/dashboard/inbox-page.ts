@@ -10,6 +10,7 @@ import type {
   ApprovalRow,
   EventRow,
   EventStatus,
+  InboxSettings,
   InboxStats,
   OperatorAction,
   OutboxRow,
@@ -17,9 +18,11 @@ import type {
   TimerRow,
 } from '../store/contract.js';
 import { activityChart } from './activity-chart.js';
+import { failedMessages } from './failed-messages.js';
 import { isoTime, prettyJson, when } from './format.js';
 import { confirmAction, page, type PageOptions } from './layout.js';
 import { healthBadge, healthOf, leaseCell } from './overview-page.js';
+import { settingsSection } from './settings-section.js';
 
 export const EVENT_STATUSES: readonly EventStatus[] = ['pending', 'running', 'done', 'dead'];
 
@@ -48,6 +51,9 @@ export interface InboxPageData {
   activityBucketMs: number;
   actions: OperatorAction[];
   stuckAfterMs: number;
+  settings: InboxSettings;
+  /** The configured channels' names. */
+  channels: readonly string[];
 }
 
 function base(id: string): string {
@@ -223,6 +229,7 @@ ${sent.length > 0
 <thead><tr><th scope="col">Id</th><th scope="col">Message</th><th scope="col">Kind</th><th scope="col">Sent</th></tr></thead>
 <tbody>${messageRows(sent, data.now, true)}</tbody></table></div>`
     : html`<p class="empty">Nothing sent yet.</p>`}
+${failedMessages({ id: data.id, now: data.now, failed: data.outbox.failed, total: data.stats.outbox.undeliverable + data.stats.outbox.rejected, settings: data.settings }, csrf)}
 </div>
 </section>`;
 }
@@ -251,6 +258,13 @@ ${data.actions.length === 0
 </section>`;
 }
 
+/** Undeliverable and rejected messages, in the head's counts only when there are some. */
+function failedCounts(stats: InboxStats): Html {
+  const { undeliverable, rejected } = stats.outbox;
+  if (undeliverable === 0 && rejected === 0) return html``;
+  return html` · <span class="alert">${undeliverable} undeliverable · ${rejected} rejected</span>`;
+}
+
 export function inboxPage(data: InboxPageData, options: Omit<PageOptions, 'title' | 'live'> & { csrf: string }): string {
   const { events } = data.stats;
   const health = healthOf(
@@ -269,13 +283,14 @@ export function inboxPage(data: InboxPageData, options: Omit<PageOptions, 'title
   );
   const body = html`
 <div data-live id="inbox-head">
-<p>${healthBadge(health)} <span class="counts">${events.pending} pending · ${events.running} running · ${events.done} done · <span class="${events.dead > 0 ? 'alert' : ''}">${events.dead} dead</span> · ${data.stats.outbox.held} held · ${data.stats.approvalsPending} ${data.stats.approvalsPending === 1 ? 'approval' : 'approvals'} waiting</span></p>
+<p>${healthBadge(health)} <span class="counts">${events.pending} pending · ${events.running} running · ${events.done} done · <span class="${events.dead > 0 ? 'alert' : ''}">${events.dead} dead</span> · ${data.stats.outbox.held} held${failedCounts(data.stats)} · ${data.stats.approvalsPending} ${data.stats.approvalsPending === 1 ? 'approval' : 'approvals'} waiting</span></p>
 ${activityChart(data.activity, data.activityBucketMs)}
 </div>
 ${approvalsSection(data, options.csrf)}
 ${eventsSection(data, options.csrf)}
 ${leaseSection(data, options.csrf)}
 ${outboxSection(data, options.csrf)}
+${settingsSection({ id: data.id, now: data.now, settings: data.settings, channels: data.channels }, options.csrf)}
 ${timersSection(data)}
 ${stateSection(data)}
 ${actionsSection(data)}`;

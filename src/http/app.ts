@@ -59,6 +59,7 @@ export function createApp(deps: AppDeps): Hono {
     lockout: new WrongTokenLockout(deps.now ?? systemClock),
     writes: new WriteHealth(deps.now ?? systemClock),
     route: deps.route,
+    channels: Object.keys(deps.config.channels),
   };
 
   const app = new Hono();

@@ -34,6 +34,8 @@ export interface HttpContext {
   writes: WriteHealth;
   /** The agent's route(), for deliveries to POST /hooks/<source> of a source without inbox.from. */
   route: InboxRouter | undefined;
+  /** The configured channels' names (the dashboard offers them for an inbox's contacts). */
+  channels: readonly string[];
 }
 
 /**

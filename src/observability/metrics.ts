@@ -44,6 +44,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
       labelNames: ['channel', 'kind'],
       registers,
     }),
+    pruned: new Counter({
+      name: 'vigil_pruned_total',
+      help: 'Rows removed past their retention, by kind (events, messages, approvals, actions); pruned events keep their keys',
+      labelNames: ['kind'],
+      registers,
+    }),
     channelFailures: new Counter({ name: 'vigil_channel_failures_total', help: 'Failed channel sends, by channel', labelNames: ['channel'], registers }),
   };
 }

@@ -67,6 +67,12 @@ export function observe(events: RuntimeEvents, { metrics, logger }: Observers): 
       metrics?.outboxFailed.inc({ channel: e.channel, kind: e.kind }, e.messageIds.length);
       logger?.warn(e, e.kind === 'undeliverable' ? 'messages undeliverable: no address for this channel; kept for a redrive' : 'messages rejected by the channel for good; kept for a redrive');
     }),
+    events.on('store:pruned', (e) => {
+      for (const kind of ['events', 'messages', 'approvals', 'actions'] as const) if (e[kind] > 0) metrics?.pruned.inc({ kind }, e[kind]);
+      logger?.debug(e, 'pruned rows past their retention');
+    }),
+    events.on('inbox:deleted', (e) => logger?.info(e, 'inbox deleted, with every row and key it held')),
+    events.on('inbox:imported', (e) => logger?.info(e, 'inbox imported')),
     events.on('outbox:lost', (e) => {
       metrics?.channelFailures.inc({ channel: e.channel });
       metrics?.outboxLost.inc({ channel: e.channel }, e.count);

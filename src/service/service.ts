@@ -19,6 +19,7 @@ import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { observe } from '../observability/observe.js';
 import { Dispatcher } from '../runtime/dispatcher.js';
+import { Pruner } from '../runtime/pruner.js';
 import { RuntimeEvents } from '../events.js';
 import { WorkerPool } from '../runtime/worker-pool.js';
 import type { Store } from '../store/contract.js';
@@ -78,6 +79,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   let pool: WorkerPool | undefined;
   let makePool: ((agent: Agent) => WorkerPool) | undefined;
   let dispatcher: Dispatcher | undefined;
+  let pruner: Pruner | undefined;
   try {
     // With port 0 the address is known only once listening; the approval
     // links need it, so the app is mounted behind a shim set right after.
@@ -117,8 +119,13 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     });
     await pool.start();
     await dispatcher.start();
+    if (config.engine.retention !== undefined && Object.keys(config.engine.retention).length > 0) {
+      pruner = new Pruner({ store, logger });
+      pruner.start();
+    }
     announce(logger, config, server.url, { agent: agent.name, refundsFile, linkSecret, channels: channels.map((c) => c.name) });
   } catch (error) {
+    await pruner?.stop();
     await pool?.stop({ graceMs: 0 }).catch(() => undefined);
     await dispatcher?.stop({ graceMs: 0 }).catch(() => undefined);
     if (dispatcher === undefined) await Promise.allSettled(channels.map(async (c) => c.close?.()));
@@ -151,6 +158,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     stopping ??= (async () => {
       logger.info({ graceMs }, 'stopping: no new runs; running ones may finish');
       await swaps;
+      await pruner?.stop();
       // The server keeps taking webhooks while runs drain: an acked event is
       // durable and the next start runs it, so refusing would only make senders retry.
       await running.pool.stop({ graceMs });

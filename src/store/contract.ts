@@ -502,6 +502,28 @@ export interface Store {
   endSession(sessionId: string, expiresAt: number): Promise<void>;
   /** Whether `sessionId` was ended by `endSession` (and not yet forgotten after its expiry). */
   sessionEnded(sessionId: string): Promise<boolean>;
+  /**
+   * Removes what is past its retention (StoreOptions.retention), at most
+   * `limit` rows (default 1,000) in short transactions, one inbox at a time,
+   * resuming where the last call stopped: a service calls it in the
+   * background and no ingest waits on it for long.
+   */
+  prune(options?: { limit?: number }): Promise<PruneResult>;
+  /** Every record of one inbox (InboxRecord), from one consistent snapshot. */
+  exportInbox(id: string): AsyncIterable<InboxRecord>;
+  /**
+   * Removes everything of one inbox, tombstones included: afterwards it is
+   * not listed and an old key ingests as new. Refused with `inbox_busy`
+   * while a live lease is held. False when there was nothing to remove.
+   */
+  deleteInbox(id: string): Promise<boolean>;
+  /**
+   * Recreates an inbox from exported records, exactly (keys, timers,
+   * statuses, times), in one transaction. Refused with `inbox_exists` if
+   * the inbox holds anything; bad records are `invalid_argument` naming
+   * the record, and nothing is written.
+   */
+  importInbox(id: string, records: Iterable<InboxRecord> | AsyncIterable<InboxRecord>): Promise<{ records: number }>;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -538,6 +560,87 @@ export interface StoreOptions {
   busyTimeoutMs?: number;
   /** SQLite: `full` (default, as the reference) or `normal`. */
   synchronous?: 'full' | 'normal';
+  /**
+   * SQLite: commit ingests on a writer thread of this process (default
+   * false; `vigil serve` turns it on), so that HTTP parsing and the
+   * inbox files' commits use two cores. Each ingest still answers after
+   * its own durable commit. The thread reads the clock itself, so it takes
+   * the system clock or a createFakeClock() clock; with any other clock
+   * function ingests commit on the calling thread, as without it.
+   */
+  writerThread?: boolean;
   /** PostgreSQL: the schema that holds Vigil's tables (default `vigil`; also `?schema=` in the URL). */
   schema?: string;
+  /** How long finished rows are kept before `prune` removes them; the default keeps everything. */
+  retention?: RetentionOptions;
 }
+
+/**
+ * How long each kind of finished row is kept, counted from when it
+ * finished. Absent: kept forever. Pending and running events, held
+ * messages and open approvals are never pruned, and a pruned event's key
+ * stays, as a tombstone, forever: a late redelivery is still a duplicate.
+ */
+export interface RetentionOptions {
+  /** Done events, from their finish. */
+  doneEventsMs?: number;
+  /** Dead events, from when they died. */
+  deadEventsMs?: number;
+  /** Sent messages, from their send (a message a channel did not take is kept until it is redriven). */
+  sentMessagesMs?: number;
+  /** Answered (or expired) approvals, from the answer. */
+  answeredApprovalsMs?: number;
+  /** Operator actions, from when they were taken. */
+  actionsMs?: number;
+}
+
+/** What a prune removed; `more` when it stopped at its limit with more past retention left. */
+export interface PruneResult {
+  events: number;
+  messages: number;
+  approvals: number;
+  actions: number;
+  more: boolean;
+}
+
+/**
+ * One inbox's data as `exportInbox` gives it and `importInbox` takes it:
+ * JSON-safe records, payloads included, in an order an import can replay.
+ * Ids are not exported (a store gives its own); order is kept.
+ */
+export type InboxRecord =
+  | { type: 'settings'; settings: InboxSettings }
+  /** The lease's generation: an import continues it, so no older claim can pass the fence. */
+  | { type: 'lease'; gen: number }
+  | { type: 'pacing'; lastPacedAt: number | null; notBefore: number | null; day: string | null; daySends: number }
+  | {
+      type: 'event';
+      source: string;
+      sourceId: string;
+      payload: unknown;
+      status: EventStatus;
+      attempts: number;
+      error: string | null;
+      lastError: string | null;
+      receivedAt: number;
+      finishedAt: number | null;
+      claimGen: number | null;
+      lastClaimAt: number | null;
+    }
+  /** A pruned event's key: still refused as a duplicate. */
+  | { type: 'tombstone'; source: string; sourceId: string }
+  | {
+      type: 'message';
+      body: string;
+      urgent: boolean;
+      channel: string | null;
+      createdAt: number;
+      sentAt: number | null;
+      /** What channels did not take of it (redrivenAt: null while open). */
+      failures: { channel: string; kind: 'rejected' | 'undeliverable'; error: string; failedAt: number; redrivenAt: number | null }[];
+    }
+  | { type: 'approval'; id: string; action: unknown; requestedAt: number; expiresAt: number; answer: ApprovalAnswer | 'expired' | null; answeredAt: number | null }
+  | ({ type: 'timer' } & TimerRow)
+  | { type: 'memory'; key: string; value: unknown; updatedAt: number }
+  | { type: 'session'; state: unknown; updatedAt: number }
+  | ({ type: 'action' } & OperatorAction);

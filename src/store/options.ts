@@ -1,6 +1,6 @@
 import { systemClock, type Clock } from '../clock.js';
 import { VigilError } from '../errors.js';
-import type { StoreOptions } from './contract.js';
+import type { RetentionOptions, StoreOptions } from './contract.js';
 
 /** Store options with every default filled in and every value checked. */
 export interface ResolvedOptions {
@@ -15,7 +15,14 @@ export interface ResolvedOptions {
   maxOpenInboxes: number;
   busyTimeoutMs: number;
   synchronous: 'full' | 'normal';
+  /** Each kind's retention in ms; null keeps that kind forever. */
+  retention: Retention;
+  writerThread: boolean;
 }
+
+export type Retention = { [K in keyof RetentionOptions]-?: number | null };
+
+const RETENTION_KINDS = ['doneEventsMs', 'deadEventsMs', 'sentMessagesMs', 'answeredApprovalsMs', 'actionsMs'] as const;
 
 export const DEFAULTS = {
   leaseTtlMs: 120_000,
@@ -57,7 +64,30 @@ export function resolveOptions(options: StoreOptions = {}, defaultClock: Clock |
     maxOpenInboxes: int('maxOpenInboxes', options.maxOpenInboxes ?? DEFAULTS.maxOpenInboxes, 1),
     busyTimeoutMs: int('busyTimeoutMs', options.busyTimeoutMs ?? DEFAULTS.busyTimeoutMs, 0),
     synchronous,
+    retention: resolveRetention(options.retention),
+    writerThread: bool('writerThread', options.writerThread ?? false),
   };
+}
+
+function resolveRetention(retention: unknown): Retention {
+  if (retention !== undefined && (typeof retention !== 'object' || retention === null || Array.isArray(retention))) {
+    throw new VigilError('invalid_options', `retention must be an object such as { doneEventsMs: 604800000 }, got ${JSON.stringify(retention)}`);
+  }
+  const given = (retention ?? {}) as Record<string, unknown>;
+  const unknown = Object.keys(given).find((key) => !(RETENTION_KINDS as readonly string[]).includes(key));
+  if (unknown !== undefined) {
+    throw new VigilError('invalid_options', `retention.${unknown} is not a retention (known: ${RETENTION_KINDS.join(', ')})`);
+  }
+  const resolved = {} as Retention;
+  for (const kind of RETENTION_KINDS) {
+    resolved[kind] = given[kind] === undefined ? null : int(`retention.${kind}`, given[kind], 0);
+  }
+  return resolved;
+}
+
+function bool(name: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw new VigilError('invalid_options', `${name} must be true or false, got ${JSON.stringify(value)}`);
+  return value;
 }
 
 function int(name: string, value: unknown, min: number): number {

@@ -22,12 +22,10 @@ export interface QuietState {
 }
 
 export function quietState(hours: QuietHours, now: number): QuietState {
-  const from = dailyAt(hours.from, hours.timeZone);
-  const to = dailyAt(hours.to, hours.timeZone);
-  const lastFrom = latestAtOrBefore(from, now);
-  const lastTo = latestAtOrBefore(to, now);
-  const quiet = lastFrom !== null && (lastTo === null || lastFrom > lastTo);
-  return { quiet, endsAt: quiet ? (to.nextRun(new Date(now))?.getTime() ?? null) : null };
+  const from = dailyAt(hours.from, hours.timeZone).around(now);
+  const to = dailyAt(hours.to, hours.timeZone).around(now);
+  const quiet = from.latest !== null && (to.latest === null || from.latest > to.latest);
+  return { quiet, endsAt: quiet ? to.next : null };
 }
 
 /** The local calendar day of `now` in `timeZone` (YYYY-MM-DD): what a daily limit counts against. */
@@ -37,38 +35,63 @@ export function localDay(now: number, timeZone: string): string {
 
 /** When the next local day begins in `timeZone` (its first instant, where midnight itself does not exist). */
 export function nextLocalDay(now: number, timeZone: string): number {
-  return dailyAt('00:00', timeZone).nextRun(new Date(now))!.getTime();
-}
-
-/**
- * The daily pattern's latest instant at or before `now`, found by stepping
- * forward from two days back. Not croner's previousRuns: in the hour an
- * autumn night repeats it skips back a whole day (02:15 CET, the second
- * time round, finds the previous day's 02:30 instead of that night's first).
- */
-function latestAtOrBefore(cron: Cron, now: number): number | null {
-  let latest: number | null = null;
-  for (let next = cron.nextRun(new Date(now - 2 * DAY)); next !== null && next.getTime() <= now; next = cron.nextRun(next)) {
-    latest = next.getTime();
-  }
-  return latest;
+  return dailyAt('00:00', timeZone).around(now).next!;
 }
 
 const DAY = 86_400_000;
 
-const crons = new Map<string, Cron>();
+/**
+ * A time of day, every day, in one time zone: its occurrences around an
+ * instant. Each croner step is a fraction of a millisecond with a time zone,
+ * and a dispatcher pass asks for thousands of inboxes, mostly about the same
+ * day: the last answer is kept, and holds for any instant from its latest
+ * occurrence up to (not including) its next.
+ */
+class DailyTime {
+  private latest: number | null = null;
+  private next: number | null = null;
+  /** From when the kept answer holds (its latest occurrence, or two days before the instant it was made for). */
+  private validFrom = Infinity;
 
-/** A cron that fires every day at `HH:MM` in `timeZone` (cached: planning a dispatch must not parse patterns). */
-function dailyAt(time: string, timeZone: string): Cron {
-  const key = `${time} ${timeZone}`;
-  let cron = crons.get(key);
-  if (cron === undefined) {
-    const [hour, minute] = time.split(':').map(Number);
-    cron = new Cron(`${minute} ${hour} * * *`, { timezone: timeZone, paused: true });
-    if (crons.size > 1000) crons.clear();
-    crons.set(key, cron);
+  constructor(private readonly cron: Cron) {}
+
+  around(now: number): { latest: number | null; next: number | null } {
+    if (!(now >= this.validFrom && (this.next === null || now < this.next))) {
+      this.latest = this.latestAtOrBefore(now);
+      this.next = this.cron.nextRun(new Date(now))?.getTime() ?? null;
+      this.validFrom = this.latest ?? now;
+    }
+    return { latest: this.latest, next: this.next };
   }
-  return cron;
+
+  /**
+   * The latest instant at or before `now`, found by stepping forward from
+   * two days back. Not croner's previousRuns: in the hour an autumn night
+   * repeats it skips back a whole day (02:15 CET, the second time round,
+   * finds the previous day's 02:30 instead of that night's first).
+   */
+  private latestAtOrBefore(now: number): number | null {
+    let latest: number | null = null;
+    for (let next = this.cron.nextRun(new Date(now - 2 * DAY)); next !== null && next.getTime() <= now; next = this.cron.nextRun(next)) {
+      latest = next.getTime();
+    }
+    return latest;
+  }
+}
+
+const dailyTimes = new Map<string, DailyTime>();
+
+/** `HH:MM` every day in `timeZone` (cached: planning a dispatch must not parse patterns, nor step croner again for the same day). */
+function dailyAt(time: string, timeZone: string): DailyTime {
+  const key = `${time} ${timeZone}`;
+  let daily = dailyTimes.get(key);
+  if (daily === undefined) {
+    const [hour, minute] = time.split(':').map(Number);
+    daily = new DailyTime(new Cron(`${minute} ${hour} * * *`, { timezone: timeZone, paused: true }));
+    if (dailyTimes.size > 1000) dailyTimes.clear();
+    dailyTimes.set(key, daily);
+  }
+  return daily;
 }
 
 const dayFormats = new Map<string, Intl.DateTimeFormat>();

@@ -14,7 +14,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { afterEach, expect, it } from 'vitest';
 import { REPO_ROOT, ServeProcess, TSX_LOADER, waitFor } from '../fixtures/service-process.js';
 
-const TOKEN = 'dev-test-token';
+const TOKEN = 'dev-test-token-0123456789abcdef01234';
 const started: ServeProcess[] = [];
 const dirs: string[] = [];
 

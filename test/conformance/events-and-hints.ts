@@ -147,6 +147,88 @@ export function eventsAndHints(target: StoreTarget): void {
       ]);
     });
 
+    it("hints: 'work' for an ingestMany that stored something and after a settings change, 'outbox' for a redrive of failed messages and after a settings change; nothing for calls that changed nothing", async () => {
+      const { store } = await open({ outboxGapMs: 0 });
+      const inbox = store.inbox('alice');
+      const gen = await lease(inbox, 'W');
+      await inbox.finish('W', gen, [], { messages: ['hi'] });
+      await inbox.dispatch((_body, messages) => ({ failures: [{ messageIds: [messages[0]!.id], channel: 'slack', kind: 'undeliverable', error: 'no address' }] }));
+      const hints = await hintsOf(store);
+      await inbox.ingestMany([{ source: 's', sourceId: '1' }]);
+      await inbox.ingestMany([{ source: 's', sourceId: '1' }]); // a duplicate: nothing
+      await inbox.ingestMany([]); // nothing
+      expect(await inbox.expediteOutbox()).toBe(0); // nothing held: nothing
+      expect(await inbox.redriveOutbox({ channel: 'email' })).toBe(0); // no such failure: nothing
+      expect(await inbox.redriveOutbox({ channel: 'slack' })).toBe(1);
+      expect(await inbox.redriveOutbox()).toBe(0); // redriven already: nothing
+      await inbox.updateSettings({ outbox: { gapMs: 5 } });
+      await hints.settle(4);
+      expect(hints.seen).toEqual([
+        ['alice', 'work'],
+        ['alice', 'outbox'],
+        ['alice', 'work'],
+        ['alice', 'outbox'],
+      ]);
+    });
+
+    it('no event for what did not happen: a pass with nothing due, an expedite with nothing held, a dead-at-once finish of no events', async () => {
+      const { store } = await open();
+      const inbox = store.inbox('alice');
+      const seen = record(store, 'scheduler:fired', 'outbox:expedited', 'events:dead');
+      await inbox.addTimer({ id: 'later', due: T0 + 1_000 });
+      expect(await inbox.runScheduler()).toBe(0);
+      expect(await inbox.expediteOutbox()).toBe(0);
+      const gen = await lease(inbox, 'W');
+      expect(await inbox.finish('W', gen, [], { error: 'nothing to kill', dead: true })).toBe(true);
+      expect(seen).toEqual([]);
+    });
+
+    it('outbox:failed for each channel that did not take messages, with what it reported; none for a send that reported nothing', async () => {
+      const { store } = await open({ outboxGapMs: 0 });
+      const inbox = store.inbox('alice');
+      const seen = record(store, 'outbox:dispatched', 'outbox:failed');
+      const gen = await lease(inbox, 'W');
+      await inbox.finish('W', gen, [], { messages: ['one', 'two'] });
+      await inbox.dispatch((_body, messages) => ({
+        failures: [
+          { messageIds: [messages[1]!.id], channel: 'email', kind: 'rejected', error: 'bounced' },
+          { messageIds: [messages[0]!.id, messages[1]!.id], channel: 'slack', kind: 'undeliverable', error: 'no contacts.slack' },
+        ],
+      }));
+      const [one, two] = (await store.view('alice').outbox()).sent.map((m) => m.id).sort((a, b) => a - b);
+      await inbox.finish('W', gen, [], { messages: ['three'] });
+      await inbox.dispatch(() => undefined);
+      await inbox.finish('W', gen, [], { messages: ['four'] });
+      await inbox.dispatch(() => undefined, { atMostOnce: true });
+      expect(seen.map((e) => [e.name, e.payload])).toEqual([
+        ['outbox:dispatched', { inboxId: 'alice', count: 2, held: 0 }],
+        ['outbox:failed', { inboxId: 'alice', channel: 'email', kind: 'rejected', messageIds: [two], error: 'bounced' }],
+        ['outbox:failed', { inboxId: 'alice', channel: 'slack', kind: 'undeliverable', messageIds: [one, two], error: 'no contacts.slack' }],
+        ['outbox:dispatched', { inboxId: 'alice', count: 1, held: 0 }],
+        ['outbox:dispatched', { inboxId: 'alice', count: 1, held: 0 }],
+      ]);
+    });
+
+    it('at most once, outbox:dispatched is emitted before the send runs: a send that throws leaves it said, and the messages sent', async () => {
+      const { store } = await open({ outboxGapMs: 0 });
+      const inbox = store.inbox('alice');
+      const order: string[] = [];
+      store.events.on('outbox:dispatched', ({ count, held }) => order.push(`dispatched ${count}, ${held} held`));
+      const gen = await lease(inbox, 'W');
+      await inbox.finish('W', gen, [], { messages: ['a', 'b'] });
+      await expect(
+        inbox.dispatch(
+          () => {
+            order.push('send');
+            throw new Error('channel down');
+          },
+          { atMostOnce: true },
+        ),
+      ).rejects.toThrow('channel down');
+      expect(order).toEqual(['dispatched 2, 0 held', 'send']);
+      expect((await inbox.stats()).outbox).toMatchObject({ held: 0, sent: 2 });
+    });
+
     it('a listener that throws breaks neither the call that emitted nor the listeners after it', async () => {
       const { store } = await open();
       const errors: unknown[] = [];

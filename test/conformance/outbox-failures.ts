@@ -5,13 +5,21 @@
  * The same on every store.
  */
 import { describe, expect, it } from 'vitest';
-import type { HeldMessage, Inbox } from '../../src/index.js';
+import type { HeldMessage, Inbox, Store } from '../../src/index.js';
 import { useStore, type StoreTarget } from './harness.js';
 import { expectVigilError, lease } from './helpers.js';
 
 async function queue(inbox: Inbox, ...bodies: string[]): Promise<void> {
   const gen = await lease(inbox, 'W');
   expect(await inbox.finish('W', gen, [], { messages: bodies })).toBe(true);
+}
+
+/** The outbox:dispatched and outbox:failed events the store emits from now on. */
+function record(store: Store): [string, unknown][] {
+  const seen: [string, unknown][] = [];
+  store.events.on('outbox:dispatched', (payload) => seen.push(['outbox:dispatched', payload]));
+  store.events.on('outbox:failed', (payload) => seen.push(['outbox:failed', payload]));
+  return seen;
 }
 
 export function outboxFailures(target: StoreTarget): void {
@@ -78,6 +86,105 @@ export function outboxFailures(target: StoreTarget): void {
         'invalid_argument',
       );
       expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
+    });
+
+    /** A report about the batch's first message, with one field changed. */
+    const failure = (more: Record<string, unknown>) => (_body: string, messages: HeldMessage[]) => ({
+      failures: [{ messageIds: [messages[0]!.id], channel: 'slack', kind: 'rejected', error: 'e', ...more }],
+    });
+    it.each([
+      ['a string', () => 'ok', 'must be an object { failures? }, got "ok"'],
+      ['a number', () => 5, 'must be an object { failures? }, got 5'],
+      ['failures that are not an array', () => ({ failures: { 0: {} } }), 'failures must be an array'],
+      ['a failure that is null', () => ({ failures: [null] }), 'failures[0].messageIds must name messages of this batch'],
+      ['messageIds that are not an array', failure({ messageIds: 7 }), 'failures[0].messageIds must name messages of this batch'],
+      ['no messageIds', failure({ messageIds: [] }), 'failures[0].messageIds must name messages of this batch'],
+      ['one of the messageIds outside the batch', (body: string, messages: HeldMessage[]) => failure({ messageIds: [messages[0]!.id, 999_999] })(body, messages), 'failures[0].messageIds must name messages of this batch'],
+      ['a channel that is not a string', failure({ channel: 5 }), 'failures[0].channel must be a channel name'],
+      ['an empty channel', failure({ channel: '' }), 'failures[0].channel must be a channel name'],
+      ['a channel of 65 characters', failure({ channel: 'c'.repeat(65) }), 'failures[0].channel must be a channel name'],
+      ['another kind', failure({ kind: 'bounced' }), "failures[0].kind must be 'rejected' or 'undeliverable'"],
+      ['an error that is not a string', failure({ error: 404 }), 'failures[0].error must be a non-empty string'],
+      ['an empty error', failure({ error: '' }), 'failures[0].error must be a non-empty string'],
+    ])('a report with %s is refused (invalid_argument, saying what is wrong) and ignored; the batch stays sent', async (_what, send, problem) => {
+      const { store } = await open({ outboxGapMs: 0 });
+      const inbox = store.inbox('alice');
+      await queue(inbox, 'x', 'y');
+      const dispatched = record(store);
+      const error = await expectVigilError(inbox.dispatch(send as never), 'invalid_argument');
+      expect(error.message).toContain(`dispatch: the send's report ${problem}`);
+      expect(error.message).toMatch(/; the batch is recorded as sent, the report ignored$/);
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 2, undeliverable: 0, rejected: 0 });
+      expect(dispatched).toEqual([['outbox:dispatched', { inboxId: 'alice', count: 2, held: 0 }]]);
+    });
+
+    it('a report naming a channel with NUL is refused (invalid_argument, naming the field) and ignored; the batch stays sent', async () => {
+      const { store } = await open({ outboxGapMs: 0 });
+      const inbox = store.inbox('alice');
+      await queue(inbox, 'x');
+      const error = await expectVigilError(inbox.dispatch(failure({ channel: 'sl\u0000ck' }) as never), 'invalid_argument');
+      expect(error.message).toMatch(/^failures\[0\]\.channel contains the NUL character/);
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
+    });
+
+    it('a report of null or without failures is no failure; a 64-character channel, a message named twice and a long error with NUL are kept as they can be', async () => {
+      const { store } = await open({ outboxGapMs: 0 });
+      const inbox = store.inbox('alice');
+      await queue(inbox, 'first');
+      expect(await inbox.dispatch(() => null as never)).toBe(1);
+      await queue(inbox, 'empty');
+      expect(await inbox.dispatch(() => ({}))).toBe(1);
+      await queue(inbox, 'second');
+      const channel = 'c'.repeat(64);
+      const long = `a\u0000b${'x'.repeat(2_000)}`;
+      expect(
+        await inbox.dispatch((_body, messages) => ({
+          failures: [
+            { messageIds: [messages[0]!.id, messages[0]!.id], channel, kind: 'rejected', error: long },
+            { messageIds: [messages[0]!.id], channel: 'email', kind: 'undeliverable', error: 'y'.repeat(2_000) },
+          ],
+        })),
+      ).toBe(1);
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 3, undeliverable: 1, rejected: 1 });
+      const { failed } = await store.view('alice').outbox();
+      expect(failed.map((f) => [f.body, f.channel, f.kind, f.error])).toEqual([
+        ['second', 'email', 'undeliverable', 'y'.repeat(2_000)],
+        ['second', channel, 'rejected', `a\uFFFDb${'x'.repeat(1_997)}…`],
+      ]);
+    });
+
+    it("each send is told the inbox's contacts from its settings ({} without any), a copy of its own", async () => {
+      const { store } = await open({ outboxGapMs: 0 });
+      const contexts: unknown[] = [];
+      const send = (_body: string, _messages: HeldMessage[], context: { contacts: Record<string, string> }) => {
+        contexts.push(structuredClone(context));
+        context.contacts.slack = 'changed by the send';
+      };
+      const bob = store.inbox('bob');
+      await queue(bob, 'hello');
+      await bob.dispatch(send);
+      const alice = store.inbox('alice');
+      await alice.updateSettings({ contacts: { slack: 'D0123', email: 'ana@example.com' } });
+      await queue(alice, 'one');
+      await alice.dispatch(send);
+      await queue(alice, 'two');
+      await alice.dispatch(send);
+      expect(contexts).toEqual([
+        { contacts: {} },
+        { contacts: { slack: 'D0123', email: 'ana@example.com' } },
+        { contacts: { slack: 'D0123', email: 'ana@example.com' } },
+      ]);
+      expect(await alice.settings()).toEqual({ contacts: { slack: 'D0123', email: 'ana@example.com' } });
+    });
+
+    it('redriveOutbox takes { channel? }: anything else, or a channel name over 64 characters, is invalid_argument', async () => {
+      const { store } = await open();
+      const inbox = store.inbox('alice');
+      for (const options of [null, 'slack', 5]) {
+        expect((await expectVigilError(inbox.redriveOutbox(options as never), 'invalid_argument')).message).toBe('redriveOutbox takes { channel? }');
+      }
+      expect((await expectVigilError(inbox.redriveOutbox({ channel: 'c'.repeat(65) }), 'invalid_argument')).message).toMatch(/^channel must be a non-empty string of at most 64 characters/);
+      expect(await inbox.redriveOutbox({ channel: 'c'.repeat(64) })).toBe(0);
     });
 
     it('redriveOutbox on an inbox that was never written changes nothing and creates nothing; a bad channel is invalid_argument', async () => {

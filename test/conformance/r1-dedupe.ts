@@ -39,6 +39,12 @@ export function r1Dedupe(target: StoreTarget): void {
       expect(await inbox.ingestMany([])).toEqual([]);
     });
 
+    it('ingestMany of nothing stores nothing and creates no inbox', async () => {
+      const { store } = await open();
+      expect(await store.inbox('alice').ingestMany([])).toEqual([]);
+      expect(await store.inboxes()).toEqual([]);
+    });
+
     it('a duplicate is refused by a second handle on the same data too', async () => {
       const { store, reopen } = await open();
       const other = await reopen();

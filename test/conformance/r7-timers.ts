@@ -478,9 +478,18 @@ export function r7Timers(target: StoreTarget): void {
       it('a cron pattern with no match after now is invalid_timer and stores nothing, not even an empty inbox', async () => {
         const { store } = await open();
         const inbox = store.inbox('alice');
-        await expectVigilError(inbox.addTimer({ id: 'never', cron: '0 0 30 2 *' }), 'invalid_timer');
+        const error = await expectVigilError(inbox.addTimer({ id: 'never', cron: '0 0 30 2 *' }), 'invalid_timer');
+        expect(error.message).toBe('timer "never": cron pattern never matches after now');
         expect(await inbox.timers()).toEqual([]);
         expect(await store.inboxes()).toEqual([]);
+      });
+
+      it("\"after now\" is the store's clock: a pattern whose only match lies between it and the wall clock is accepted", async () => {
+        const { store } = await open();
+        const inbox = store.inbox('alice');
+        // New Year 2000 (a seven-field pattern: seconds first, the year last): after T0 (January 1970), before today.
+        await inbox.addTimer({ id: 'y2k', cron: '0 0 0 1 1 * 2000', tz: 'UTC' });
+        expect((await inbox.timers()).map((t) => [t.id, t.due])).toEqual([['y2k', Date.UTC(2000, 0, 1)]]);
       });
     });
 

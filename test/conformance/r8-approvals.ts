@@ -73,6 +73,19 @@ export function r8Approvals(target: StoreTarget): void {
       });
     });
 
+    it("an ('approval', id) event someone stored by hand without an answer blocks every answer: unknown, and it stays as it was", async () => {
+      const { store } = await open();
+      const inbox = store.inbox('alice');
+      await inbox.requestApproval({ id: 'a', expiresInMs: WINDOW, action: 'x' });
+      await inbox.requestApproval({ id: 'b', expiresInMs: WINDOW, action: 'x' });
+      await inbox.ingest({ source: 'approval', sourceId: 'a' });
+      await inbox.ingest({ source: 'approval', sourceId: 'b', payload: { answer: 'maybe' } });
+      expect(await inbox.answerApproval('a', 'yes')).toBe('unknown');
+      expect(await inbox.answerApproval('b', 'no')).toBe('unknown');
+      expect((await inbox.getEvent('approval', 'a'))!.payload).toBeNull();
+      expect((await inbox.getEvent('approval', 'b'))!.payload).toEqual({ answer: 'maybe' });
+    });
+
     it('the deadline is exact: an answer 1 ms before it stands, an answer at it is expired', async () => {
       const { store, clock } = await open();
       const inbox = store.inbox('alice');

@@ -353,7 +353,7 @@ export function r9Outbox(target: StoreTarget): void {
       const { store } = await open();
       const inbox = store.inbox('alice');
       await queue(inbox, 'a');
-      await expectVigilError(inbox.dispatch(send as never), 'invalid_argument');
+      expect((await expectVigilError(inbox.dispatch(send as never), 'invalid_argument')).message).toBe('dispatch needs a send function');
       expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 0, undeliverable: 0, rejected: 0 });
     });
   });

@@ -83,7 +83,8 @@ export function inboxSettings(target: StoreTarget): void {
       ['a string', 'gapMs=0'],
     ])('a patch that is %s is invalid_settings, and no inbox is created', async (_what, patch) => {
       const { store } = await open();
-      await expectVigilError(store.inbox('alice').updateSettings(patch), 'invalid_settings');
+      const error = await expectVigilError(store.inbox('alice').updateSettings(patch), 'invalid_settings');
+      expect(error.message).toMatch(/^a settings patch must be an object, got /);
       expect(await store.inboxes()).toEqual([]);
     });
   });

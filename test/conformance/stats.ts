@@ -109,6 +109,39 @@ export function statsAndLifecycle(target: StoreTarget): void {
       await expectVigilError(store.readyInboxes(), 'store_closed');
     });
 
+    it('after close every call of the store itself is store_closed, saying to open a new one', async () => {
+      const { store } = await open();
+      await store.close();
+      const sync = expectVigilErrorSync(() => store.view('alice'), 'store_closed');
+      expect(sync.message).toBe('this store was closed; open a new one with openStore()');
+      for (const call of [
+        () => store.listInboxes(),
+        () => store.dispatchableInboxes(),
+        () => store.nextWake(),
+        () => store.subscribe(() => undefined),
+        () => store.endSession('s', T0 + 1_000),
+        () => store.sessionEnded('s'),
+      ]) {
+        await expectVigilError(call(), 'store_closed');
+      }
+    });
+
+    it('subscribe needs a function; a view has the id it was asked for', async () => {
+      const { store } = await open();
+      const error = await expectVigilError(store.subscribe('listener' as never), 'invalid_argument');
+      expect(error.message).toBe('subscribe needs a listener function');
+      expect(store.view('alice').id).toBe('alice');
+      expect(store.inbox('alice').id).toBe('alice');
+    });
+
+    it("getEvent's keys are checked, each refusal naming its field", async () => {
+      const { store } = await open();
+      const inbox = store.inbox('alice');
+      expect((await expectVigilError(inbox.getEvent('', '1'), 'invalid_argument')).message).toMatch(/^source must be a non-empty string/);
+      expect((await expectVigilError(inbox.getEvent('s', 'x'.repeat(257)), 'invalid_argument')).message).toMatch(/^sourceId must be a non-empty string/);
+      expect(await store.inboxes()).toEqual([]);
+    });
+
     it('Symbol.asyncDispose closes the store', async () => {
       const { store, reopen } = await open();
       {

@@ -25,31 +25,49 @@ import { r9Pacing } from './r9-pacing.js';
 import { debounce } from './debounce.js';
 import { outboxFailures } from './outbox-failures.js';
 import { endedSessions } from './ended-sessions.js';
+import { retention } from './retention.js';
+import { inboxData } from './inbox-data.js';
 
-export function runStoreConformance(target: StoreTarget): void {
-  r1Dedupe(target);
-  r2Lease(target);
-  r3Fencing(target);
-  r4Claim(target);
-  runSteps(target);
-  r5Errors(target);
-  r6DeadLetters(target);
-  r7Timers(target);
-  r8Approvals(target);
-  r9Outbox(target);
-  r9Pacing(target);
-  outboxFailures(target);
-  r10Atomicity(target);
-  r11InboxIds(target);
-  idsAndKeys(target);
-  r12Concurrency(target);
-  r13Clocks(target);
-  readyInboxes(target);
-  statsAndLifecycle(target);
-  agentState(target);
-  dashboardReads(target);
-  eventsAndHints(target);
-  inboxSettings(target);
-  debounce(target);
-  endedSessions(target);
+/** Every rule's tests, by name (what VIGIL_CONFORMANCE_RULES names). */
+export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = {
+  r1Dedupe,
+  r2Lease,
+  r3Fencing,
+  r4Claim,
+  runSteps,
+  r5Errors,
+  r6DeadLetters,
+  r7Timers,
+  r8Approvals,
+  r9Outbox,
+  r9Pacing,
+  outboxFailures,
+  r10Atomicity,
+  r11InboxIds,
+  idsAndKeys,
+  r12Concurrency,
+  r13Clocks,
+  readyInboxes,
+  statsAndLifecycle,
+  agentState,
+  dashboardReads,
+  eventsAndHints,
+  inboxSettings,
+  debounce,
+  endedSessions,
+  retention,
+  inboxData,
+};
+
+/**
+ * Registers every rule's tests for `target`, or only those named in
+ * VIGIL_CONFORMANCE_RULES (comma-separated): `npm run mutation` narrows a
+ * target's runs to the rules that exercise its files that way. A name that
+ * is no rule fails the file rather than run nothing.
+ */
+export function runStoreConformance(target: StoreTarget, only = process.env.VIGIL_CONFORMANCE_RULES): void {
+  const names = only === undefined || only === '' ? Object.keys(CONFORMANCE_RULES) : only.split(',');
+  const unknown = names.filter((name) => !Object.hasOwn(CONFORMANCE_RULES, name));
+  if (unknown.length > 0) throw new Error(`VIGIL_CONFORMANCE_RULES names no rule: ${unknown.join(', ')}; known: ${Object.keys(CONFORMANCE_RULES).join(', ')}`);
+  for (const name of names) CONFORMANCE_RULES[name]!(target);
 }

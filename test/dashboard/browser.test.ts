@@ -13,6 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/index.js';
 import { REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
 import { CHROMIUM_PATH, requires } from '../support/requires.js';
+import { signedInPage } from './browser-sign-in.js';
 
 const TOKEN = 'dashboard-browser-token-0123456789ab';
 // Without Chromium each test is skipped saying so (failed under CI), and nothing below starts.
@@ -67,16 +68,8 @@ async function send(inbox: string, key: string, text: string): Promise<void> {
 }
 
 /** A signed-in page, at `path` (the login form sends you back there). */
-async function signedIn(path: string, options: { javaScriptEnabled?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext({ javaScriptEnabled: options.javaScriptEnabled ?? true });
-  contexts.push(context);
-  const page = await context.newPage();
-  await page.goto(`${url}${path}`);
-  await expect.poll(() => new URL(page.url()).pathname).toBe('/login');
-  await page.getByLabel('API token').fill(TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(`${url}${path}`);
-  return page;
+function signedIn(path: string, options: { javaScriptEnabled?: boolean } = {}): Promise<Page> {
+  return signedInPage(browser, contexts, url, TOKEN, path, options);
 }
 
 describe('the dashboard in Chromium', () => {

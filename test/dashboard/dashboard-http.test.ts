@@ -1,13 +1,15 @@
-/** The dashboard over HTTP on a real SQLite store (the suite: dashboard-suite.ts), and what only SQLite can show. */
+/** The dashboard over HTTP on a real SQLite store (the suites: dashboard-suite.ts, dashboard-settings-suite.ts), and what only SQLite can show. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/index.js';
 import { SECRETS, useHttpApps } from '../http/http-harness.js';
+import { dashboardSettingsSuite } from './dashboard-settings-suite.js';
 import { dashboardSuite } from './dashboard-suite.js';
 
 const apps = useHttpApps();
 dashboardSuite(apps);
+dashboardSettingsSuite(apps);
 
 describe('dashboard on SQLite', () => {
   it('an inbox whose file cannot be read is one red row saying why; the rest of the overview renders', async () => {

@@ -12,27 +12,27 @@ import type { Store } from '../../src/index.js';
 import { SECRETS, type TestApp, type useHttpApps } from '../http/http-harness.js';
 
 /** What a browser sends with the dashboard's own forms (app.request's requests come to http://localhost). */
-const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost' };
+export const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost' };
 
-async function signIn(t: TestApp): Promise<string> {
+export async function signIn(t: TestApp): Promise<string> {
   const response = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next: '/' }).toString() });
   expect(response.status).toBe(303);
   const cookie = response.headers.get('set-cookie') ?? '';
   return cookie.split(';')[0] as string;
 }
 
-async function get(t: TestApp, path: string, cookie: string): Promise<{ status: number; body: string; headers: Headers }> {
+export async function get(t: TestApp, path: string, cookie: string): Promise<{ status: number; body: string; headers: Headers }> {
   const response = await t.app.request(path, { headers: { cookie } });
   return { status: response.status, body: await response.text(), headers: response.headers };
 }
 
-function csrfOf(body: string): string {
+export function csrfOf(body: string): string {
   const match = /name="csrf" value="([^"]+)"/.exec(body);
   if (match === null) throw new Error('no CSRF token on the page');
   return match[1] as string;
 }
 
-async function post(t: TestApp, path: string, cookie: string, fields: Record<string, string>): Promise<Response> {
+export async function post(t: TestApp, path: string, cookie: string, fields: Record<string, string>): Promise<Response> {
   return t.app.request(path, { method: 'POST', headers: { ...FORM, cookie }, body: new URLSearchParams(fields).toString() });
 }
 

@@ -16,7 +16,7 @@ import { REPO_ROOT, ServiceHarness, waitFor, type ServeProcess } from '../fixtur
 
 const EXAMPLE = join(REPO_ROOT, 'examples/github-triage');
 const TOKEN = 'ghp_test_token_only_the_proxy_holds';
-const WEBHOOK_SECRET = 'github-triage-test-secret';
+const WEBHOOK_SECRET = 'github-triage-test-secret-0123456789';
 
 const harness = new ServiceHarness();
 let github: FakeGitHub | undefined;

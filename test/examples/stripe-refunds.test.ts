@@ -16,9 +16,9 @@ import { REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.
 
 const EXAMPLE = join(REPO_ROOT, 'examples/stripe-refunds');
 const API_KEY = 'sk_test_only_the_proxy_holds_this';
-const WEBHOOK_SECRET = 'whsec_stripe_refunds_example_test';
-const TOKEN = 'stripe-refunds-test-token';
-const ENV = { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, VIGIL_TOKEN: TOKEN, VIGIL_LINK_SECRET: 'stripe-refunds-test-link-secret' };
+const WEBHOOK_SECRET = 'whsec_stripe_refunds_example_test_0123456789';
+const TOKEN = 'stripe-refunds-test-token-0123456789';
+const ENV = { STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, VIGIL_TOKEN: TOKEN, VIGIL_LINK_SECRET: 'stripe-refunds-test-link-secret-0123456789' };
 
 const harness = new ServiceHarness();
 let stripe: FakeStripe | undefined;

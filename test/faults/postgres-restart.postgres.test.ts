@@ -89,7 +89,7 @@ it('vigil serve across a PostgreSQL restart: clear 503s while it is down, the sa
     expect(events.filter((e) => e.status !== 'done')).toEqual([]);
     // a1's first run could not record its outcome: it ran again; its one reply came from that run.
     expect(events.find((e) => e.sourceId === 'a1')!.attempts).toBe(2);
-    expect((await store.inbox('alice').stats()).outbox).toEqual({ held: 0, sent: expect.any(Number) });
+    expect((await store.inbox('alice').stats()).outbox).toEqual({ held: 0, sent: expect.any(Number), undeliverable: 0, rejected: 0 });
   } finally {
     await store.close();
   }

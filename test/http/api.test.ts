@@ -200,3 +200,38 @@ describe('GET and PATCH /inboxes/:inbox/settings', () => {
     await expectNothingStored(t.store);
   });
 });
+
+describe('DELETE /inboxes/:inbox', () => {
+  const apps = useHttpApps();
+  const remove = (t: TestApp, headers: Record<string, string> = auth, inbox = 'alice') => t.app.request(`/inboxes/${inbox}`, { method: 'DELETE', headers });
+
+  it('removes the inbox and everything it holds (204); an old key then ingests as new; again it is 404', async () => {
+    const t = await apps.make();
+    await t.store.inbox('alice').ingest({ source: 'chat', sourceId: 'm-1', payload: { text: 'hi' } });
+    await t.store.inbox('bob').ingest({ source: 'chat', sourceId: 'm-1' });
+    const res = await remove(t);
+    expect(res.status).toBe(204);
+    expect(await t.store.inboxes()).toEqual(['bob']);
+    expect(await t.store.inbox('alice').ingest({ source: 'chat', sourceId: 'm-1' })).toBe(true);
+    await t.store.deleteInbox('alice');
+    expect(await errorOf(await remove(t))).toMatchObject({ status: 404, code: 'not_found' });
+  });
+
+  it('is 409 inbox_busy while a worker holds the inbox, and changes nothing', async () => {
+    const t = await apps.make();
+    const inbox = t.store.inbox('alice');
+    await inbox.ingest({ source: 'chat', sourceId: 'm-1' });
+    await inbox.acquire('worker');
+    expect(await errorOf(await remove(t))).toMatchObject({ status: 409, code: 'inbox_busy' });
+    expect((await inbox.stats()).events.pending).toBe(1);
+  });
+
+  it('needs the bearer token (401) and a valid id (400); nothing is removed', async () => {
+    const t = await apps.make();
+    await t.store.inbox('alice').ingest({ source: 'chat', sourceId: 'm-1' });
+    expect((await remove(t, {})).status).toBe(401);
+    expect((await remove(t, { authorization: 'Bearer nope' })).status).toBe(401);
+    expect(await errorOf(await remove(t, auth, 'Not%20An%20Inbox'))).toMatchObject({ status: 400, code: 'invalid_inbox_id' });
+    expect(await t.store.inboxes()).toEqual(['alice']);
+  });
+});

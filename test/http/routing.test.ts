@@ -10,6 +10,7 @@ import { sign as githubSign } from '@octokit/webhooks-methods';
 import { describe, expect, it } from 'vitest';
 import type { InboxRouter } from '../../src/agent/agent.js';
 import { parseConfig } from '../../src/config/load-config.js';
+import { inboxFromPayload } from '../../src/http/webhooks/route-inbox.js';
 import type { ServiceConfigInput } from '../../src/config/schema.js';
 import { counterValue, errorOf, eventCount, expectNothingStored, SECRETS, T0, useHttpApps, type TestApp } from './http-harness.js';
 
@@ -174,5 +175,28 @@ describe("POST /hooks/:source routed by the agent's route()", () => {
     const t = await apps.make({ sources: { gh: { type: 'github', secret: SECRETS.github, inbox: { from: 'sender.login' } } } }, { route: () => 'from-route' });
     expect((await github(t, '/hooks/gh', { sender: { login: 'octocat' } }, 'd-1')).status).toBe(202);
     expect(await t.store.inboxes()).toEqual(['octocat']);
+  });
+});
+
+describe('inboxFromPayload on its own', () => {
+  const at = (payload: unknown, from: string, prefix = '') => inboxFromPayload(payload, { from, prefix });
+
+  it('follows objects and arrays only: a string, a number or null on the way names no inbox', () => {
+    expect(at({ a: { b: 'x' } }, 'a.b')).toBe('x');
+    expect(at({ a: ['x', 'y'] }, 'a.1')).toBe('y');
+    // A string has own "length" and index properties: following them would route "abc" to inbox "3" or "a".
+    expect(at({ a: 'abc' }, 'a.length')).toBeNull();
+    expect(at({ a: 'abc' }, 'a.0')).toBeNull();
+    expect(at({ a: null }, 'a.b')).toBeNull();
+    expect(at(null, 'a')).toBeNull();
+    expect(at({ a: 7 }, 'a.b')).toBeNull();
+  });
+
+  it('a finite number becomes its decimal string; NaN and the infinities name nobody', () => {
+    expect(at({ id: 42 }, 'id', 'u-')).toBe('u-42');
+    expect(at({ id: Infinity }, 'id')).toBeNull();
+    expect(at({ id: -Infinity }, 'id', 'u')).toBeNull();
+    expect(at({ id: NaN }, 'id')).toBeNull();
+    expect(at({ id: true }, 'id', 'u')).toBeNull();
   });
 });

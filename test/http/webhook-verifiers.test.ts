@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { createSource, createSources, WebhookRejected } from '../../src/http/webhooks/index.js';
 import { fromHex, hmacSha256, sameBytes } from '../../src/crypto.js';
 import { githubVerifier } from '../../src/http/webhooks/github.js';
+import { perInboxSecret } from '../../src/http/webhooks/source-secret.js';
 import { hmacVerifier } from '../../src/http/webhooks/hmac.js';
 import { slackVerifier } from '../../src/http/webhooks/slack.js';
 import { standardWebhooksKey, standardWebhooksVerifier } from '../../src/http/webhooks/standard-webhooks.js';
@@ -257,5 +258,17 @@ describe('createSource(s)', () => {
     const sources = createSources({ constructor: { type: 'github' as const, secret: LONG } }, {});
     expect([...sources.keys()]).toEqual(['constructor']);
     expect(sources.get('__proto__')).toBeUndefined();
+  });
+
+  it("a fixed secret gives one verifier for every inbox; a derived one, each inbox's own, and none without an inbox", () => {
+    const fixed = createSource('gh', { type: 'github', secret: LONG }, {});
+    expect(fixed.secretKind).toBe('fixed');
+    expect(fixed.verifier('alice')).toBe(fixed.verifier(null));
+    const perInbox = createSource('gh', { type: 'github', secret: { derive: 'env:MASTER' } }, { MASTER: LONG });
+    expect(perInbox.secretKind).toBe('per-inbox');
+    expect(() => perInbox.verifier(null)).toThrow(new TypeError('source gh has a secret per inbox: a delivery to it names its inbox in the path'));
+    const alices = `sha256=${hmacSha256(perInboxSecret(LONG, 'gh', 'alice'), BODY).toString('hex')}`;
+    expect(() => perInbox.verifier('alice').verify(BODY, new Headers({ 'x-hub-signature-256': alices }), NOW)).not.toThrow();
+    expect(rejection(() => perInbox.verifier('bob').verify(BODY, new Headers({ 'x-hub-signature-256': alices }), NOW))).toEqual(BAD);
   });
 });

@@ -30,6 +30,10 @@ function counted(store: Store): { store: Store; calls: () => number } {
     subscribe: (listener) => store.subscribe(listener),
     endSession: (sessionId, expiresAt) => store.endSession(sessionId, expiresAt),
     sessionEnded: (sessionId) => store.sessionEnded(sessionId),
+    prune: (options) => store.prune(options),
+    exportInbox: (id) => store.exportInbox(id),
+    deleteInbox: (id) => store.deleteInbox(id),
+    importInbox: (id, records) => store.importInbox(id, records),
     close: () => store.close(),
     [Symbol.asyncDispose]: () => store[Symbol.asyncDispose](),
   };

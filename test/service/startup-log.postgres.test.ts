@@ -14,9 +14,9 @@ const db = useTestDatabase('startup_log');
 const harness = new ServiceHarness();
 afterAll(() => harness.cleanup());
 
-const TOKEN = 'startup-log-token-0f6b1c2d9e';
-const GITHUB_SECRET = 'startup-log-github-secret-77aa';
-const LINK_SECRET = 'startup-log-link-secret-5c3e';
+const TOKEN = 'startup-log-token-0f6b1c2d9e-0123456';
+const GITHUB_SECRET = 'startup-log-github-secret-77aa-0123456789';
+const LINK_SECRET = 'startup-log-link-secret-5c3e-0123456789ab';
 
 it('the startup line names the dashboard and the store without its password; no secret is ever printed', async (ctx) => {
   const password = decodeURIComponent(new URL(db.url).password);

@@ -12,18 +12,22 @@ import { ProcessPool, randomInt, rng, sleep, type Child } from '../fixtures/chil
 const pool = new ProcessPool();
 afterEach(() => pool.cleanup());
 
-/** Collects the child's complete stdout lines; SIGKILLs it (by PID) as soon as `killAfter` lines were read. */
-function readUntilKill(child: Child, killAfter: number): Promise<string[]> {
+/** Collects the child's complete stdout lines; SIGKILLs it (by PID) once `killAfter` lines were read, `delayMs` later. */
+function readUntilKill(child: Child, killAfter: number, delayMs?: number): Promise<string[]> {
   return new Promise((resolve) => {
     const lines: string[] = [];
     let partial = '';
+    let killing = false;
     const stdout = child.proc.stdout!;
     stdout.setEncoding('utf8');
     stdout.on('data', (chunk: string) => {
       const parts = (partial + chunk).split('\n');
       partial = parts.pop()!; // a line cut short by the kill was never fully printed
       lines.push(...parts);
-      if (lines.length >= killAfter) child.kill();
+      if (lines.length < killAfter || killing) return;
+      killing = true;
+      if (delayMs === undefined) child.kill();
+      else setTimeout(() => child.kill(), delayMs);
     });
     child.proc.on('close', () => resolve(lines));
   });
@@ -72,6 +76,40 @@ describe('SQLite store, processes killed mid-write', () => {
     const store = await openStore(`sqlite:${dir}`);
     try {
       expect(await store.inbox('shared').ingest({ source: 'kill', sourceId: 'after-the-crashes' })).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('R10 with the writer thread: 64 ingests at once, SIGKILL mid-stream; every key printed after its true is stored', async () => {
+    const dir = pool.tempDir();
+    const seed = Date.now() % 100_000;
+    const random = rng(seed);
+    const printed: string[] = [];
+    for (let round = 0; round < 5; round++) {
+      const options: StoreOptions = { writerThread: true };
+      const child = pool.start({ role: 'ingestConcurrentlyUntilKilled', dir, options, worker: round, seed, prefix: `t${round}`, concurrency: 64 });
+      // Past the first group commits, then at a moment of its own rather than right after a print, so the kill
+      // lands wherever the child is: between groups, on the thread, in an fsync.
+      const reading = readUntilKill(child, randomInt(random, 65, 2_000), randomInt(random, 0, 30));
+      await pool.go([child]);
+      const lines = await reading;
+      expect((await child.exited).signal, `round ${round}: the child ended before the kill\n${child.stderr}`).toBe('SIGKILL');
+      printed.push(...lines);
+
+      const db = new Database(join(dir, 'shared.db'), { readonly: true });
+      try {
+        const stored = new Set(db.prepare("SELECT source_id FROM events WHERE source = 'kill'").pluck().all() as string[]);
+        const missing = printed.filter((key) => !stored.has(key));
+        expect(missing, `seed ${seed}, round ${round}: printed but not stored`).toEqual([]);
+      } finally {
+        db.close();
+      }
+    }
+    const store = await openStore(`sqlite:${dir}`);
+    try {
+      // The index was kept across the kills: nothing holds a lease and events are pending.
+      expect(await store.readyInboxes()).toContain('shared');
     } finally {
       await store.close();
     }

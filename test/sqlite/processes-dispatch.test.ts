@@ -58,7 +58,7 @@ describe('SQLite store, two dispatchers', () => {
 
     const store = await openStore(`sqlite:${dir}`, options);
     try {
-      expect((await store.inbox('shared').stats()).outbox).toEqual({ held: 0, sent: queued.length });
+      expect((await store.inbox('shared').stats()).outbox).toEqual({ held: 0, sent: queued.length, undeliverable: 0, rejected: 0 });
     } finally {
       await store.close();
     }

@@ -121,6 +121,14 @@ describe('planDispatch', () => {
       });
     });
 
+    it("yesterday's used-up count holds nothing today, even when today's batch does not count (urgent only, or nothing held)", () => {
+      const usedUpYesterday = paced(noon - 86_400_000, '2026-01-14', 1);
+      const urgent = plan([row(1, 'u', { urgent: true })], usedUpYesterday, noon, limited(1));
+      expect(urgent.batch!.pacing).toBeNull();
+      expect(urgent.notBefore).toBeNull();
+      expect(plan([], usedUpYesterday, noon, limited(1))).toEqual({ batch: null, notBefore: null });
+    });
+
     it('a limit of 0 sends nothing paced at all', () => {
       expect(plan([row(1, 'p')], paced(null), noon, limited(0))).toEqual({ batch: null, notBefore: midnight });
     });

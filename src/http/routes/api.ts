@@ -1,9 +1,10 @@
 /**
  * The bearer-token API under /inboxes: user messages (deduped on the
  * Idempotency-Key header, so a client retrying after a timeout sends the
- * message once), answers to approvals, and each inbox's settings (read,
- * and changed with a JSON merge patch: 200 with the settings after it, or
- * 400 invalid_settings naming the field, nothing changed).
+ * message once), answers to approvals, each inbox's settings (read, and
+ * changed with a JSON merge patch: 200 with the settings after it, or 400
+ * invalid_settings naming the field, nothing changed), and the deletion of
+ * an inbox (204; 409 inbox_busy while a worker holds it).
  */
 import { Hono } from 'hono';
 import { apiAuth } from '../bearer-auth.js';
@@ -44,12 +45,19 @@ export function apiRoutes(ctx: HttpContext): Hono {
     return c.json({ outcome }, 200);
   });
 
-  app.get('/:inbox/settings', async (c) => c.json(await ctx.store.inbox(c.req.param('inbox')).settings(), 200));
+  app.get('/:inbox/settings', auth, async (c) => c.json(await ctx.store.inbox(c.req.param('inbox')).settings(), 200));
 
-  app.patch('/:inbox/settings', async (c) => {
+  app.patch('/:inbox/settings', auth, async (c) => {
     const inbox = ctx.store.inbox(c.req.param('inbox'));
     const patch = parseJson(await readRequestBody(c, ctx.maxBodyBytes));
     return c.json(await inbox.updateSettings(patch), 200);
+  });
+
+  // A deletion request: everything of the inbox, its dedupe keys included. 404 when it holds nothing.
+  app.delete('/:inbox', auth, async (c) => {
+    const inboxId = c.req.param('inbox');
+    if (!(await ctx.store.deleteInbox(inboxId))) throw new HttpError(404, 'not_found', `inbox ${inboxId} holds nothing`);
+    return c.body(null, 204);
   });
 
   return app;

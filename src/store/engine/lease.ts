@@ -36,3 +36,8 @@ export function holds(lease: LeaseInfo | null, holder: string, gen: number, now:
 export function endsRun(claimed: number, stillRunning: boolean): boolean {
   return claimed === 0 && !stillRunning;
 }
+
+/** A worker holds the inbox now (whoever it is): deleteInbox waits for it to let go. */
+export function leaseLive(lease: LeaseInfo | null, now: number): boolean {
+  return lease !== null && lease.until >= now;
+}

@@ -23,6 +23,7 @@ import type {
   ApprovalRow,
   ClaimedEvent,
   EventRow,
+  InboxRecord,
   InboxSettings,
   InboxList,
   InboxStats,
@@ -30,6 +31,7 @@ import type {
   OperatorAction,
   OutboxFailureReport,
   OutboxView,
+  PruneResult,
   TimerRow,
   WakeKind,
   WakeListener,
@@ -45,6 +47,7 @@ import type {
   CheckedEventQuery,
   CheckedInboxListQuery,
   CheckedOutcome,
+  CheckedRecord,
   CheckedSettings,
   CheckedTimer,
 } from './validate/index.js';
@@ -67,6 +70,13 @@ export interface StorePort {
   /** Keeps `sessionId` as ended until `expiresAt`, durably; forgets ended ids past their expiry. */
   endSession(sessionId: string, expiresAt: number): Promise<void>;
   sessionEnded(sessionId: string): Promise<boolean>;
+
+  /** Every record of one inbox, from one read snapshot (nothing for an inbox never written). */
+  exportInbox(id: string): AsyncIterable<InboxRecord>;
+  /** Removes every row of one inbox, its file or rows; inbox_busy under a live lease; false when there was nothing. */
+  deleteInbox(id: string): Promise<boolean>;
+  /** Writes the records as a new inbox, all or nothing; inbox_exists if it holds anything; how many were written. */
+  importInbox(id: string, records: AsyncIterable<CheckedRecord>): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -151,6 +161,13 @@ export interface InboxPort {
   /** Every held message urgent (R9's "send now"); how many. */
   expediteOutbox(): Promise<number>;
   recordAction(action: CheckedAction): Promise<void>;
+
+  /**
+   * Retention: removes at most `limit` finished rows that the cutoffs
+   * `cutoffs` gives at the transaction's now put past their retention, each
+   * pruned event's key kept as a tombstone, in one transaction. Creates nothing.
+   */
+  prune(cutoffs: (now: number) => PruneCutoffs, limit: number): Promise<PruneResult>;
 
   /** The settings stored ({} for none). */
   settings(): Promise<InboxSettings>;
@@ -256,4 +273,13 @@ export interface Reserved {
   held: number;
   /** The settings the plan was made with (the send needs their contacts). */
   settings: InboxSettings;
+}
+
+/** Per kind, the time at or before which a finished row is past its retention; null keeps that kind. */
+export interface PruneCutoffs {
+  doneEvents: number | null;
+  deadEvents: number | null;
+  sentMessages: number | null;
+  answeredApprovals: number | null;
+  actions: number | null;
 }

@@ -17,10 +17,9 @@ export function planSchedulerPass(due: DueTimer[], expired: ExpiredApproval[], n
   const timers: FiringPlan['timers'] = [];
   for (const timer of due) {
     const firing = planFiring(timer, now);
-    const base = JSON.parse(timer.payloadJson) as Record<string, unknown>;
     for (const { scheduledFor, skipped } of firing.occurrences) {
       const key = timer.key ?? timerEventKey(timer.id, scheduledFor);
-      events.push({ ...key, payloadJson: JSON.stringify({ ...base, scheduledFor, lateBy: now - scheduledFor, skipped }) });
+      events.push({ ...key, payloadJson: occurrencePayload(timer.payloadJson, scheduledFor, now - scheduledFor, skipped) });
     }
     const lastSkipped = firing.occurrences[firing.occurrences.length - 1]?.skipped ?? 0;
     timers.push({ id: timer.id, nextDue: firing.nextDue, lastSkipped });
@@ -30,4 +29,21 @@ export function planSchedulerPass(due: DueTimer[], expired: ExpiredApproval[], n
     events.push({ source: 'approval', sourceId: approval.id, payloadJson: JSON.stringify(payload) });
   }
   return { events, timers, expiredApprovals: expired.map((approval) => approval.id) };
+}
+
+const OCCURRENCE_KEYS = ['"scheduledFor"', '"lateBy"', '"skipped"'];
+
+/**
+ * The timer's payload with the occurrence's fields, exactly
+ * `JSON.stringify({ ...payload, scheduledFor, lateBy, skipped })`. The
+ * stored payload is JSON.stringify's own output of a plain object, so when
+ * it holds none of those keys they go at its end, without parsing it: a
+ * pass over 1,000 due timers would otherwise parse and print 1,000 payloads.
+ */
+export function occurrencePayload(payloadJson: string, scheduledFor: number, lateBy: number, skipped: number): string {
+  const fields = `"scheduledFor":${scheduledFor},"lateBy":${lateBy},"skipped":${skipped}}`;
+  if (payloadJson === '{}') return `{${fields}`;
+  if (payloadJson.endsWith('}') && !OCCURRENCE_KEYS.some((key) => payloadJson.includes(key))) return `${payloadJson.slice(0, -1)},${fields}`;
+  const base = JSON.parse(payloadJson) as Record<string, unknown>;
+  return JSON.stringify({ ...base, scheduledFor, lateBy, skipped });
 }

@@ -6,8 +6,9 @@
 import { readClock, type Clock } from '../../clock.js';
 import { RuntimeEvents } from '../../events.js';
 import { VigilError } from '../../errors.js';
-import type { Inbox, InboxList, InboxListQuery, InboxView, NextWake, Store, WakeKind, WakeListener } from '../contract.js';
+import type { Inbox, InboxList, InboxListQuery, InboxRecord, InboxView, NextWake, PruneResult, Store, WakeKind, WakeListener } from '../contract.js';
 import { EngineInbox, type EngineContext } from './inbox.js';
+import { PruneSweep } from './lifecycle.js';
 import type { StorePort } from './port.js';
 import * as v from './validate/index.js';
 import { EngineView } from './view.js';
@@ -16,6 +17,7 @@ export class VigilStore implements Store {
   readonly events: RuntimeEvents;
   private readonly context: EngineContext;
   private closing: Promise<void> | null = null;
+  private readonly sweep: PruneSweep;
 
   constructor(
     /** The backend. For vigil/testing (crashingStore wraps it) and backend-specific tools; not part of the contract. */
@@ -30,6 +32,7 @@ export class VigilStore implements Store {
       notify: (inboxId, kind) => this.notify(inboxId, kind),
       appNow: () => (clock === 'database' ? Date.now() : readClock(clock as Clock)),
     };
+    this.sweep = new PruneSweep(port);
   }
 
   get leaseTtlMs(): number {
@@ -92,6 +95,37 @@ export class VigilStore implements Store {
   async sessionEnded(sessionId: string): Promise<boolean> {
     this.assertOpen();
     return this.port.sessionEnded(v.validateSessionId(sessionId));
+  }
+
+  async prune({ limit = 1_000 }: { limit?: number } = {}): Promise<PruneResult> {
+    this.assertOpen();
+    const checked = v.validateLimit(limit, 100_000);
+    const pruned = await this.sweep.run(checked);
+    if (pruned.events + pruned.messages + pruned.approvals + pruned.actions > 0) this.events.emit('store:pruned', pruned);
+    return pruned;
+  }
+
+  async *exportInbox(id: string): AsyncGenerator<InboxRecord> {
+    this.assertOpen();
+    yield* this.port.exportInbox(v.validateInboxId(id));
+  }
+
+  async deleteInbox(id: string): Promise<boolean> {
+    this.assertOpen();
+    const inboxId = v.validateInboxId(id);
+    const deleted = await this.port.deleteInbox(inboxId);
+    if (deleted) this.events.emit('inbox:deleted', { inboxId });
+    return deleted;
+  }
+
+  async importInbox(id: string, records: Iterable<unknown> | AsyncIterable<unknown>): Promise<{ records: number }> {
+    this.assertOpen();
+    const inboxId = v.validateInboxId(id);
+    const written = await this.port.importInbox(inboxId, v.validateRecords(records, this.port.options.maxPayloadBytes));
+    this.events.emit('inbox:imported', { inboxId, records: written });
+    await this.notify(inboxId, 'work');
+    await this.notify(inboxId, 'outbox');
+    return { records: written };
   }
 
   /**

@@ -24,11 +24,13 @@ export async function requestApproval(tx: InboxTx, request: CheckedApproval): Pr
 }
 
 export async function answerApproval(tx: InboxTx, id: string, decide: DecideAnswer): Promise<ApprovalOutcome> {
-  const [approval] = await tx.rows<{ action: string; expires_at: number }>(
-    'SELECT action, expires_at FROM approvals WHERE inbox_id = $1 AND id = $2',
+  const [approval] = await tx.rows<{ action: string; expires_at: number; answer: ApprovalOutcome | null }>(
+    'SELECT action, expires_at, answer FROM approvals WHERE inbox_id = $1 AND id = $2',
     [tx.inboxId, id],
   );
   if (approval === undefined) return 'unknown';
+  // The answer recorded stands; its event may have been pruned since (a tombstone keeps its key).
+  if (approval.answer !== null) return approval.answer;
   await insertEvents(tx, [decide.event({ actionJson: approval.action, expiresAt: approval.expires_at }, tx.now)]);
   const [stored] = await tx.rows<{ payload: string }>(STANDING, [tx.inboxId, id]);
   const standing = decide.standing(stored?.payload ?? 'null');

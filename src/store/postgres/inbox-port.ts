@@ -6,8 +6,19 @@
  * (inbox-tx.ts) around the engine's plan. Reads and writes of an inbox that
  * was never written return empty results without creating it, as on SQLite.
  */
-import type { ApprovalOutcome, EventRow, InboxSettings, InboxStats, OutboxFailureReport, TimerRow } from '../contract.js';
-import type { Acquired, Claim, DecideAnswer, FinishOptions, InboxPort, PlanDispatch, PlanFiring, Reserved, ReserveOptions } from '../engine/port.js';
+import type { ApprovalOutcome, EventRow, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
+import type {
+  Acquired,
+  Claim,
+  DecideAnswer,
+  FinishOptions,
+  InboxPort,
+  PlanDispatch,
+  PlanFiring,
+  PruneCutoffs,
+  Reserved,
+  ReserveOptions,
+} from '../engine/port.js';
 import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedOutcome, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import { toEventRow, toTimerRow, type EventRecord, type ListedTimerRecord } from '../rows.js';
@@ -20,6 +31,7 @@ import type { InboxTx } from './inbox-tx.js';
 import { ingestEvents } from './ingest.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { expediteOutbox, recordAction } from './operator.js';
+import { pruneRows } from './prune.js';
 import { COUNT_SOURCE, GET_EVENT, listEventsSql, redrive, SORT_AT_MOST, STATS, toStats, type StatsRow } from './read.js';
 import { acquireAndClaim, finishAndClaim } from './run-step.js';
 import { READ_SETTINGS, readSettings, writeSettings } from './settings.js';
@@ -129,6 +141,10 @@ export class PostgresInboxPort implements InboxPort {
 
   async recordAction(action: CheckedAction): Promise<void> {
     await this.write((tx) => recordAction(tx, action));
+  }
+
+  async prune(cutoffs: (now: number) => PruneCutoffs, limit: number): Promise<PruneResult> {
+    return this.writeExisting({ events: 0, messages: 0, approvals: 0, actions: 0, more: false }, (tx) => pruneRows(tx, cutoffs(tx.now), limit));
   }
 
   async settings(): Promise<InboxSettings> {

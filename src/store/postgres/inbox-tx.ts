@@ -92,29 +92,14 @@ export async function inboxTransaction<T>(
   fn: (tx: InboxTx) => Promise<T>,
   rollback = false,
 ): Promise<{ value: T } | 'absent'> {
-  const clock = ctx.options.clock;
-  const appNow = clock === 'database' ? null : readClock(clock as Clock);
+  const appNow = appClock(ctx.options);
   return withClient(ctx.pool, async (client) => {
     try {
-      // Pipelined (connection.ts): BEGIN and the lock go out together, one round trip.
-      const [, lockResult] = await Promise.all([
-        client.query('BEGIN'),
-        client.query<LockedRow>(LOCK, [inboxId, create]),
-      ]);
-      const locked = lockResult.rows[0];
-      if (locked === undefined || locked.inbox_id === null) {
+      const tx = await beginOnInbox(client, inboxId, create, appNow, ctx.options);
+      if (tx === null) {
         await client.query('ROLLBACK');
         return 'absent';
       }
-      const now = appNow ?? locked.db_now;
-      const row: InboxRow = {
-        holder: locked.holder,
-        gen: locked.gen,
-        until: locked.lease_until,
-        pacing: { lastPaced: locked.last_paced_at, day: locked.pacing_day, daySends: locked.day_sends },
-        notBefore: locked.not_before,
-      };
-      const tx = new InboxTx(client, inboxId, now, row, ctx.options);
       const value = await fn(tx);
       await refreshWork(tx);
       await client.query(rollback ? 'ROLLBACK' : 'COMMIT');
@@ -125,6 +110,37 @@ export async function inboxTransaction<T>(
       throw error;
     }
   });
+}
+
+/** The injected clock's now, read when the call is made (see above); null for the database's clock. */
+export function appClock(options: ResolvedOptions): number | null {
+  const clock = options.clock;
+  return clock === 'database' ? null : readClock(clock as Clock);
+}
+
+/**
+ * BEGIN and the inbox's row lock (created with `create`), pipelined: one
+ * round trip. Null, with the transaction still open, when the inbox has no
+ * row and `create` is false.
+ */
+export async function beginOnInbox(
+  client: pg.ClientBase,
+  inboxId: string,
+  create: boolean,
+  appNow: number | null,
+  options: ResolvedOptions,
+): Promise<InboxTx | null> {
+  const [, lockResult] = await Promise.all([client.query('BEGIN'), client.query<LockedRow>(LOCK, [inboxId, create])]);
+  const locked = lockResult.rows[0];
+  if (locked === undefined || locked.inbox_id === null) return null;
+  const row: InboxRow = {
+    holder: locked.holder,
+    gen: locked.gen,
+    until: locked.lease_until,
+    pacing: { lastPaced: locked.last_paced_at, day: locked.pacing_day, daySends: locked.day_sends },
+    notBefore: locked.not_before,
+  };
+  return new InboxTx(client, inboxId, appNow ?? locked.db_now, row, options);
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
  * R1: each (source, sourceId) is stored once per inbox, by the unique key
- * (INSERT ... ON CONFLICT DO NOTHING), never by a read-then-write. (The one
- * read, vigil_ingest's look for keys already stored, only ever answers
- * "duplicate": a stored key is never deleted, so that answer is final.)
+ * (INSERT ... ON CONFLICT DO NOTHING), never by a read-then-write; a key
+ * whose event was pruned stays refused by its tombstone. (The one read,
+ * vigil_ingest's look for keys already stored, only ever answers
+ * "duplicate": a stored key only ever moves to the tombstones, in one
+ * transaction, so that answer is final.)
  */
 import type { CheckedEvent } from '../engine/validate/index.js';
 import { workParams, type CallTarget, type Statement } from './call.js';
@@ -25,6 +27,7 @@ const INSERT_EVENTS = `
 INSERT INTO events (inbox_id, source, source_id, payload, received_at)
 SELECT $1, e.source, e.source_id, e.payload, $2
 FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(source, source_id, payload, n)
+WHERE NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.inbox_id = $1 AND t.source = e.source AND t.source_id = e.source_id)
 ORDER BY e.n
 ON CONFLICT (inbox_id, source, source_id) DO NOTHING
 RETURNING source, source_id`;

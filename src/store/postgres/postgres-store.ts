@@ -8,9 +8,9 @@
 import type pg from 'pg';
 import { readClock, type Clock } from '../../clock.js';
 import { VigilError } from '../../errors.js';
-import type { InboxList, NextWake, StoreOptions, WakeKind, WakeListener } from '../contract.js';
+import type { InboxList, InboxRecord, NextWake, StoreOptions, WakeKind, WakeListener } from '../contract.js';
 import type { StorePort } from '../engine/port.js';
-import type { CheckedInboxListQuery } from '../engine/validate/index.js';
+import type { CheckedInboxListQuery, CheckedRecord } from '../engine/validate/index.js';
 import { toSummary, type SummaryRecord } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
 import { LIST_INBOXES } from './dashboard.js';
@@ -18,6 +18,8 @@ import { createPool, DB_NOW_MS, parseConnection, type Connection } from './conne
 import { translate } from './errors.js';
 import type { Statement } from './call.js';
 import { inboxTransaction, withClient, type InboxTx } from './inbox-tx.js';
+import { importRecords } from './import.js';
+import { deleteInbox, exportInbox } from './lifecycle.js';
 import { migrate } from './migrate.js';
 import { PostgresInboxPort, type InboxBackend } from './inbox-port.js';
 import { PostgresViewPort } from './view-port.js';
@@ -242,6 +244,21 @@ export class PostgresStore implements StorePort, InboxBackend {
     this.assertOpen();
     const rows = await this.query('SELECT 1 FROM ended_sessions WHERE session_id = $1', [sessionId]);
     return rows.length > 0;
+  }
+
+  exportInbox(id: string): AsyncIterable<InboxRecord> {
+    this.assertOpen();
+    return exportInbox(this.pool, id);
+  }
+
+  async deleteInbox(id: string): Promise<boolean> {
+    this.assertOpen();
+    return deleteInbox(this.pool, this.options, id);
+  }
+
+  async importInbox(id: string, records: AsyncIterable<CheckedRecord>): Promise<number> {
+    this.assertOpen();
+    return importRecords(this.pool, this.options, id, records);
   }
 
   async close(): Promise<void> {

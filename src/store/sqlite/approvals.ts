@@ -18,11 +18,15 @@ export function requestApproval(c: InboxDb, request: CheckedApproval, now: numbe
 }
 
 export function answerApproval(c: InboxDb, id: string, decide: DecideAnswer, now: number): ApprovalOutcome {
-  const approval = c.stmt('SELECT action, expires_at FROM approvals WHERE id = ?').get(id) as { action: string; expires_at: number } | undefined;
+  const approval = c.stmt('SELECT action, expires_at, answer FROM approvals WHERE id = ?').get(id) as
+    | { action: string; expires_at: number; answer: ApprovalOutcome | null }
+    | undefined;
   if (approval === undefined) return 'unknown';
+  // The answer recorded stands; its event may have been pruned since (a tombstone keeps its key).
+  if (approval.answer !== null) return approval.answer;
   insertEvent(c, decide.event({ actionJson: approval.action, expiresAt: approval.expires_at }, now), now);
-  const stored = c.stmt("SELECT payload FROM events WHERE source = 'approval' AND source_id = ?").pluck().get(id) as string;
-  const standing = decide.standing(stored);
+  const stored = c.stmt("SELECT payload FROM events WHERE source = 'approval' AND source_id = ?").pluck().get(id) as string | undefined;
+  const standing = stored === undefined ? 'unknown' : decide.standing(stored);
   if (standing !== 'unknown') c.stmt('UPDATE approvals SET answer = ?, answered_at = ? WHERE id = ? AND answer IS NULL').run(standing, now, id);
   return standing;
 }

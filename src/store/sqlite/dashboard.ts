@@ -45,7 +45,8 @@ export function listApprovals(c: InboxDb, limit: number): ApprovalRow[] {
   return (c.stmt(APPROVALS).all(limit) as ApprovalRecord[]).map(toApprovalRow);
 }
 
-const HELD = 'SELECT id, body, urgent, created_at, sent_at FROM outbox WHERE sent_at IS NULL ORDER BY id LIMIT ?';
+// Through outbox_held, sorted: a walk in id order would read every message ever sent.
+const HELD = 'SELECT id, body, urgent, created_at, sent_at FROM outbox INDEXED BY outbox_held WHERE sent_at IS NULL ORDER BY id LIMIT ?';
 /** Through the partial index outbox_held: the cost follows what is held, not what was ever sent. */
 const HELD_COUNT = 'SELECT count(*) FROM outbox WHERE sent_at IS NULL';
 const SENT = `

@@ -3,16 +3,19 @@
  * and the write transaction every rule runs in (R10: each operation is one
  * BEGIN IMMEDIATE transaction; a crash at any point leaves the file consistent).
  */
+import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import type { ResolvedOptions } from '../options.js';
-import { migrate } from './migrate.js';
+import { migrate, useIncrementalVacuum } from './migrate.js';
 import { translateSqliteError } from './sqlite-errors.js';
 import { earlier, type IndexedWake, type ReadyIndex, type Wake } from './ready-index.js';
 import { enableWal } from './wal.js';
 import { computeWake } from './wake.js';
 
 const READ_SEQ = 'SELECT write_seq FROM meta WHERE one = 1';
+const READ_META = 'SELECT write_seq, deleted FROM meta WHERE one = 1';
+const READ_DELETED = 'SELECT deleted FROM meta WHERE one = 1';
 const NEXT_SEQ = 'UPDATE meta SET write_seq = write_seq + 1 WHERE one = 1 RETURNING write_seq';
 /** WAL pages between checkpoints for a connection taking bursts (checkpointLessOften); SQLite's default is 1,000. */
 const LARGE_WAL_PAGES = 4000;
@@ -32,6 +35,18 @@ export interface WriteOptions {
   force?: boolean;
 }
 
+/**
+ * Thrown from inside a transaction on a file that deleteInbox marked
+ * deleted (meta.deleted), by this process or another: the transaction rolls
+ * back, and the store lets the file go and opens the inbox again by its
+ * name (SqliteStore.use), where a new file, or none, is now.
+ */
+export class InboxFileDeleted extends Error {
+  constructor(readonly inboxId: string) {
+    super(`inbox ${inboxId}'s file was deleted`);
+  }
+}
+
 export class InboxDb {
   readonly db: Db;
   private readonly statements = new Map<string, Statement>();
@@ -39,6 +54,8 @@ export class InboxDb {
   /** The index row as this connection last settled it, while still current. */
   private lastSettled: IndexedWake | undefined;
   private largeWal = false;
+  /** The file this connection opened: deleteInbox removes the name only while it still leads there. */
+  readonly inode: number;
 
   constructor(
     readonly inboxId: string,
@@ -53,15 +70,18 @@ export class InboxDb {
       throw translateSqliteError(error, file);
     }
     try {
+      useIncrementalVacuum(this.db, 'new');
       enableWal(this.db, options.busyTimeoutMs);
       this.db.pragma(`synchronous = ${options.synchronous.toUpperCase()}`);
       this.db.pragma('foreign_keys = ON');
       migrate(this.db, file);
+      useIncrementalVacuum(this.db, 'existing');
     } catch (error) {
       this.db.close();
       throw translateSqliteError(error, this.file);
     }
     this.runInTransaction = this.db.transaction((fn: () => unknown) => fn());
+    this.inode = statSync(file).ino;
   }
 
   /**
@@ -117,7 +137,9 @@ export class InboxDb {
           this.runInTransaction.immediate(() => {
             const now = this.now();
             const value = fn(now);
-            const writeSeq = this.stmt(READ_SEQ).pluck().get() as number;
+            const meta = this.stmt(READ_META).get() as { write_seq: number; deleted: number };
+            if (meta.deleted === 1) throw new InboxFileDeleted(this.inboxId);
+            const writeSeq = meta.write_seq;
             // Our own last settle still stands if no transaction has touched the index since
             // (every one that does takes a new write_seq): no need to read the index file.
             before = this.lastSettled?.seq === writeSeq ? this.lastSettled : this.index.current(this.inboxId);
@@ -184,7 +206,40 @@ export class InboxDb {
 
   /** A consistent snapshot for reads (a deferred transaction). */
   read<T>(fn: () => T): T {
-    return this.guard(() => this.db.transaction(fn).deferred());
+    return this.guard(() =>
+      this.db
+        .transaction(() => {
+          if (this.stmt(READ_DELETED).pluck().get() === 1) throw new InboxFileDeleted(this.inboxId);
+          return fn();
+        })
+        .deferred(),
+    );
+  }
+
+  /**
+   * deleteInbox's transaction: unless `refuse(now)` throws (a live lease),
+   * marks the file deleted, for every connection to it in any process. The
+   * ready index is left as it is; the caller forgets the inbox's row once
+   * the file is gone. False when it was marked already.
+   */
+  markDeleted(refuse: (now: number) => void): boolean {
+    return this.guard(() =>
+      this.runInTransaction.immediate(() => {
+        if (this.stmt(READ_DELETED).pluck().get() === 1) return false;
+        refuse(this.now());
+        this.stmt('UPDATE meta SET deleted = 1 WHERE one = 1').run();
+        return true;
+      }) as boolean,
+    );
+  }
+
+  /**
+   * Gives the space of deleted rows back to the file system: the inbox files
+   * use incremental vacuum (migrate.ts), so pages freed by prune are moved
+   * off the end of the file and it is truncated. Its own transaction.
+   */
+  releaseFreePages(): void {
+    this.guard(() => this.db.exec('PRAGMA incremental_vacuum'));
   }
 
   /**

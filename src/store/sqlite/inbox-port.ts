@@ -4,8 +4,19 @@
  * was never written, and writes that only change existing rows, find no
  * file and create none.
  */
-import type { ApprovalOutcome, EventRow, InboxSettings, InboxStats, OutboxFailureReport, TimerRow } from '../contract.js';
-import type { Acquired, Claim, DecideAnswer, FinishOptions, InboxPort, PlanDispatch, PlanFiring, Reserved, ReserveOptions } from '../engine/port.js';
+import type { ApprovalOutcome, EventRow, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
+import type {
+  Acquired,
+  Claim,
+  DecideAnswer,
+  FinishOptions,
+  InboxPort,
+  PlanDispatch,
+  PlanFiring,
+  PruneCutoffs,
+  Reserved,
+  ReserveOptions,
+} from '../engine/port.js';
 import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedOutcome, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import { emptyStats } from '../rows.js';
@@ -16,6 +27,7 @@ import { finishRun } from './finish.js';
 import type { InboxDb } from './inbox-db.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { expediteOutbox, recordAction } from './operator.js';
+import { pruneRows } from './prune.js';
 import { getEvent, getMemory, getSession, listEvents, redrive, stats } from './read.js';
 import { readSettings, writeSettings } from './settings.js';
 import { acquireAndClaim, finishAndClaim } from './run-step.js';
@@ -23,8 +35,12 @@ import { fireTimers, listTimers, removeTimer, upsertTimer } from './timers.js';
 
 /** What an inbox needs from its store: a connection, opened (and created) on demand. */
 export interface InboxFiles {
-  /** The open file, or null when `create` is false and the inbox was never written. */
-  connection(inboxId: string, create: boolean): InboxDb | null;
+  /**
+   * Runs `fn` on the inbox's open file, or returns null when `create` is
+   * false and the inbox has none. A file deleted meanwhile (by deleteInbox,
+   * in any process) is let go and the inbox opened again by its name.
+   */
+  use<T>(inboxId: string, create: boolean, fn: (c: InboxDb) => T, options?: { passing?: boolean }): T | null;
   now(): number;
   /** Tells this process's subscribers. */
   wake(inboxId: string, kind: 'work' | 'outbox'): void;
@@ -38,12 +54,14 @@ export class SqliteInboxPort implements InboxPort {
     readonly id: string,
   ) {}
 
-  private writer(): InboxDb {
-    return this.files.connection(this.id, true) as InboxDb;
+  /** `fn` on this inbox's file, created if need be. */
+  private writer<T>(fn: (c: InboxDb) => T): T {
+    return this.files.use(this.id, true, fn) as T;
   }
 
-  private existing(): InboxDb | null {
-    return this.files.connection(this.id, false);
+  /** `fn` on this inbox's file; null, creating nothing, when it has none. */
+  private existing<T>(fn: (c: InboxDb) => T): T | null {
+    return this.files.use(this.id, false, fn);
   }
 
   async insertEvents(events: CheckedEvent[], { single, wake }: { single: boolean; wake: boolean }): Promise<boolean[]> {
@@ -53,35 +71,30 @@ export class SqliteInboxPort implements InboxPort {
   }
 
   async acquire(holder: string): Promise<Acquired | null> {
-    const c = this.writer();
-    return c.write((now) => acquireLease(c, holder, now), { durability: 'process' });
+    return this.writer((c) => c.write((now) => acquireLease(c, holder, now), { durability: 'process' }));
   }
 
   async release(holder: string, gen: number): Promise<boolean> {
-    const c = this.existing();
-    return c === null ? false : c.write((now) => releaseLease(c, holder, gen, now), { durability: 'process' });
+    return this.existing((c) => c.write((now) => releaseLease(c, holder, gen, now), { durability: 'process' })) ?? false;
   }
 
   async claim(holder: string, gen: number): Promise<Claim> {
-    const c = this.existing();
-    return c === null ? { events: [], dead: [] } : c.write((now) => claimBatch(c, holder, gen, now), { durability: 'process' });
+    return this.existing((c) => c.write((now) => claimBatch(c, holder, gen, now), { durability: 'process' })) ?? { events: [], dead: [] };
   }
 
   async finish(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, { wake, rollback = false }: FinishOptions): Promise<boolean> {
-    const c = this.existing();
-    if (c === null) return false;
     if (rollback) {
-      c.writeThenRollBack((now) => finishRun(c, holder, gen, ids, outcome, now));
+      this.existing((c) => c.writeThenRollBack((now) => finishRun(c, holder, gen, ids, outcome, now)));
       return false;
     }
-    const finished = c.write((now) => finishRun(c, holder, gen, ids, outcome, now));
+    const finished = this.existing((c) => c.write((now) => finishRun(c, holder, gen, ids, outcome, now))) ?? false;
     if (finished && wake) this.files.wake(this.id, 'outbox');
     return finished;
   }
 
+  /** A lease commit, as acquire's: the claim and release in its transaction ride on it. */
   async acquireAndClaim(holder: string): Promise<{ acquired: Acquired; claim: Claim } | null> {
-    const c = this.writer();
-    return c.write((now) => acquireAndClaim(c, holder, now), { durability: 'process' });
+    return this.writer((c) => c.write((now) => acquireAndClaim(c, holder, now), { durability: 'process' }));
   }
 
   /** Durable, as finish is: the claim and release in its transaction are only stronger for it. */
@@ -92,127 +105,124 @@ export class SqliteInboxPort implements InboxPort {
     outcome: CheckedOutcome,
     { wake, rollback = false }: FinishOptions,
   ): Promise<{ finished: boolean; claim: Claim }> {
-    const c = this.existing();
-    if (c === null) return { finished: false, claim: { events: [], dead: [] } };
+    const refused = { finished: false, claim: { events: [], dead: [] } };
     if (rollback) {
-      c.writeThenRollBack((now) => finishAndClaim(c, holder, gen, ids, outcome, now));
-      return { finished: false, claim: { events: [], dead: [] } };
+      this.existing((c) => c.writeThenRollBack((now) => finishAndClaim(c, holder, gen, ids, outcome, now)));
+      return refused;
     }
-    const result = c.write((now) => finishAndClaim(c, holder, gen, ids, outcome, now));
+    const result = this.existing((c) => c.write((now) => finishAndClaim(c, holder, gen, ids, outcome, now))) ?? refused;
     if (result.finished && wake) this.files.wake(this.id, 'outbox');
     return result;
   }
 
   async addTimer(timer: CheckedTimer, firstDue: (now: number) => number): Promise<void> {
-    const c = this.writer();
-    c.write((now) => upsertTimer(c, timer, firstDue(now)));
+    this.writer((c) => c.write((now) => upsertTimer(c, timer, firstDue(now))));
   }
 
   async removeTimer(id: string): Promise<boolean> {
-    const c = this.existing();
-    return c === null ? false : c.write(() => removeTimer(c, id));
+    return this.existing((c) => c.write(() => removeTimer(c, id))) ?? false;
   }
 
   async fireTimers(plan: PlanFiring): Promise<void> {
-    const c = this.existing();
-    if (c === null) plan([], [], this.files.now());
-    else c.write((now) => fireTimers(c, plan, now));
+    const fired = this.existing((c) => c.write((now) => fireTimers(c, plan, now)));
+    if (fired === null) plan([], [], this.files.now());
   }
 
   async requestApproval(request: CheckedApproval): Promise<void> {
-    const c = this.writer();
-    c.write((now) => requestApproval(c, request, now));
+    this.writer((c) => c.write((now) => requestApproval(c, request, now)));
   }
 
   async answerApproval(id: string, decide: DecideAnswer): Promise<ApprovalOutcome> {
-    const c = this.existing();
-    return c === null ? 'unknown' : c.write((now) => answerApproval(c, id, decide, now));
+    return this.existing((c) => c.write((now) => answerApproval(c, id, decide, now))) ?? 'unknown';
   }
 
   async reserve(plan: PlanDispatch, { atMostOnce, rollback = false }: ReserveOptions): Promise<Reserved | null> {
-    const c = this.existing();
-    if (c === null) return null;
     if (rollback) {
-      c.writeThenRollBack((now) => reserveBatch(c, plan, now, atMostOnce));
+      this.existing((c) => c.writeThenRollBack((now) => reserveBatch(c, plan, now, atMostOnce)));
       return null;
     }
-    return c.write((now) => reserveBatch(c, plan, now, atMostOnce));
+    // A reservation survives a process crash but need not a power loss, which would only make its
+    // batch sendable again, as a crash after it does; the record of the send syncs it with its own
+    // commit. At most once, the reservation is the record of the send: durable.
+    return this.existing((c) => c.write((now) => reserveBatch(c, plan, now, atMostOnce), { durability: atMostOnce ? 'durable' : 'process' }));
   }
 
   // The file may have been closed by the LRU while the batch was sent: ask for it again.
   async unreserve(batch: DispatchPlan): Promise<void> {
-    const c = this.writer();
-    c.write(() => releaseBatch(c, batch));
+    this.writer((c) => c.write(() => releaseBatch(c, batch)));
   }
 
   async markSent(batch: DispatchPlan, failures: OutboxFailureReport[]): Promise<void> {
-    const c = this.writer();
-    c.write((now) => recordSent(c, batch, failures, now));
+    this.writer((c) => c.write((now) => recordSent(c, batch, failures, now)));
   }
 
   async redriveOutbox(channel: string | null): Promise<number> {
-    const c = this.existing();
-    return c === null ? 0 : c.write((now) => redriveFailures(c, channel, now));
+    return this.existing((c) => c.write((now) => redriveFailures(c, channel, now))) ?? 0;
   }
 
   async redrive(eventId: number): Promise<boolean> {
-    const c = this.existing();
-    return c !== null && c.write(() => redrive(c, eventId));
+    return this.existing((c) => c.write(() => redrive(c, eventId))) ?? false;
   }
 
   async expediteOutbox(): Promise<number> {
-    const c = this.existing();
-    return c === null ? 0 : c.write(() => expediteOutbox(c));
+    return this.existing((c) => c.write(() => expediteOutbox(c))) ?? 0;
   }
 
   async recordAction(action: CheckedAction): Promise<void> {
-    const c = this.writer();
-    c.write((now) => recordAction(c, action, now));
+    this.writer((c) => c.write((now) => recordAction(c, action, now)));
+  }
+
+  /** Opened outside the LRU when not open already: a sweep over every inbox must not push out the ones in use. */
+  async prune(cutoffs: (now: number) => PruneCutoffs, limit: number): Promise<PruneResult> {
+    const pruned = this.files.use(
+      this.id,
+      false,
+      (c) => {
+        const result = c.write((now) => pruneRows(c, cutoffs(now), limit));
+        if (result.events + result.messages + result.approvals + result.actions > 0) c.releaseFreePages();
+        return result;
+      },
+      { passing: true },
+    );
+    return pruned ?? { events: 0, messages: 0, approvals: 0, actions: 0, more: false };
   }
 
   async settings(): Promise<InboxSettings> {
-    const c = this.existing();
-    return c === null ? {} : c.read(() => readSettings(c));
+    return this.existing((c) => c.read(() => readSettings(c))) ?? {};
   }
 
   async updateSettings(apply: (current: InboxSettings) => CheckedSettings): Promise<InboxSettings> {
-    const c = this.writer();
-    return c.write(() => {
-      const next = apply(readSettings(c));
-      writeSettings(c, next);
-      return next.settings;
-    });
+    return this.writer((c) =>
+      c.write(() => {
+        const next = apply(readSettings(c));
+        writeSettings(c, next);
+        return next.settings;
+      }),
+    );
   }
 
   async timers(): Promise<TimerRow[]> {
-    const c = this.existing();
-    return c === null ? [] : c.read(() => listTimers(c));
+    return this.existing((c) => c.read(() => listTimers(c))) ?? [];
   }
 
   async getSession(): Promise<unknown> {
-    const c = this.existing();
-    return c === null ? null : c.read(() => getSession(c));
+    return this.existing((c) => c.read(() => getSession(c)));
   }
 
   async getMemory(): Promise<Record<string, unknown>> {
-    const c = this.existing();
-    return c === null ? {} : c.read(() => getMemory(c));
+    return this.existing((c) => c.read(() => getMemory(c))) ?? {};
   }
 
   async getEvent(source: string, sourceId: string): Promise<EventRow | null> {
-    const c = this.existing();
-    return c === null ? null : c.read(() => getEvent(c, source, sourceId));
+    return this.existing((c) => c.read(() => getEvent(c, source, sourceId)));
   }
 
   async events(query: CheckedEventQuery): Promise<EventRow[]> {
-    const c = this.existing();
-    return c === null ? [] : c.read(() => listEvents(c, query));
+    return this.existing((c) => c.read(() => listEvents(c, query))) ?? [];
   }
 
   async stats(): Promise<InboxStats> {
-    const c = this.existing();
-    if (c === null) return emptyStats();
     const now = this.files.now();
-    return c.read(() => stats(c, now));
+    return this.existing((c) => c.read(() => stats(c, now))) ?? emptyStats();
   }
 }

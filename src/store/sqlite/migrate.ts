@@ -52,3 +52,23 @@ export function migrate(db: Database, file: string, schema: Schema = INBOX_SCHEM
     if (version < target) db.pragma(`user_version = ${target}`);
   }).immediate();
 }
+
+const INCREMENTAL = 2;
+
+/**
+ * Inbox files give the space of pruned rows back (InboxDb.releaseFreePages)
+ * through incremental vacuum, which SQLite can only switch on before the
+ * first table is created ('new': a file being created) or with a VACUUM
+ * that rewrites the file ('existing': once, for a file made before
+ * retention existed, at its first open by this version).
+ */
+export function useIncrementalVacuum(db: Database, file: 'new' | 'existing'): void {
+  if (file === 'new') {
+    const empty = db.prepare('SELECT count(*) FROM sqlite_schema').pluck().get() === 0;
+    if (empty) db.pragma('auto_vacuum = INCREMENTAL');
+    return;
+  }
+  if (db.pragma('auto_vacuum', { simple: true }) === INCREMENTAL) return;
+  db.pragma('auto_vacuum = INCREMENTAL');
+  db.exec('VACUUM');
+}

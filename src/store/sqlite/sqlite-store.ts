@@ -11,27 +11,32 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import { readClock } from '../../clock.js';
 import { isVigilError, VigilError } from '../../errors.js';
-import type { InboxList, InboxSummary, NextWake, Store, StoreOptions, WakeKind, WakeListener } from '../contract.js';
+import type { InboxList, InboxRecord, InboxSummary, NextWake, Store, StoreOptions, WakeKind, WakeListener } from '../contract.js';
 import type { StorePort } from '../engine/port.js';
-import { caseCollision, INBOX_ID_PATTERN, type CheckedEvent, type CheckedInboxListQuery } from '../engine/validate/index.js';
+import { caseCollision, INBOX_ID_PATTERN, type CheckedEvent, type CheckedInboxListQuery, type CheckedRecord } from '../engine/validate/index.js';
 import { emptySummary, unreadableSummary } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
 import { currentBootId } from './boot-id.js';
 import { inboxSummary } from './dashboard.js';
 import { EndedSessions } from './ended-sessions.js';
 import { IngestGroups } from './group-commit.js';
-import { insertEvent } from './ingest.js';
-import { InboxDb } from './inbox-db.js';
+import { insertEvents } from './ingest.js';
+import { InboxDb, InboxFileDeleted } from './inbox-db.js';
 import { SqliteInboxPort, type InboxFiles } from './inbox-port.js';
+import * as lifecycle from './lifecycle.js';
+import type { InboxFileHost } from './lifecycle.js';
 import { earlier, ReadyIndex } from './ready-index.js';
 import { assertWritable } from './sqlite-errors.js';
 import { SqliteViewPort } from './view-port.js';
+import { StoreWriter, threadClock } from './writer-thread.js';
 
 const FILE_SUFFIX = '.db';
 /** How long the rebuild after a boot holds the event loop before it lets other work in (about 10 inboxes). */
 const REBUILD_SLICE_MS = 10;
 /** Deliveries to one inbox in one group commit that mark it as taking bursts (InboxDb.checkpointLessOften). */
 const BURST = 16;
+/** Opens of an inbox in one call that may find its file deleted (each by another deleteInbox). */
+const REOPEN_ATTEMPTS = 3;
 
 /**
  * R11 on a file system that ignores case (macOS and Windows by default):
@@ -67,14 +72,16 @@ function unreadableReason(error: unknown): string {
   return message.replace(/; nothing was written$/, '');
 }
 
-export class SqliteStore implements StorePort, InboxFiles {
+export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
   readonly dir: string;
   readonly options: ResolvedOptions;
   private readonly open: LRUCache<string, InboxDb>;
   private readonly index: ReadyIndex;
   private closed = false;
   private readonly listeners = new Set<WakeListener>();
-  private readonly ingestGroups = new IngestGroups((inboxId, events) => this.commitEvents(inboxId, events, events.length >= BURST));
+  /** Ingests' commits on the process's writer thread (options.writerThread), or null: on this one. */
+  private readonly writer: StoreWriter | null;
+  private readonly ingestGroups = new IngestGroups((inboxId, events) => this.commitGroup(inboxId, events, events.length >= BURST));
   /** The rebuild after a boot (readyIndexSettled); resolved when there is none. */
   private readonly rebuild: Promise<void>;
   private readonly rebuildSliceMs: number;
@@ -84,12 +91,18 @@ export class SqliteStore implements StorePort, InboxFiles {
 
   /**
    * For tests: `bootId`, which machine boot this is (boot-id.ts), and
-   * `rebuildSliceMs`, how long the rebuild after a boot runs between turns.
+   * `rebuildSliceMs`, how long the rebuild after a boot runs between turns;
+   * for the writer thread's copy of a store (writer-worker.ts), `rebuild:
+   * false`: the store it commits for runs the rebuild.
    */
   constructor(
     dir: string,
     options: StoreOptions = {},
-    { bootId = currentBootId(), rebuildSliceMs = REBUILD_SLICE_MS }: { bootId?: string; rebuildSliceMs?: number } = {},
+    {
+      bootId = currentBootId(),
+      rebuildSliceMs = REBUILD_SLICE_MS,
+      rebuild = true,
+    }: { bootId?: string; rebuildSliceMs?: number; rebuild?: boolean } = {},
   ) {
     this.options = resolveOptions(options);
     if (this.options.clock === 'database') {
@@ -103,7 +116,10 @@ export class SqliteStore implements StorePort, InboxFiles {
     });
     this.index = new ReadyIndex(this.dir, this.options.busyTimeoutMs);
     this.rebuildSliceMs = rebuildSliceMs;
-    this.rebuild = this.index.rebuiltInBoot() === bootId ? Promise.resolve() : this.rebuildAfterBoot(bootId);
+    this.rebuild = !rebuild || this.index.rebuiltInBoot() === bootId ? Promise.resolve() : this.rebuildAfterBoot(bootId);
+    const clock = this.options.writerThread ? threadClock(this.options.clock) : null;
+    const { clock: _clock, writerThread: _writerThread, retention: _retention, ...rest } = this.options;
+    this.writer = clock === null ? null : new StoreWriter({ dir: this.dir, options: rest, clock });
   }
 
   /**
@@ -172,6 +188,35 @@ export class SqliteStore implements StorePort, InboxFiles {
     return new SqliteViewPort(this, id);
   }
 
+  /**
+   * `passing`: a visit to every inbox (prune, export) opens a file that is
+   * not open already for this call alone, outside the LRU, so that it does
+   * not push out the inboxes in use.
+   */
+  use<T>(inboxId: string, create: boolean, fn: (c: InboxDb) => T, { passing = false }: { passing?: boolean } = {}): T | null {
+    this.assertOpen();
+    for (let attempt = 1; ; attempt++) {
+      const cached = passing ? this.open.peek(inboxId) : undefined;
+      const c = passing && cached === undefined ? this.openFile(inboxId, create) : this.connection(inboxId, create);
+      if (c === null) return null;
+      try {
+        return fn(c);
+      } catch (error) {
+        // Deleted since this process opened it: the name now leads to a new file, or to none.
+        if (!(error instanceof InboxFileDeleted) || attempt === REOPEN_ATTEMPTS) throw error;
+        this.letGo(inboxId, c);
+      } finally {
+        if (passing && cached === undefined) c.close();
+      }
+    }
+  }
+
+  /** Closes the inbox's file if it is `c` (it was deleted); the next use opens it by name. */
+  letGo(inboxId: string, c: InboxDb): void {
+    if (this.open.peek(inboxId) === c) this.open.delete(inboxId);
+    else c.close();
+  }
+
   connection(inboxId: string, create: boolean): InboxDb | null {
     this.assertOpen();
     const cached = this.open.get(inboxId);
@@ -181,9 +226,17 @@ export class SqliteStore implements StorePort, InboxFiles {
     return db;
   }
 
+  fileOf(inboxId: string): string {
+    return join(this.dir, inboxId + FILE_SUFFIX);
+  }
+
+  get busyTimeoutMs(): number {
+    return this.options.busyTimeoutMs;
+  }
+
   /** The inbox's file, opened (not cached), or null when it has none and `create` is false. */
   private openFile(inboxId: string, create: boolean): InboxDb | null {
-    const file = join(this.dir, inboxId + FILE_SUFFIX);
+    const file = this.fileOf(inboxId);
     if (!existsSync(file)) {
       if (!create) return null;
       // The contract's case rule, on every file system: a new id must not differ from an existing one only in case.
@@ -234,8 +287,7 @@ export class SqliteStore implements StorePort, InboxFiles {
     const inboxes = listed.map(({ id, wakeAt }): InboxSummary => {
       const readySince = wakeAt !== null && wakeAt <= now ? wakeAt : null;
       try {
-        const c = this.listedConnection(id);
-        return c === null ? emptySummary(id) : c.read(() => inboxSummary(c, now, readySince));
+        return this.listed(id, (c) => c.read(() => inboxSummary(c, now, readySince))) ?? emptySummary(id);
       } catch (error) {
         // One corrupt or unreadable file is one row saying so; the rest of the page is read.
         if (isVigilError(error, 'store_closed')) throw error;
@@ -252,15 +304,15 @@ export class SqliteStore implements StorePort, InboxFiles {
   }
 
   /**
-   * The file of an inbox the index lists, or null when there is none to
+   * `fn` on the file of an inbox the index lists, or null when there is none to
    * read: no file, an id no file could have, or a file that is another
    * inbox's (assertOwnFile; its row is dropped then). One such row must not
    * fail the whole overview.
    */
-  private listedConnection(inboxId: string): InboxDb | null {
+  private listed<T>(inboxId: string, fn: (c: InboxDb) => T): T | null {
     if (!INBOX_ID_PATTERN.test(inboxId)) return null;
     try {
-      return this.connection(inboxId, false);
+      return this.use(inboxId, false, fn);
     } catch (error) {
       if (isVigilError(error, 'invalid_inbox_id')) return null;
       throw error;
@@ -292,14 +344,36 @@ export class SqliteStore implements StorePort, InboxFiles {
 
   async storeEvents(inboxId: string, events: CheckedEvent[], single: boolean): Promise<boolean[]> {
     if (single && events.length === 1) return [await this.ingestGroups.ingest(inboxId, events[0]!)];
-    return this.commitEvents(inboxId, events);
+    return this.commitGroup(inboxId, events, false);
   }
 
-  /** `burst`: a group commit of many deliveries at once (the inbox's WAL is then checkpointed less often). */
-  private commitEvents(inboxId: string, events: CheckedEvent[], burst = false): boolean[] {
-    const c = this.connection(inboxId, true) as InboxDb;
-    if (burst) c.checkpointLessOften();
-    return c.write((now) => events.map((event) => insertEvent(c, event, now)), { addsEventsOnly: true });
+  /** On the writer thread when there is one: this thread then goes on parsing requests while the commit waits for the disk. */
+  private commitGroup(inboxId: string, events: CheckedEvent[], burst: boolean): boolean[] | Promise<boolean[]> {
+    if (this.writer === null) return this.commitEvents(inboxId, events, burst);
+    this.assertOpen();
+    return this.writer.commit(inboxId, events, burst);
+  }
+
+  /** Group commits of single ingests so far, and the events in them: for benchmarks (events per transaction). */
+  groupCommits(): { commits: number; events: number } {
+    return { commits: this.ingestGroups.commits, events: this.ingestGroups.events };
+  }
+
+  /** Whether ingests commit on the writer thread (options.writerThread with a clock the thread can read). */
+  get threaded(): boolean {
+    return this.writer !== null;
+  }
+
+  /**
+   * `burst`: a group commit of many deliveries at once (the inbox's WAL is
+   * then checkpointed less often). Also what the writer thread runs, in its
+   * own copy of the store (writer-worker.ts).
+   */
+  commitEvents(inboxId: string, events: CheckedEvent[], burst = false): boolean[] {
+    return this.use(inboxId, true, (c) => {
+      if (burst) c.checkpointLessOften();
+      return c.write((now) => insertEvents(c, events, now), { addsEventsOnly: true });
+    }) as boolean[];
   }
 
   async notify(inboxId: string, kind: WakeKind): Promise<void> {
@@ -345,6 +419,36 @@ export class SqliteStore implements StorePort, InboxFiles {
     if (earlier(after.sendAt, before?.sendAt ?? null)) this.wake(inboxId, 'outbox');
   }
 
+  exportInbox(id: string): AsyncIterable<InboxRecord> {
+    return lifecycle.exportInbox(this, id);
+  }
+
+  async deleteInbox(id: string): Promise<boolean> {
+    this.assertOpen();
+    return lifecycle.deleteInbox(this, id);
+  }
+
+  async importInbox(id: string, records: AsyncIterable<CheckedRecord>): Promise<number> {
+    this.assertOpen();
+    return lifecycle.importInbox(this, id, records);
+  }
+
+  closeInbox(inboxId: string): void {
+    this.open.delete(inboxId);
+  }
+
+  unlist(inboxId: string): void {
+    this.index.forget(inboxId);
+  }
+
+  list(inboxId: string): void {
+    this.rederive(inboxId);
+  }
+
+  caseTwin(inboxId: string): string | undefined {
+    return this.index.sameIgnoringCase(inboxId);
+  }
+
   async endSession(sessionId: string, expiresAt: number): Promise<void> {
     this.assertOpen();
     this.endedSessions().end(sessionId, expiresAt, this.now());
@@ -368,6 +472,7 @@ export class SqliteStore implements StorePort, InboxFiles {
   private async shutDown(): Promise<void> {
     this.closed = true;
     await this.rebuild; // it stops at its next inbox
+    await this.writer?.close(); // after the commits already sent to it
     this.listeners.clear();
     this.open.clear();
     this.index.close();

@@ -4,7 +4,7 @@ import type { DueTimer, ExpiredApproval, PlanFiring } from '../engine/port.js';
 import type { CheckedTimer } from '../engine/validate/index.js';
 import { toDueTimer, toTimerRow, type ListedTimerRecord, type TimerRecord } from '../rows.js';
 import type { InboxDb } from './inbox-db.js';
-import { insertEvent } from './ingest.js';
+import { insertEvents } from './ingest.js';
 
 const UPSERT_TIMER = `
 INSERT INTO timers (id, due, every, cron, tz, missed, payload, key_source, key_source_id, done, last_skipped)
@@ -43,12 +43,16 @@ export function upsertTimer(c: InboxDb, timer: CheckedTimer, due: number): void 
 
 /** R7 and R8's expiries: the due rows in, the engine's plan applied, in the caller's transaction. */
 export function fireTimers(c: InboxDb, plan: PlanFiring, now: number): void {
-  const due: DueTimer[] = (c.stmt(DUE_TIMERS).all(now) as TimerRecord[]).map(toDueTimer);
+  // Arrays, not objects: a pass may read 1,000 due timers, and better-sqlite3 builds arrays faster.
+  const rows = c.stmt(DUE_TIMERS).raw().all(now) as [string, number, number | null, string | null, string | null, TimerRecord['missed'], string, string | null, string | null][];
+  const due: DueTimer[] = rows.map(([id, at, every, cron, tz, missed, payload, keySource, keySourceId]) =>
+    toDueTimer({ id, due: at, every, cron, tz, missed, payload, key_source: keySource, key_source_id: keySourceId }),
+  );
   const expired: ExpiredApproval[] = (c.stmt(EXPIRED_APPROVALS).all(now) as { id: string; action: string; expires_at: number }[]).map(
     (row) => ({ id: row.id, actionJson: row.action, expiresAt: row.expires_at }),
   );
   const firing = plan(due, expired, now);
-  for (const event of firing.events) insertEvent(c, event, now);
+  insertEvents(c, firing.events, now);
   for (const timer of firing.timers) {
     if (timer.nextDue === null) c.stmt(RETIRE_TIMER).run(timer.lastSkipped, timer.id);
     else c.stmt(ADVANCE_TIMER).run(timer.nextDue, timer.lastSkipped, timer.id);

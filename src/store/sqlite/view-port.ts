@@ -14,27 +14,21 @@ export class SqliteViewPort implements ViewPort {
   ) {}
 
   async approvals(limit: number): Promise<ApprovalRow[]> {
-    const c = this.files.connection(this.id, false);
-    return c === null ? [] : c.read(() => listApprovals(c, limit));
+    return this.files.use(this.id, false, (c) => c.read(() => listApprovals(c, limit))) ?? [];
   }
 
   async outbox(limit: number): Promise<OutboxView> {
-    const c = this.files.connection(this.id, false);
-    if (c === null) return { held: [], heldCount: 0, sent: [], nextSendAt: null, failed: [] };
     const now = this.files.now();
-    return c.read(() => outboxView(c, now, limit));
+    return this.files.use(this.id, false, (c) => c.read(() => outboxView(c, now, limit))) ?? { held: [], heldCount: 0, sent: [], nextSendAt: null, failed: [] };
   }
 
   async activity(query: CheckedActivityQuery, buckets: (now: number) => number): Promise<ActivityBucket[]> {
     const now = this.files.now();
     const count = buckets(now);
-    const c = this.files.connection(this.id, false);
-    if (c === null) return toActivity([], query, count);
-    return c.read(() => activity(c, query, now, count));
+    return this.files.use(this.id, false, (c) => c.read(() => activity(c, query, now, count))) ?? toActivity([], query, count);
   }
 
   async actions(limit: number): Promise<OperatorAction[]> {
-    const c = this.files.connection(this.id, false);
-    return c === null ? [] : c.read(() => listActions(c, limit));
+    return this.files.use(this.id, false, (c) => c.read(() => listActions(c, limit))) ?? [];
   }
 }

@@ -66,7 +66,9 @@ it('what the client itself logs (a bad setting here) goes to the log too', async
   stops.push(routeClaudeSdkWarnings(logger));
   vi.stubEnv('ANTHROPIC_LOG', 'loud');
   const warn = vi.spyOn(console, 'warn');
-  claudeModel({ model: 'claude-test', apiKey: 'sk-test', baseURL: 'http://127.0.0.1:9' });
+  // The client is made at the first call (the SDK loads lazily); nothing listens on port 9.
+  const model = claudeModel({ model: 'claude-test', apiKey: 'sk-test', baseURL: 'http://127.0.0.1:9', maxRetries: 0 });
+  await model.step([{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], [], new AbortController().signal).catch(() => undefined);
   vi.unstubAllEnvs();
   expect(warn).not.toHaveBeenCalled();
   expect(lines).toMatchObject([{ level: 40, source: '@anthropic-ai/sdk', msg: expect.stringContaining('ANTHROPIC_LOG') }]);

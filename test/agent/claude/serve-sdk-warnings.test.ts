@@ -20,13 +20,13 @@ it('the deprecation notice is a log line, not stderr', async () => {
   server = await startFakeMessagesServer();
   server.enqueue(messageReply([{ type: 'text', text: 'Hello from the fake.' }]));
   const dir = harness.tempDir('vigil-sdk-warnings-');
-  const config = harness.writeConfig(dir, { store: 'sqlite:./data', port: 0, token: 'sdk-warnings-token', engine: { outboxGapMs: 0 }, workers: { pollIntervalMs: 200 } });
+  const config = harness.writeConfig(dir, { store: 'sqlite:./data', port: 0, token: 'sdk-warnings-token-0123456789abcdef', engine: { outboxGapMs: 0 }, workers: { pollIntervalMs: 200 } });
   const serve = harness.serve(config, { ANTHROPIC_API_KEY: 'sk-test', ANTHROPIC_BASE_URL: server.url, VIGIL_CLAUDE_MODEL: 'claude-sonnet-4-5' });
   const url = await serve.url();
   const response = await fetch(`${url}/inboxes/alice/messages`, {
     method: 'POST',
     body: JSON.stringify({ text: 'hi' }),
-    headers: { authorization: 'Bearer sdk-warnings-token', 'idempotency-key': 'm1', 'content-type': 'application/json' },
+    headers: { authorization: 'Bearer sdk-warnings-token-0123456789abcdef', 'idempotency-key': 'm1', 'content-type': 'application/json' },
   });
   expect(response.status).toBe(202);
   const warning = await serve.log('the SDK warning', (line) => line.source === '@anthropic-ai/sdk');

@@ -11,3 +11,4 @@ export * from './query.js';
 export * from './operator.js';
 export * from './settings.js';
 export * from './session-end.js';
+export * from './inbox-record.js';

@@ -1,9 +1,11 @@
 -- R1 (ingest.ts): each (source, sourceId) is stored once per inbox, by the
--- unique key (INSERT ... ON CONFLICT DO NOTHING), never by a read-then-write.
+-- unique key (INSERT ... ON CONFLICT DO NOTHING), never by a read-then-write,
+-- and a key whose event was pruned stays refused by its tombstone.
 -- Returns the keys that were stored; the caller matches them to its events.
---   1. If every key is already there, they are all duplicates: a stored key
---      is never deleted, so the answer is final, and nothing is written (no
---      lock, no WAL, no notification).
+--   1. If every key is already there (as an event or a tombstone), they are
+--      all duplicates: prune moves a key from events to tombstones in one
+--      transaction, so one snapshot sees it in one or the other, and the
+--      answer is final. Nothing is written (no lock, no WAL, no notification).
 --   2. Otherwise create or lock the inbox row and read "now" after the lock,
 --   3. insert the events, the first of equal keys winning,
 --   4. lower the inbox's wake time in the work table (never raise it: while
@@ -27,6 +29,8 @@ BEGIN
     SELECT 1 FROM unnest(p_sources, p_source_ids) AS k(source, source_id)
     WHERE NOT EXISTS (SELECT 1 FROM events e
                       WHERE e.inbox_id = p_inbox AND e.source = k.source AND e.source_id = k.source_id)
+      AND NOT EXISTS (SELECT 1 FROM tombstones t
+                      WHERE t.inbox_id = p_inbox AND t.source = k.source AND t.source_id = k.source_id)
   ) THEN
     RETURN;
   END IF;
@@ -38,6 +42,9 @@ BEGIN
   INSERT INTO events AS ev (inbox_id, source, source_id, payload, received_at)
   SELECT p_inbox, e.source, e.source_id, e.payload, v_now
   FROM unnest(p_sources, p_source_ids, p_payloads) WITH ORDINALITY AS e(source, source_id, payload, n)
+  -- Read after the lock: a prune of this inbox, which takes the same lock, has committed or not begun.
+  WHERE NOT EXISTS (SELECT 1 FROM tombstones t
+                    WHERE t.inbox_id = p_inbox AND t.source = e.source AND t.source_id = e.source_id)
   ORDER BY e.n
   ON CONFLICT (inbox_id, source, source_id) DO NOTHING
   RETURNING ev.source, ev.source_id;

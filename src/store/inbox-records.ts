@@ -1,0 +1,127 @@
+/**
+ * Rows as exportInbox gives them (contract.ts, InboxRecord), from the
+ * columns both stores name alike: one mapping, two SQL exports
+ * (sqlite/export.ts, postgres/export.ts). JSON columns are parsed, so an
+ * export is plain JSON Lines a person can read, and an import checks it
+ * as it checks any input (engine/validate/inbox-record.ts).
+ */
+import type { ApprovalAnswer, EventStatus, InboxRecord, InboxSettings, MissedPolicy, OperatorAction } from './contract.js';
+import { toTimerRow, type ListedTimerRecord } from './rows.js';
+
+export const EXPORT_EVENT_COLUMNS =
+  'id, source, source_id, payload, status, attempts, error, last_error, received_at, finished_at, claim_gen, last_claim_at';
+
+export interface ExportedEventRow {
+  id: number;
+  source: string;
+  source_id: string;
+  payload: string;
+  status: EventStatus;
+  attempts: number;
+  error: string | null;
+  last_error: string | null;
+  received_at: number;
+  finished_at: number | null;
+  claim_gen: number | null;
+  last_claim_at: number | null;
+}
+
+export function eventRecord(row: ExportedEventRow): InboxRecord {
+  return {
+    type: 'event',
+    source: row.source,
+    sourceId: row.source_id,
+    payload: JSON.parse(row.payload) as unknown,
+    status: row.status,
+    attempts: row.attempts,
+    error: row.error,
+    lastError: row.last_error,
+    receivedAt: row.received_at,
+    finishedAt: row.finished_at,
+    claimGen: row.claim_gen,
+    lastClaimAt: row.last_claim_at,
+  };
+}
+
+export interface ExportedMessageRow {
+  id: number;
+  body: string;
+  /** 0/1 on SQLite, a boolean on PostgreSQL. */
+  urgent: number | boolean;
+  channel: string | null;
+  created_at: number;
+  sent_at: number | null;
+}
+
+export interface ExportedFailureRow {
+  message_id: number;
+  channel: string;
+  kind: 'rejected' | 'undeliverable';
+  error: string;
+  failed_at: number;
+  redriven_at: number | null;
+}
+
+export function messageRecord(row: ExportedMessageRow, failures: ExportedFailureRow[]): InboxRecord {
+  return {
+    type: 'message',
+    body: row.body,
+    urgent: row.urgent === true || row.urgent === 1,
+    channel: row.channel,
+    createdAt: row.created_at,
+    sentAt: row.sent_at,
+    failures: failures.map((f) => ({ channel: f.channel, kind: f.kind, error: f.error, failedAt: f.failed_at, redrivenAt: f.redriven_at })),
+  };
+}
+
+export interface ExportedApprovalRow {
+  id: string;
+  action: string;
+  requested_at: number;
+  expires_at: number;
+  answer: ApprovalAnswer | 'expired' | null;
+  answered_at: number | null;
+}
+
+export function approvalRecord(row: ExportedApprovalRow): InboxRecord {
+  return {
+    type: 'approval',
+    id: row.id,
+    action: JSON.parse(row.action) as unknown,
+    requestedAt: row.requested_at,
+    expiresAt: row.expires_at,
+    answer: row.answer,
+    answeredAt: row.answered_at,
+  };
+}
+
+export function timerRecord(row: ListedTimerRecord & { missed: MissedPolicy }): InboxRecord {
+  return { type: 'timer', ...toTimerRow(row) };
+}
+
+export function memoryRecord(row: { key: string; value: string; updated_at: number }): InboxRecord {
+  return { type: 'memory', key: row.key, value: JSON.parse(row.value) as unknown, updatedAt: row.updated_at };
+}
+
+export function sessionRecord(row: { state: string; updated_at: number }): InboxRecord {
+  return { type: 'session', state: JSON.parse(row.state) as unknown, updatedAt: row.updated_at };
+}
+
+export function settingsRecord(json: string): InboxRecord {
+  return { type: 'settings', settings: JSON.parse(json) as InboxSettings };
+}
+
+export function actionRecord(row: OperatorAction): InboxRecord {
+  return { type: 'action', at: row.at, actor: row.actor, action: row.action, target: row.target, result: row.result };
+}
+
+/** Groups an inbox's failure rows by the message they are about. */
+export function failuresByMessage(rows: ExportedFailureRow[]): Map<number, ExportedFailureRow[]> {
+  const byMessage = new Map<number, ExportedFailureRow[]>();
+  for (const row of rows) {
+    const list = byMessage.get(row.message_id);
+    if (list === undefined) byMessage.set(row.message_id, [row]);
+    else list.push(row);
+  }
+  return byMessage;
+}

@@ -1,4 +1,0 @@
--- Stands in for main's 009-tombstones.sql, which this branch (wt-pg) was
--- cut before, so that 010 is in sequence here. Delete this file when the
--- branch is merged: main's 009 takes its place (two 009 files are refused
--- at startup, migration-files.ts).
