@@ -231,6 +231,23 @@ export function runSteps(target: StoreTarget): void {
       });
     });
 
+    it('retention: what the steps finished is pruned at its age, from when it finished; its keys stay duplicates', async () => {
+      const DAY = 86_400_000;
+      const { store, clock } = await open({ leaseTtlMs: TTL, retention: { doneEventsMs: DAY, sentMessagesMs: DAY } });
+      const inbox = store.inbox('alice');
+      await ingestAll(inbox, 'a', 'b');
+      const run = (await inbox.acquireAndClaim('A'))!;
+      clock.advance(1_000);
+      expect(await inbox.finishAndClaim('A', run.gen, run.events.map((e) => e.id), {})).toEqual({ finished: true, events: [] });
+      clock.advance(DAY - 1);
+      expect((await store.prune()).events).toBe(0); // finished 1 s after the claim: one ms short of its retention
+      clock.advance(1);
+      expect((await store.prune()).events).toBe(2);
+      expect(await inbox.ingestMany([{ source: 's', sourceId: 'a' }, { source: 's', sourceId: 'c' }])).toEqual([false, true]);
+      const next = (await inbox.acquireAndClaim('A'))!;
+      expect(next.events.map((e) => e.sourceId)).toEqual(['c']);
+    });
+
     it('a whole run in two calls leaves what acquire, claimBatch, finish and release leave', async () => {
       const steps = await open({ leaseTtlMs: TTL, batchLimit: 2 });
       const calls = await open({ leaseTtlMs: TTL, batchLimit: 2 });
