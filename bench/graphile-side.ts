@@ -94,6 +94,7 @@ export async function graphileRuns(url: string, schema: string, admin: pg.Pool, 
     };
 
     const started = startTimer();
+    const cpu = process.cpuUsage();
     const runner = await run({
       connectionString: url,
       schema,
@@ -104,6 +105,7 @@ export async function graphileRuns(url: string, schema: string, admin: pg.Pool, 
       ...(batched ? { preset: BATCHED_PRESET } : {}),
     });
     let seconds: number;
+    let used: NodeJS.CpuUsage;
     try {
       await withDeadline(finished, 300_000, 'graphile: not every job succeeded within 300 s');
       // A task has returned for every job; the run is over when every completion is committed.
@@ -112,6 +114,7 @@ export async function graphileRuns(url: string, schema: string, admin: pg.Pool, 
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       seconds = elapsedSeconds(started);
+      used = process.cpuUsage(cpu);
     } finally {
       await runner.stop();
     }
@@ -119,7 +122,7 @@ export async function graphileRuns(url: string, schema: string, admin: pg.Pool, 
     const work = workSince(before, await settledCounters(admin));
     const { rows } = await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.bench_replies`);
     if (rows[0]?.n !== events.length) throw new Error(`graphile wrote ${rows[0]?.n} replies, expected ${events.length}`);
-    return { eventsPerSecond: events.length / seconds, runs: events.length, seconds, work };
+    return { eventsPerSecond: events.length / seconds, runs: events.length, seconds, work, clientCpuMs: (used.user + used.system) / 1000 };
   });
 }
 

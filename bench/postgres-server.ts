@@ -5,6 +5,8 @@
  * PostgreSQL's default durability (fsync on, synchronous_commit on), and
  * stopped afterwards. Each measurement gets a fresh schema, dropped after it.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { startThrowawayPostgres } from '../test/setup/throwaway-postgres.js';
 
@@ -97,6 +99,12 @@ export interface ServerWork {
   walFlushes: number | null;
   /** Transactions committed in the database, every client's (the side's own, and the bench's few reads). */
   commits: number;
+  /**
+   * CPU time (ms) of the server's processes: the postmaster, its live
+   * backends and the ones it reaped; null where the server is not a local
+   * process this one can read (/proc).
+   */
+  serverCpuMs: number | null;
 }
 
 /**
@@ -127,10 +135,54 @@ export async function serverCounters(admin: pg.Pool): Promise<ServerWork> {
         // this server has the other view
       }
     }
-    return { walFlushes, commits: db?.commits ?? 0 };
+    return { walFlushes, commits: db?.commits ?? 0, serverCpuMs: serverCpu(await postmasterPid(admin, client)) };
   } finally {
     client.release();
   }
+}
+
+const postmasters = new WeakMap<pg.Pool, number | null>();
+
+/** The server's postmaster pid, from postmaster.pid in its data directory, when that is readable here. */
+async function postmasterPid(admin: pg.Pool, client: pg.PoolClient): Promise<number | null> {
+  if (postmasters.has(admin)) return postmasters.get(admin)!;
+  let pid: number | null;
+  try {
+    const [row] = (await client.query<{ dir: string }>('SELECT current_setting($1) AS dir', ['data_directory'])).rows;
+    const first = readFileSync(join(row!.dir, 'postmaster.pid'), 'utf8').split('\n')[0];
+    pid = Number.isInteger(Number(first)) ? Number(first) : null;
+  } catch {
+    pid = null; // not ours to read: a remote server, or no /proc
+  }
+  postmasters.set(admin, pid);
+  return pid;
+}
+
+const TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** /proc/<pid>/stat: ppid and utime, stime, cutime, cstime in ticks. */
+function procStat(pid: string): { ppid: number; self: number; reaped: number } | null {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' '); // fields[0] is the state (field 3)
+    const at = (n: number): number => Number(fields[n - 3]);
+    return { ppid: at(4), self: at(14) + at(15), reaped: at(16) + at(17) };
+  } catch {
+    return null;
+  }
+}
+
+function serverCpu(postmaster: number | null): number | null {
+  if (postmaster === null) return null;
+  const main = procStat(String(postmaster));
+  if (main === null) return null;
+  let ticks = main.self + main.reaped;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const child = procStat(entry);
+    if (child?.ppid === postmaster) ticks += child.self;
+  }
+  return ticks * TICK_MS;
 }
 
 /**
@@ -153,5 +205,6 @@ export function workSince(before: ServerWork, after: ServerWork): ServerWork {
   return {
     walFlushes: before.walFlushes === null || after.walFlushes === null ? null : after.walFlushes - before.walFlushes,
     commits: after.commits - before.commits,
+    serverCpuMs: before.serverCpuMs === null || after.serverCpuMs === null ? null : after.serverCpuMs - before.serverCpuMs,
   };
 }

@@ -80,6 +80,10 @@ export interface PgWork {
   flushesPer1000: (number | null)[];
   /** Transactions committed per 1,000 events (jobs), every client's. */
   commitsPer1000: number[];
+  /** CPU ms of the server's processes per 1,000 events (jobs); null where they cannot be read. */
+  serverCpuPer1000: (number | null)[];
+  /** CPU ms of the bench process (the side's client) per 1,000 events (jobs). */
+  clientCpuPer1000: number[];
 }
 
 export interface PgResults {
@@ -140,14 +144,15 @@ async function measure(plan: PgPlan, url: string, admin: import('pg').Pool, log:
   const add = (key: PgFigureKey, value: number): void => {
     samples.set(key, [...(samples.get(key) ?? []), value]);
   };
-  const works = new Map<PgFigureKey, ServerWork[]>();
+  const works = new Map<PgFigureKey, (ServerWork & { clientCpuMs: number })[]>();
   const events = plan.inboxes * plan.perInbox;
   const addRun = (key: PgFigureKey, run: RunFigures): void => {
     add(key, run.eventsPerSecond);
-    works.set(key, [...(works.get(key) ?? []), run.work]);
+    works.set(key, [...(works.get(key) ?? []), { ...run.work, clientCpuMs: run.clientCpuMs }]);
   };
   const perEvents = (work: ServerWork): string =>
-    `${work.walFlushes === null ? '?' : Math.round((work.walFlushes * 1000) / events)} WAL flushes, ${Math.round((work.commits * 1000) / events)} commits per 1,000`;
+    `${work.walFlushes === null ? '?' : Math.round((work.walFlushes * 1000) / events)} WAL flushes, ${Math.round((work.commits * 1000) / events)} commits, ` +
+    `${work.serverCpuMs === null ? '?' : Math.round((work.serverCpuMs * 1000) / events)} server CPU ms per 1,000`;
   const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
   let schemaSeq = 0;
   const schema = (side: string): string => `bench_${side}_${process.pid}_${++schemaSeq}`;
@@ -244,6 +249,8 @@ async function measure(plan: PgPlan, url: string, admin: import('pg').Pool, log:
       label: f.label,
       flushesPer1000: works.get(f.key)!.map((w) => (w.walFlushes === null ? null : (w.walFlushes * 1000) / events)),
       commitsPer1000: works.get(f.key)!.map((w) => (w.commits * 1000) / events),
+      serverCpuPer1000: works.get(f.key)!.map((w) => (w.serverCpuMs === null ? null : (w.serverCpuMs * 1000) / events)),
+      clientCpuPer1000: works.get(f.key)!.map((w) => (w.clientCpuMs * 1000) / events),
     }));
   return { figures, work, bestGraphile, targets };
 }

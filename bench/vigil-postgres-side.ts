@@ -7,7 +7,7 @@
 import type pg from 'pg';
 import { openStore, type NewEvent, type RunOutcome, type Store, type StoreOptions } from '../src/index.js';
 import { DEFAULTS } from '../src/store/options.js';
-import { dropSchema, serverCounters, settle, settledCounters, workSince, type ServerWork } from './postgres-server.js';
+import { dropSchema, settle, settledCounters, workSince, type ServerWork } from './postgres-server.js';
 import { benchEvents, inParallel, replyBody, SOURCE, type PgPlan } from './postgres-workload.js';
 import { elapsedSeconds, startTimer } from './timing.js';
 
@@ -27,6 +27,8 @@ export interface RunFigures {
   seconds: number;
   /** What the server did for the timed part: WAL flushes and commits (postgres-server.ts, ServerWork). */
   work: ServerWork;
+  /** CPU time (ms) of this process (the side's client: runners, driver) in the timed part. */
+  clientCpuMs: number;
 }
 
 async function withStore<T>(
@@ -179,8 +181,10 @@ async function timedRuns(
     }
   };
   const started = startTimer();
+  const cpu = process.cpuUsage();
   await Promise.all(Array.from({ length: plan.concurrency }, (_, i) => runner(`runner-${i}`)));
   const seconds = elapsedSeconds(started);
+  const used = process.cpuUsage(cpu);
 
   const [row] = (
     await admin.query<{ done: number; replies: number; held: number }>(
@@ -194,5 +198,5 @@ async function timedRuns(
       `Vigil runs: ${done} events handled, ${row?.done} done, ${row?.replies} replies for ${runs} runs, ${row?.held} leases still held; expected ${events.length}`,
     );
   }
-  return { eventsPerSecond: events.length / seconds, runs, seconds, before };
+  return { eventsPerSecond: events.length / seconds, runs, seconds, before, clientCpuMs: (used.user + used.system) / 1000 };
 }
