@@ -77,6 +77,7 @@ export function chaosStore(inner: Store, { journal, crashes }: ChaosStoreOptions
         await crashes.pass('before-finish', inbox);
         await crashes.pass('in-finish', inbox);
         const askedAt = monotonicMs();
+        journal.write({ k: 'stepping', inbox, holder, gen, at: askedAt });
         journal.write({ k: 'claiming', inbox, holder, gen });
         const result = await port.finishAndClaim(holder, gen, ids, outcome, options);
         const gotAt = monotonicMs();
