@@ -9,7 +9,7 @@
  */
 import type pg from 'pg';
 import { Logger, makeWorkerUtils, run, type Task, type WorkerUtils } from 'graphile-worker';
-import { dropSchema, settle } from './postgres-server.js';
+import { dropSchema, settle, settledCounters, workSince } from './postgres-server.js';
 import { benchEvents, inParallel, replyBody, TASK, type PgPlan } from './postgres-workload.js';
 import type { IngestFigures, RunFigures } from './vigil-postgres-side.js';
 import { elapsedSeconds, startTimer } from './timing.js';
@@ -76,6 +76,7 @@ export async function graphileRuns(url: string, schema: string, admin: pg.Pool, 
       await utils.addJobs(events.slice(i, i + 1000).map((e) => ({ identifier: TASK, payload: e.payload, queueName: e.inbox, jobKey: e.jobKey })));
     }
     await settle(admin, schema);
+    const before = await settledCounters(admin);
 
     let succeeded = 0;
     let allSucceeded: () => void = () => undefined;
@@ -93,6 +94,7 @@ export async function graphileRuns(url: string, schema: string, admin: pg.Pool, 
     };
 
     const started = startTimer();
+    const cpu = process.cpuUsage();
     const runner = await run({
       connectionString: url,
       schema,
@@ -103,6 +105,7 @@ export async function graphileRuns(url: string, schema: string, admin: pg.Pool, 
       ...(batched ? { preset: BATCHED_PRESET } : {}),
     });
     let seconds: number;
+    let used: NodeJS.CpuUsage;
     try {
       await withDeadline(finished, 300_000, 'graphile: not every job succeeded within 300 s');
       // A task has returned for every job; the run is over when every completion is committed.
@@ -111,12 +114,15 @@ export async function graphileRuns(url: string, schema: string, admin: pg.Pool, 
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       seconds = elapsedSeconds(started);
+      used = process.cpuUsage(cpu);
     } finally {
       await runner.stop();
     }
+    // run()'s connections are closed: their counters are in.
+    const work = workSince(before, await settledCounters(admin));
     const { rows } = await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.bench_replies`);
     if (rows[0]?.n !== events.length) throw new Error(`graphile wrote ${rows[0]?.n} replies, expected ${events.length}`);
-    return { eventsPerSecond: events.length / seconds, runs: events.length, seconds };
+    return { eventsPerSecond: events.length / seconds, runs: events.length, seconds, work, clientCpuMs: (used.user + used.system) / 1000 };
   });
 }
 

@@ -6,17 +6,19 @@
  * Each repetition runs every measurement of both sides once, each in a fresh
  * schema, in an order that flips every repetition, so a burst of load from
  * other processes falls on both alike; ratios are taken per repetition
- * (paired), then their median. The end-to-end targets compare Vigil with
- * graphile's best configuration *in the same repetition*.
+ * (paired), then their median. The end-to-end targets (issue 22) compare
+ * Vigil's default claim with graphile's best configuration, and
+ * `batchLimit: 1` with graphile's default (one job per fetch: the same
+ * work per event), each *in the same repetition*.
  */
 import { loadavg, tmpdir } from 'node:os';
 import { graphileAddJob, graphileRuns } from './graphile-side.js';
 import { describeMachine } from './machine.js';
-import { openBenchServer } from './postgres-server.js';
+import { openBenchServer, type ServerWork } from './postgres-server.js';
 import { renderPostgresConsole, renderPostgresSection, writePostgresSection, type PgRunInfo } from './postgres-report.js';
 import { PG_FULL_PLAN, PG_QUICK_PLAN, type PgPlan } from './postgres-workload.js';
 import { median, elapsedSeconds, startTimer } from './timing.js';
-import { vigilIngest, vigilRuns } from './vigil-postgres-side.js';
+import { vigilIngest, vigilRuns, type RunFigures } from './vigil-postgres-side.js';
 
 /** `npm run bench -- --only postgres` runs this family alone. */
 export const POSTGRES_FAMILY = 'postgres';
@@ -39,6 +41,7 @@ export type PgFigureKey =
   | 'graphileAddJob'
   | 'graphileDuplicate'
   | 'vigilDefault'
+  | 'vigilSeparate'
   | 'vigilBatch1'
   | 'graphileDefault'
   | 'graphileBatched';
@@ -51,6 +54,7 @@ function labels(plan: PgPlan): Record<PgFigureKey, [PgFigure['side'], string, Pg
     graphileAddJob: [GRAPHILE, `addJob with job_key, jobKeyMode 'unsafe_dedupe', ${n} new`, 'jobs/s'],
     graphileDuplicate: [GRAPHILE, `addJob, the same ${n} job keys again`, 'jobs/s'],
     vigilDefault: [VIGIL_PG, 'end to end, default claim (a run takes what its inbox has pending)', 'events/s'],
+    vigilSeparate: [VIGIL_PG, 'end to end, default claim, the separate calls (acquire, claimBatch, finish, release)', 'events/s'],
     vigilBatch1: [VIGIL_PG, 'end to end, batchLimit: 1 (one event per run)', 'events/s'],
     graphileDefault: [GRAPHILE, 'end to end, default options', 'jobs/s'],
     graphileBatched: [GRAPHILE, 'end to end, localQueue { size: 500 }, completeJobBatchDelay: 0', 'jobs/s'],
@@ -67,8 +71,24 @@ export interface PgTarget {
   pass: boolean | null;
 }
 
+/** What the server did for an end-to-end figure, per repetition (postgres-server.ts, ServerWork). */
+export interface PgWork {
+  key: PgFigureKey;
+  side: PgFigure['side'];
+  label: string;
+  /** WAL flushes per 1,000 events (jobs); null where the server does not count them. */
+  flushesPer1000: (number | null)[];
+  /** Transactions committed per 1,000 events (jobs), every client's. */
+  commitsPer1000: number[];
+  /** CPU ms of the server's processes per 1,000 events (jobs); null where they cannot be read. */
+  serverCpuPer1000: (number | null)[];
+  /** CPU ms of the bench process (the side's client) per 1,000 events (jobs). */
+  clientCpuPer1000: number[];
+}
+
 export interface PgResults {
   figures: PgFigure[];
+  work: PgWork[];
   /** Per repetition: graphile's better end-to-end configuration and its jobs/s. */
   bestGraphile: { config: string; value: number }[];
   targets: PgTarget[];
@@ -124,6 +144,15 @@ async function measure(plan: PgPlan, url: string, admin: import('pg').Pool, log:
   const add = (key: PgFigureKey, value: number): void => {
     samples.set(key, [...(samples.get(key) ?? []), value]);
   };
+  const works = new Map<PgFigureKey, (ServerWork & { clientCpuMs: number })[]>();
+  const events = plan.inboxes * plan.perInbox;
+  const addRun = (key: PgFigureKey, run: RunFigures): void => {
+    add(key, run.eventsPerSecond);
+    works.set(key, [...(works.get(key) ?? []), { ...run.work, clientCpuMs: run.clientCpuMs }]);
+  };
+  const perEvents = (work: ServerWork): string =>
+    `${work.walFlushes === null ? '?' : Math.round((work.walFlushes * 1000) / events)} WAL flushes, ${Math.round((work.commits * 1000) / events)} commits, ` +
+    `${work.serverCpuMs === null ? '?' : Math.round((work.serverCpuMs * 1000) / events)} server CPU ms per 1,000`;
   const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
   let schemaSeq = 0;
   const schema = (side: string): string => `bench_${side}_${process.pid}_${++schemaSeq}`;
@@ -142,27 +171,32 @@ async function measure(plan: PgPlan, url: string, admin: import('pg').Pool, log:
       log(`  graphile addJob ${fmt(r.ingestPerSecond)}/s, duplicates ${fmt(r.duplicatePerSecond)}/s`);
     },
     'Vigil default claim': async () => {
-      const r = await vigilRuns(url, schema('vigil'), admin, plan);
-      add('vigilDefault', r.eventsPerSecond);
-      log(`  Vigil default claim ${fmt(r.eventsPerSecond)} events/s (${r.runs} runs, ${r.seconds.toFixed(1)} s)`);
+      const r = await vigilRuns(url, schema('vigil'), admin, plan, 'steps');
+      addRun('vigilDefault', r);
+      log(`  Vigil default claim ${fmt(r.eventsPerSecond)} events/s (${r.runs} runs, ${r.seconds.toFixed(1)} s); ${perEvents(r.work)}`);
+    },
+    'Vigil separate calls': async () => {
+      const r = await vigilRuns(url, schema('vigil'), admin, plan, 'separate');
+      addRun('vigilSeparate', r);
+      log(`  Vigil default claim, separate calls ${fmt(r.eventsPerSecond)} events/s (${r.runs} runs, ${r.seconds.toFixed(1)} s); ${perEvents(r.work)}`);
     },
     'Vigil batchLimit 1': async () => {
-      const r = await vigilRuns(url, schema('vigil'), admin, plan, 1);
-      add('vigilBatch1', r.eventsPerSecond);
-      log(`  Vigil batchLimit 1 ${fmt(r.eventsPerSecond)} events/s (${r.seconds.toFixed(1)} s)`);
+      const r = await vigilRuns(url, schema('vigil'), admin, plan, 'steps', 1);
+      addRun('vigilBatch1', r);
+      log(`  Vigil batchLimit 1 ${fmt(r.eventsPerSecond)} events/s (${r.seconds.toFixed(1)} s); ${perEvents(r.work)}`);
     },
     'graphile default': async () => {
       const r = await graphileRuns(url, schema('graphile'), admin, plan, false);
-      add('graphileDefault', r.eventsPerSecond);
-      log(`  graphile default ${fmt(r.eventsPerSecond)} jobs/s (${r.seconds.toFixed(1)} s)`);
+      addRun('graphileDefault', r);
+      log(`  graphile default ${fmt(r.eventsPerSecond)} jobs/s (${r.seconds.toFixed(1)} s); ${perEvents(r.work)}`);
     },
     'graphile batched': async () => {
       const r = await graphileRuns(url, schema('graphile'), admin, plan, true);
-      add('graphileBatched', r.eventsPerSecond);
-      log(`  graphile batched ${fmt(r.eventsPerSecond)} jobs/s (${r.seconds.toFixed(1)} s)`);
+      addRun('graphileBatched', r);
+      log(`  graphile batched ${fmt(r.eventsPerSecond)} jobs/s (${r.seconds.toFixed(1)} s); ${perEvents(r.work)}`);
     },
   };
-  const order = ['Vigil ingest', 'graphile addJob', 'Vigil default claim', 'graphile batched', 'Vigil batchLimit 1', 'graphile default'];
+  const order = ['Vigil ingest', 'graphile addJob', 'Vigil default claim', 'graphile batched', 'Vigil separate calls', 'Vigil batchLimit 1', 'graphile default'];
   for (let rep = 0; rep < plan.reps; rep++) {
     log(`repetition ${rep + 1} of ${plan.reps}`);
     const now = order.filter((name) => name !== 'graphile default' || rep < plan.graphileDefaultReps);
@@ -175,7 +209,7 @@ async function measure(plan: PgPlan, url: string, admin: import('pg').Pool, log:
     return { key, side, label, unit, samples: samples.get(key) ?? [] };
   });
   const get = (key: PgFigureKey): number[] => samples.get(key) ?? [];
-  // A repetition without graphile's default configuration compares with its batched one.
+  // A repetition without graphile's default configuration (a quick plan's) compares with its batched one.
   const bestGraphile = get('graphileBatched').map((batched, i) => {
     const plain = get('graphileDefault')[i];
     return plain === undefined || batched >= plain ? { config: 'batched', value: batched } : { config: 'default', value: plain };
@@ -187,10 +221,36 @@ async function measure(plan: PgPlan, url: string, admin: import('pg').Pool, log:
   };
   const best = bestGraphile.map((b) => b.value);
   const targets = [
-    target('end to end, Vigil default claim vs graphile-worker at its best', 'Vigil events/s ÷ best graphile jobs/s, per repetition', 2, ratio(get('vigilDefault'), best)),
-    target('end to end, Vigil batchLimit: 1 vs graphile-worker at its best', 'Vigil events/s ÷ best graphile jobs/s, per repetition', 1, ratio(get('vigilBatch1'), best)),
-    target('ingest vs addJob', 'Vigil ingest/s ÷ graphile addJob/s, per repetition', 1.5, ratio(get('vigilIngest'), get('graphileAddJob'))),
-    target('duplicate ingest vs duplicate addJob', 'Vigil ingest/s ÷ graphile addJob/s on the same keys again, per repetition', 1.5, ratio(get('vigilDuplicate'), get('graphileDuplicate'))),
+    target(
+      'end to end, Vigil default claim vs graphile-worker at its best (issue 22)',
+      'Vigil events/s ÷ best graphile jobs/s, per repetition',
+      2,
+      ratio(get('vigilDefault'), best),
+    ),
+    target(
+      'end to end, Vigil batchLimit: 1 vs graphile-worker default, one job per fetch (issue 22)',
+      'Vigil events/s ÷ graphile default jobs/s, per repetition',
+      2,
+      ratio(get('vigilBatch1'), get('graphileDefault')),
+    ),
+    target('ingest vs addJob (issue 3)', 'Vigil ingest/s ÷ graphile addJob/s, per repetition', 1.5, ratio(get('vigilIngest'), get('graphileAddJob'))),
+    target(
+      'duplicate ingest vs duplicate addJob (issue 3)',
+      'Vigil ingest/s ÷ graphile addJob/s on the same keys again, per repetition',
+      1.5,
+      ratio(get('vigilDuplicate'), get('graphileDuplicate')),
+    ),
   ];
-  return { figures, bestGraphile, targets };
+  const work: PgWork[] = figures
+    .filter((f) => works.has(f.key))
+    .map((f) => ({
+      key: f.key,
+      side: f.side,
+      label: f.label,
+      flushesPer1000: works.get(f.key)!.map((w) => (w.walFlushes === null ? null : (w.walFlushes * 1000) / events)),
+      commitsPer1000: works.get(f.key)!.map((w) => (w.commits * 1000) / events),
+      serverCpuPer1000: works.get(f.key)!.map((w) => (w.serverCpuMs === null ? null : (w.serverCpuMs * 1000) / events)),
+      clientCpuPer1000: works.get(f.key)!.map((w) => (w.clientCpuMs * 1000) / events),
+    }));
+  return { figures, work, bestGraphile, targets };
 }

@@ -16,6 +16,13 @@ export type JournalRecord =
   | { k: 'acquire'; inbox: string; holder: string; gen: number; askedAt: number; gotAt: number }
   /** The worker is about to release: it stops counting on the lease from `at`. */
   | { k: 'release'; inbox: string; holder: string; gen: number; at: number }
+  /**
+   * About to send a run step that may end the lease in its commit
+   * (finishAndClaim releases it when nothing is left): with no `finish`
+   * after it, the worker died before it could say, and the lease counts as
+   * released from `at`, as a release is dated when it is asked for.
+   */
+  | { k: 'stepping'; inbox: string; holder: string; gen: number; at: number }
   /** About to claim: with no `claim` after it, the worker died before it could say what it claimed. */
   | { k: 'claiming'; inbox: string; holder: string; gen: number }
   /** A batch claimed, possibly empty (for reading a failed run: which events went together). */

@@ -7,7 +7,9 @@
  * returned it until the worker released it or its TTL ran out, counted
  * from when the last successful acquire (the grant or a renewal) was
  * *sent*: the store's own expiry can only be later. A killed worker never
- * releases: its lease is held until that TTL. Times are one monotonic
+ * releases: its lease is held until that TTL, unless it died in a run step
+ * that may have released it (a `stepping` record with no `finish` after it:
+ * released from when the step was sent). Times are one monotonic
  * clock for every process on the machine. An acquire slower than the TTL
  * (a loaded machine) returns a lease that had already lapsed: held for no
  * moment at all.
@@ -51,9 +53,17 @@ export function checkLeases(records: readonly JournalRecord[], leaseTtlMs: numbe
       lease.lastAsked = Math.max(lease.lastAsked, r.askedAt);
     }
   }
+  // A run step a worker died in (a `stepping` with no `finish` after it, in
+  // that worker's own records) may have released the lease in its commit:
+  // it counts as a release asked for when the step was sent.
+  const unanswered = new Map<string, Release>();
+  const releases: Release[] = [];
   for (const record of records) {
-    if (record.k !== 'release') continue;
-    const r: Release = record;
+    if (record.k === 'release') releases.push(record);
+    else if (record.k === 'stepping') unanswered.set(`${record.inbox} gen ${record.gen}\u0000${record.holder}`, { ...record, k: 'release' });
+    else if (record.k === 'finish') unanswered.delete(`${record.inbox} gen ${record.gen}\u0000${record.holder}`);
+  }
+  for (const r of [...releases, ...unanswered.values()]) {
     const lease = leases.get(`${r.inbox} gen ${r.gen}\u0000${r.holder}`);
     if (lease !== undefined) lease.releasedAt = Math.min(lease.releasedAt, r.at);
   }

@@ -15,6 +15,7 @@ export class LeaseHeartbeat {
   private lostGen: number | null | undefined;
   private renewing: Promise<boolean> | null = null;
   private stopped = false;
+  private paused = false;
 
   constructor(
     private readonly inbox: Inbox,
@@ -40,6 +41,24 @@ export class LeaseHeartbeat {
       this.renewing = null;
     });
     return this.renewing;
+  }
+
+  /**
+   * Holds the timer and waits for a renewal in flight, for a step that
+   * renews or ends the lease itself (finishAndClaim): a renewal landing
+   * after that step released the lease would take it again under a new
+   * generation and report the run's lease lost. `resume()` goes on.
+   */
+  async pause(): Promise<void> {
+    this.paused = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    await this.renewing;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.schedule();
   }
 
   /**
@@ -70,7 +89,7 @@ export class LeaseHeartbeat {
   }
 
   private schedule(): void {
-    if (this.intervalMs === null || this.stopped || this.lost) return;
+    if (this.intervalMs === null || this.stopped || this.paused || this.lost || this.timer !== null) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.renew().then(() => this.schedule());

@@ -6,6 +6,14 @@
  *
  *   runScheduler → acquire → [claimBatch → agent.run → finish → renew]* → release
  *
+ * in two kinds of store call (contract.ts): acquireAndClaim takes the lease
+ * and the first batch; finishAndClaim records a batch's outcome, renews the
+ * lease and claims the next batch, or releases the lease when nothing is
+ * left. A run of one batch is two calls, not four or five (acquire, claim,
+ * finish, renew and claim again, release); on PostgreSQL each is a round
+ * trip and a commit. A pool that is draining finishes with plain `finish`
+ * and releases, claiming nothing more.
+ *
  * Every write that matters is fenced by the store (R3); this module's job is
  * to notice a lost lease early (the heartbeat) and stop the agent, not to
  * guarantee anything the store already does.
@@ -59,8 +67,16 @@ export async function runInbox(deps: RunInboxDeps, inbox: Inbox): Promise<InboxT
   const fired = await inbox.runScheduler();
   if (deps.draining()) return fired > 0 ? 'worked' : 'idle';
 
-  const gen = await inbox.acquire(holder);
-  if (gen === null) return 'busy';
+  const start = await inbox.acquireAndClaim(holder);
+  if (start === null) return 'busy';
+  const { gen } = start;
+  if (start.events.length === 0) {
+    // Nothing to claim: the call released the lease already, unless events of
+    // this generation were still running (a turn of ours that could not
+    // finish them): end it, so the next claim puts them back at once.
+    await release(deps, inbox, gen, gen);
+    return fired > 0 ? 'worked' : 'idle';
+  }
   let current: AbortController | null = null;
   let lostReported = false;
   const reportLost = (): void => {
@@ -73,28 +89,55 @@ export async function runInbox(deps: RunInboxDeps, inbox: Inbox): Promise<InboxT
     current?.abort(new RunAbortedError('lease-lost', `the lease on ${inboxId} (gen ${gen}) was lost`));
   });
 
+  /**
+   * A batch's last finish. While the pool goes on it claims the next batch
+   * in the same call (the lease renewed, or released when nothing is left);
+   * draining or shutting down, it only finishes. The heartbeat holds still
+   * meanwhile, and after it unless a next batch was claimed: a renewal
+   * landing after the release would take the lease again.
+   */
+  const finishBatch: FinishBatch = async (eventIds, outcome) => {
+    if (deps.draining() || deps.shutdown.aborted) return { finished: await inbox.finish(holder, gen, eventIds, outcome), next: null };
+    await heartbeat.pause();
+    const step = await inbox.finishAndClaim(holder, gen, eventIds, outcome);
+    if (step.events.length > 0) heartbeat.resume(); // the run goes on with the next batch
+    return { finished: step.finished, next: step.finished ? step.events : null };
+  };
+
   let batches = 0;
+  let released = false;
   try {
     heartbeat.start();
-    for (;;) {
-      if (deps.draining() || deps.shutdown.aborted) break;
-      // Renew between steps, so a claim never starts on a lease about to lapse.
-      if (batches > 0 && !(await heartbeat.renew())) break;
-      const claimed = await inbox.claimBatch(holder, gen);
-      if (claimed.length === 0) break;
+    for (let batch: ClaimedEvent[] | null = start.events; batch !== null && batch.length > 0; ) {
       batches += 1;
       current = new AbortController();
-      const label = await runBatch(deps, inbox, gen, claimed, current, reportLost);
+      const step = await runBatch(deps, inbox, gen, batch, current, reportLost, finishBatch);
       current = null;
-      if (label === 'refused') break;
+      if (step.label === 'refused') break;
+      if (step.next === undefined) {
+        // The batch left nothing to finish (screened out): claim the next one here.
+        if (deps.draining() || deps.shutdown.aborted) break;
+        // Renew between steps, so a claim never starts on a lease about to lapse.
+        if (!(await heartbeat.renew())) break;
+        batch = await inbox.claimBatch(holder, gen);
+        continue;
+      }
+      batch = step.next;
+      // finishAndClaim claimed nothing: nothing of this generation runs any more, so it released the lease.
+      released = batch !== null && batch.length === 0;
     }
   } finally {
     const newerGen = await heartbeat.stop();
-    await release(deps, inbox, gen, heartbeat.lost ? newerGen : gen);
+    if (heartbeat.lost) await release(deps, inbox, gen, newerGen);
+    else if (!released) await release(deps, inbox, gen, gen);
   }
   return batches > 0 || fired > 0 ? 'worked' : 'idle';
 }
 
+/** The outcome of a batch's last finish, and the next batch when the finish claimed one (null: it did not try). */
+type FinishBatch = (eventIds: number[], outcome: RunOutcome) => Promise<{ finished: boolean; next: ClaimedEvent[] | null }>;
+
+/** The batch's label, and what its last finish claimed (undefined: nothing was left to finish). */
 async function runBatch(
   deps: RunInboxDeps,
   inbox: Inbox,
@@ -102,15 +145,16 @@ async function runBatch(
   batch: ClaimedEvent[],
   controller: AbortController,
   reportLost: () => void,
-): Promise<RunLabel> {
-  const { events, holder } = deps;
+  finishBatch: FinishBatch,
+): Promise<{ label: RunLabel; next?: ClaimedEvent[] | null }> {
+  const { events } = deps;
   const inboxId = inbox.id;
   const startedAt = performance.now();
   events.emit('run:started', { inboxId, gen, eventIds: batch.map((event) => event.id) });
 
   const claimed = await screen(deps, inbox, gen, batch);
-  if (claimed === null) return 'refused';
-  if (claimed.length === 0) return 'nothing';
+  if (claimed === null) return { label: 'refused' };
+  if (claimed.length === 0) return { label: 'nothing' };
   const eventIds = claimed.map((event) => event.id);
 
   const onShutdown = (): void => controller.abort(new RunAbortedError('shutdown', 'the worker is shutting down'));
@@ -151,15 +195,16 @@ async function runBatch(
     };
   }
   let finished: boolean;
+  let next: ClaimedEvent[] | null;
   try {
-    finished = await inbox.finish(holder, gen, eventIds, outcome);
+    ({ finished, next } = await finishBatch(eventIds, outcome));
   } catch (error) {
     // The agent's result broke a store rule (an empty or oversized body, memory over its limit):
     // that is the agent's error, retried and eventually dead like a throw, never a crashed worker.
     const agentsFault = isVigilError(error, 'invalid_argument') || isVigilError(error, 'invalid_memory') || isVigilError(error, 'memory_full');
     if (!agentsFault || outcome.error !== undefined) throw error;
     ({ label, outcome } = { label: 'error', outcome: { error: clip(`the agent's result was refused: ${describeError(error)}`) } });
-    finished = await inbox.finish(holder, gen, eventIds, outcome);
+    ({ finished, next } = await finishBatch(eventIds, outcome));
   }
   if (!finished) {
     label = 'refused';
@@ -177,7 +222,7 @@ async function runBatch(
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(decisions.length === 0 ? {} : { decisions }),
   });
-  return label;
+  return { label, next };
 }
 
 /**

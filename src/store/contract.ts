@@ -44,6 +44,21 @@ export interface ClaimedEvent {
   attempts: number;
 }
 
+/** What `acquireAndClaim` gives: the lease's generation and the batch claimed under it. */
+export interface ClaimedRun {
+  gen: number;
+  /** Empty when there was nothing to claim: the lease is released again, unless this generation still has events running. */
+  events: ClaimedEvent[];
+}
+
+/** What `finishAndClaim` gives: whether the finish was recorded, and the next batch claimed under the same lease. */
+export interface NextBatch {
+  /** false: refused (R3), nothing changed, nothing claimed. */
+  finished: boolean;
+  /** Empty when nothing was left to claim: the lease is released, unless this generation still has events running. */
+  events: ClaimedEvent[];
+}
+
 export interface EventRow extends ClaimedEvent {
   status: EventStatus;
   /** `too many attempts` for a dead event, the run's error for a retried one. */
@@ -342,6 +357,26 @@ export interface Inbox {
   claimBatch(holder: string, gen: number): Promise<ClaimedEvent[]>;
   /** R3, R5: record a run's outcome and queue its messages, fenced on holder and gen. */
   finish(holder: string, gen: number, ids: readonly number[], outcome?: RunOutcome): Promise<boolean>;
+
+  /**
+   * R2 then R4 in one transaction: `acquire`, then `claimBatch` under that
+   * lease; `null` while another holder's lease is valid. When the claim
+   * takes nothing and no event of this generation is running, the lease is
+   * released in the same transaction, as `release` would: a turn at an
+   * inbox with nothing to do leaves nothing held. One call where a run's
+   * start took three (acquire, claim, and release when empty).
+   */
+  acquireAndClaim(holder: string): Promise<ClaimedRun | null>;
+  /**
+   * R3, R5 then R4 in one transaction: `finish`, and once it is recorded,
+   * the lease renewed (same generation) and the next batch claimed under
+   * it. When nothing is left to claim and no event of this generation is
+   * still running, the lease is released in the same transaction. Refused
+   * (R3): `{ finished: false, events: [] }`, nothing changed. For the last
+   * finish of the batch in hand; one call where finish, renew, claim and
+   * the last release took four.
+   */
+  finishAndClaim(holder: string, gen: number, ids: readonly number[], outcome?: RunOutcome): Promise<NextBatch>;
 
   /** R7: create or replace a timer by id. */
   addTimer(timer: TimerSpec): Promise<void>;

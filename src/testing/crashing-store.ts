@@ -18,6 +18,15 @@
  *                            (it stays reserved until leaseTtlMs, then goes again)
  *   before-release           the turn is over; the lease is never released
  *
+ * The runtime runs a turn with acquireAndClaim and finishAndClaim, each one
+ * transaction where the points above fall between separate calls. Those
+ * calls go through as they are unless a point inside them is due: then the
+ * wrapper makes the separate calls (acquire then claim; finish, claim, and
+ * release when nothing is left), so the worker still dies exactly there
+ * (after-acquire before the claim, after-finish before the next claim,
+ * before-release with the lease held). after-claim falls after either call
+ * that claimed a batch, as it did after a claim.
+ *
  * The crash throws a SimulatedCrash out of the call and then behaves like a
  * dead process, not like an error: the operation after the point never
  * happens. A crashed worker (its inbox and holder) stays dead on this
@@ -28,7 +37,7 @@
  */
 import { VigilError } from '../errors.js';
 import type { ClaimedEvent, HeldMessage, Store } from '../store/contract.js';
-import type { InboxPort } from '../store/engine/port.js';
+import type { Claim, InboxPort } from '../store/engine/port.js';
 import { CRASH_POINTS, SimulatedCrash, type CrashPoint, type CrashSite } from './simulated-crash.js';
 import { wrapPort } from './wrap-port.js';
 
@@ -150,6 +159,14 @@ function crashPoints(inner: InboxPort, plan: CrashPlan): Partial<InboxPort> {
     messages: [],
     ...more,
   });
+  /** A claim committed: its batch is in hand, and after-claim may fall. */
+  const afterClaim = (holder: string, claim: Claim): void => {
+    plan.rememberClaimed(inboxId, claim.events);
+    // An empty claim took nothing in hand: there is nothing for a crash to lose.
+    if (claim.events.length === 0) return;
+    const here = site('after-claim', holder, { events: claim.events, eventIds: claim.events.map((e) => e.id) });
+    if (plan.due(here)) throw plan.crash(here);
+  };
   return {
     async acquire(holder) {
       plan.assertAlive(inboxId, holder, 'acquire');
@@ -161,11 +178,7 @@ function crashPoints(inner: InboxPort, plan: CrashPlan): Partial<InboxPort> {
     async claim(holder, gen) {
       plan.assertAlive(inboxId, holder, 'claimBatch');
       const claim = await inner.claim(holder, gen);
-      plan.rememberClaimed(inboxId, claim.events);
-      // An empty claim took nothing in hand: there is nothing for a crash to lose.
-      if (claim.events.length === 0) return claim;
-      const here = site('after-claim', holder, { events: claim.events, eventIds: claim.events.map((e) => e.id) });
-      if (plan.due(here)) throw plan.crash(here);
+      afterClaim(holder, claim);
       return claim;
     },
     async finish(holder, gen, ids, outcome, options) {
@@ -183,6 +196,50 @@ function crashPoints(inner: InboxPort, plan: CrashPlan): Partial<InboxPort> {
       const after = site('after-finish', holder, inHand);
       if (finished && plan.due(after)) throw plan.crash(after);
       return finished;
+    },
+    async acquireAndClaim(holder) {
+      plan.assertAlive(inboxId, holder, 'acquire');
+      if (plan.due(site('after-acquire', holder))) {
+        const acquired = await inner.acquire(holder);
+        if (acquired !== null) throw plan.crash(site('after-acquire', holder));
+        return null;
+      }
+      const result = await inner.acquireAndClaim(holder);
+      if (result !== null) afterClaim(holder, result.claim);
+      return result;
+    },
+    async finishAndClaim(holder, gen, ids, outcome, options) {
+      plan.assertAlive(inboxId, holder, 'finish');
+      const inHand = { events: plan.claimedEvents(inboxId, ids), eventIds: [...ids] };
+      const before = site('before-finish', holder, inHand);
+      if (plan.due(before)) throw plan.crash(before);
+      const during = site('in-finish', holder, inHand);
+      if (plan.due(during)) {
+        await inner.finishAndClaim(holder, gen, ids, outcome, { ...options, rollback: true });
+        throw plan.crash(during);
+      }
+      const after = site('after-finish', holder, inHand);
+      const beforeRelease = site('before-release', holder);
+      if (plan.due(after) || plan.due(beforeRelease)) {
+        // A point between the step's parts: make them as separate calls, so the worker dies there.
+        const finished = await inner.finish(holder, gen, ids, outcome, options);
+        if (!finished) return { finished, claim: { events: [], dead: [] } };
+        plan.forgetClaimed(inboxId, ids);
+        if (plan.due(after)) throw plan.crash(after);
+        const claim = await inner.claim(holder, gen);
+        afterClaim(holder, claim);
+        if (claim.events.length === 0) {
+          if (plan.due(beforeRelease)) throw plan.crash(beforeRelease);
+          await inner.release(holder, gen);
+        }
+        return { finished, claim };
+      }
+      const result = await inner.finishAndClaim(holder, gen, ids, outcome, options);
+      if (result.finished) {
+        plan.forgetClaimed(inboxId, ids);
+        afterClaim(holder, result.claim);
+      }
+      return result;
     },
     async release(holder, gen) {
       plan.assertAlive(inboxId, holder, 'release');

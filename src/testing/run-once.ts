@@ -1,7 +1,8 @@
 /**
  * One worker turn at one inbox, through the runtime's own code path (the
  * turn a WorkerPool runs): due timers fire, then acquire, then claim, run
- * the agent and finish until nothing is left, then release. Run it over a
+ * the agent and finish until nothing is left, then release (acquireAndClaim,
+ * then finishAndClaim after each batch). Run it over a
  * crashingStore and the turn ends where the worker died, as a killed
  * process would leave it: the lease held, the claim unfinished.
  */
@@ -85,19 +86,27 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnResult> {
 
 /** The inbox, keeping what the turn claimed, including the batch a worker died holding (after-claim). */
 function recordingClaims(inner: Inbox, claimed: ClaimedEvent[][]): Inbox {
-  const claimBatch = async (holder: string, gen: number): Promise<ClaimedEvent[]> => {
+  const keep = (batch: readonly ClaimedEvent[]): void => {
+    if (batch.length > 0) claimed.push([...batch]);
+  };
+  const recording = async <T>(call: () => Promise<T>, batchOf: (value: T) => readonly ClaimedEvent[]): Promise<T> => {
     try {
-      const batch = await inner.claimBatch(holder, gen);
-      if (batch.length > 0) claimed.push(batch);
-      return batch;
+      const value = await call();
+      keep(batchOf(value));
+      return value;
     } catch (error) {
-      if (isSimulatedCrash(error) && error.point === 'after-claim' && error.events.length > 0) claimed.push([...error.events]);
+      if (isSimulatedCrash(error) && error.point === 'after-claim') keep(error.events);
       throw error;
     }
   };
+  const calls: Partial<Inbox> = {
+    claimBatch: (holder, gen) => recording(() => inner.claimBatch(holder, gen), (batch) => batch),
+    acquireAndClaim: (holder) => recording(() => inner.acquireAndClaim(holder), (run) => run?.events ?? []),
+    finishAndClaim: (holder, gen, ids, outcome) => recording(() => inner.finishAndClaim(holder, gen, ids, outcome), (next) => next.events),
+  };
   return new Proxy(inner, {
     get(target, property) {
-      if (property === 'claimBatch') return claimBatch;
+      if (Object.hasOwn(calls, property)) return calls[property as keyof Inbox];
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },

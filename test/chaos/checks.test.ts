@@ -20,6 +20,16 @@ describe('checkLeases', () => {
     expect(checkLeases(records.slice(0, 4).concat(acquire('C', 3, 1_900)), 1_000).overlaps).toEqual([]);
   });
 
+  it('a worker that died in a run step (stepping, no finish after it) may have released the lease: released from when it sent the step', () => {
+    const stepping = (holder: string, gen: number, at: number): JournalRecord => ({ k: 'stepping', inbox: 'x', holder, gen, at });
+    const finish = (holder: string, gen: number): JournalRecord => ({ k: 'finish', inbox: 'x', holder, gen, ids: [1], ok: true });
+    // A's step released gen 1 in its commit and A died before it could say; B takes over at 300.
+    expect(checkLeases([acquire('A', 1, 0), stepping('A', 1, 200), acquire('B', 2, 300)], 1_000).overlaps).toEqual([]);
+    // A step that answered claimed more and went on (renewed): a takeover at 300 is two holders at once.
+    const answered = [acquire('A', 1, 0), stepping('A', 1, 200), finish('A', 1), acquire('A', 1, 200, 210), acquire('B', 2, 300)];
+    expect(checkLeases(answered, 1_000).overlaps).toEqual(['x: A gen 1 [1.0, 1200.0] and B gen 2 from 301.0']);
+  });
+
   it('an acquire answered after its TTL ran out held nothing', () => {
     // A asked at 0 and heard back at 3000: gen 1 had lapsed by 1000, and B took gen 2 at 1500.
     expect(checkLeases([acquire('A', 1, 0, 3_000), acquire('B', 2, 1_500), release('A', 1, 3_010)], 1_000).overlaps).toEqual([]);

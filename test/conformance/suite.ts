@@ -4,6 +4,7 @@ import { r1Dedupe } from './r1-dedupe.js';
 import { r2Lease } from './r2-lease.js';
 import { r3Fencing } from './r3-fencing.js';
 import { r4Claim } from './r4-claim.js';
+import { runSteps } from './run-steps.js';
 import { r5Errors } from './r5-errors.js';
 import { r6DeadLetters } from './r6-dead-letters.js';
 import { r7Timers } from './r7-timers.js';
@@ -33,6 +34,7 @@ export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = 
   r2Lease,
   r3Fencing,
   r4Claim,
+  runSteps,
   r5Errors,
   r6DeadLetters,
   r7Timers,

@@ -29,6 +29,32 @@ async function counter(metrics: Metrics, name: keyof Metrics, labels: Record<str
   return values.filter((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l)).reduce((sum, v) => sum + v.value, 0);
 }
 
+/** The store as the pool sees it, recording each lease, claim and finish call it makes, in order. */
+function recordingRunCalls(store: Store): { store: Store; calls: string[] } {
+  const calls: string[] = [];
+  const watched = new Set(['acquire', 'release', 'claimBatch', 'finish', 'acquireAndClaim', 'finishAndClaim']);
+  const wrapped = new Proxy(store, {
+    get(target, property) {
+      if (property !== 'inbox') {
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      }
+      return (id: string) =>
+        new Proxy(target.inbox(id), {
+          get(inbox, name) {
+            const value: unknown = Reflect.get(inbox, name, inbox);
+            if (typeof value !== 'function') return value;
+            return (...args: unknown[]) => {
+              if (typeof name === 'string' && watched.has(name)) calls.push(`${id} ${name}`);
+              return (value as (...a: unknown[]) => unknown).apply(inbox, args);
+            };
+          },
+        });
+    },
+  });
+  return { store: wrapped, calls };
+}
+
 describe('worker pool', () => {
   it('runs an agent end to end: event in, run, messages queued in the outbox, event done', async () => {
     const { store } = await tempStore();
@@ -78,6 +104,17 @@ describe('worker pool', () => {
     first.open();
     await second;
     expect(seen).toEqual([['a'], ['b', 'c']]);
+  });
+
+  it('a run of one batch is two store calls: acquireAndClaim, then finishAndClaim, which releases the lease', async () => {
+    const { store } = await tempStore();
+    const { store: watched, calls } = recordingRunCalls(store);
+    const { events } = await startPool(watched, async () => ({ nothing: true }));
+    const finished = nextEvent(events, 'run:finished');
+    await store.inbox('erin').ingest({ source: 'chat', sourceId: 'm1' });
+    await finished;
+    expect(await store.inbox('erin').acquire('next-process')).not.toBeNull(); // released by the finish's call
+    expect(calls).toEqual(['erin acquireAndClaim', 'erin finishAndClaim']);
   });
 
   it('retries a throwing agent with the store backoff, then parks the event as dead', async () => {

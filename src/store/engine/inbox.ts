@@ -14,6 +14,7 @@ import type {
   ApprovalOutcome,
   ApprovalRequest,
   ClaimedEvent,
+  ClaimedRun,
   DispatchOptions,
   EventQuery,
   EventRow,
@@ -21,6 +22,7 @@ import type {
   InboxSettings,
   InboxStats,
   NewEvent,
+  NextBatch,
   OperatorAction,
   RunOutcome,
   SendFn,
@@ -112,6 +114,29 @@ export class EngineInbox implements Inbox {
     const finished = await this.port.finish(holder, gen, eventIds, checked, { wake: checked.messages.length > 0 });
     if (finished && checked.dead && eventIds.length > 0) this.diedAtOnce(eventIds, checked.error!);
     return finished;
+  }
+
+  /** R2 then R4 in one transaction (contract.ts): the same events as acquire and claimBatch. */
+  async acquireAndClaim(holder: string): Promise<ClaimedRun | null> {
+    v.validateHolder(holder);
+    const result = await this.port.acquireAndClaim(holder);
+    if (result === null) return null;
+    const { acquired, claim } = result;
+    if (!acquired.renewed) this.ctx.events.emit('lease:acquired', { inboxId: this.id, gen: acquired.gen, takeover: acquired.takeover });
+    if (claim.dead.length > 0) this.ctx.events.emit('events:dead', { inboxId: this.id, error: 'too many attempts', events: claim.dead });
+    return { gen: acquired.gen, events: claim.events };
+  }
+
+  /** R3, R5 then R4 in one transaction (contract.ts): the same events and hints as finish and claimBatch. */
+  async finishAndClaim(holder: string, gen: number, ids: readonly number[], outcome?: RunOutcome): Promise<NextBatch> {
+    v.validateHolder(holder);
+    v.validateGen(gen);
+    const eventIds = v.validateEventIds(ids);
+    const checked = v.validateOutcome(outcome, this.ctx.options.maxPayloadBytes);
+    const { finished, claim } = await this.port.finishAndClaim(holder, gen, eventIds, checked, { wake: checked.messages.length > 0 });
+    if (finished && checked.dead && eventIds.length > 0) this.diedAtOnce(eventIds, checked.error!);
+    if (claim.dead.length > 0) this.ctx.events.emit('events:dead', { inboxId: this.id, error: 'too many attempts', events: claim.dead });
+    return { finished, events: claim.events };
   }
 
   /** R6 without the wait (a terminal error, a screening step). The run that said so knows the events; the store did not read them again. */

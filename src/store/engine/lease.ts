@@ -25,6 +25,18 @@ export function holds(lease: LeaseInfo | null, holder: string, gen: number, now:
   return lease !== null && lease.holder === holder && lease.gen === gen && lease.until >= now;
 }
 
+/**
+ * acquireAndClaim and finishAndClaim (contract.ts): after their claim, the
+ * lease is released in the same transaction when the claim took nothing and
+ * no event of the generation is still running, so a run that has nothing
+ * more to do leaves nothing held. A generation with events still running
+ * keeps its lease: its holder is not done with them (a renewal by a worker
+ * in the middle of its run, a batch finished in parts).
+ */
+export function endsRun(claimed: number, stillRunning: boolean): boolean {
+  return claimed === 0 && !stillRunning;
+}
+
 /** A worker holds the inbox now (whoever it is): deleteInbox waits for it to let go. */
 export function leaseLive(lease: LeaseInfo | null, now: number): boolean {
   return lease !== null && lease.until >= now;

@@ -104,6 +104,18 @@ export interface InboxPort {
    * With `wake`, outbox subscribers hear of it when the finish queued messages.
    */
   finish(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, options: FinishOptions): Promise<boolean>;
+  /**
+   * acquire, then claim under that lease, in one transaction; when the
+   * claim is empty and nothing of the generation runs, release too
+   * (engine/lease.ts, endsRun). null while another holder's lease is valid.
+   */
+  acquireAndClaim(holder: string): Promise<{ acquired: Acquired; claim: Claim } | null>;
+  /**
+   * finish, then (once it is recorded) renew the lease and claim under it,
+   * in one transaction; release as acquireAndClaim does. Refused: nothing
+   * changed, nothing claimed.
+   */
+  finishAndClaim(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, options: FinishOptions): Promise<{ finished: boolean; claim: Claim }>;
 
   /** R7: creates or replaces a timer; `firstDue` gives the due time of a cron timer given none, at the transaction's now. */
   addTimer(timer: CheckedTimer, firstDue: (now: number) => number): Promise<void>;

@@ -28,7 +28,17 @@ export async function finishRun(
   // (test/postgres/connection-loss), and a one-statement transaction would
   // commit as soon as the call ended, whether or not the client was still
   // there. That costs one more round trip (the COMMIT) than a bare call.
-  const [row] = await db.callThenCommit<{ finished: boolean }>(FINISH, [
+  const [row] = await db.callThenCommit<{ finished: boolean }>(
+    FINISH,
+    [...finishParams(db, inboxId, holder, gen, ids, outcome, wake), ...workParams(db.options)],
+    { wake, rollback },
+  );
+  return !rollback && row?.finished === true;
+}
+
+/** vigil_finish's parameters up to p_wake, in its order (run-step.ts adds its own after them). */
+export function finishParams(db: CallTarget, inboxId: string, holder: string, gen: number, ids: number[], outcome: CheckedOutcome, wake: boolean): unknown[] {
+  return [
     inboxId,
     holder,
     gen,
@@ -48,7 +58,5 @@ export async function finishRun(
     outcome.approvals.map((a) => a.expiresInMs),
     db.appNow(),
     wake,
-    ...workParams(db.options),
-  ], { wake, rollback });
-  return !rollback && row?.finished === true;
+  ];
 }

@@ -33,6 +33,7 @@ import { acquireLease, releaseLease } from './lease.js';
 import { expediteOutbox, recordAction } from './operator.js';
 import { pruneRows } from './prune.js';
 import { COUNT_SOURCE, GET_EVENT, listEventsSql, redrive, SORT_AT_MOST, STATS, toStats, type StatsRow } from './read.js';
+import { acquireAndClaim, finishAndClaim } from './run-step.js';
 import { READ_SETTINGS, readSettings, writeSettings } from './settings.js';
 import { fireTimers, LIST_TIMERS, removeTimer, upsertTimer } from './timers.js';
 
@@ -82,6 +83,14 @@ export class PostgresInboxPort implements InboxPort {
 
   async finish(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, options: FinishOptions): Promise<boolean> {
     return finishRun(this.db, this.id, holder, gen, ids, outcome, options);
+  }
+
+  async acquireAndClaim(holder: string): Promise<{ acquired: Acquired; claim: Claim } | null> {
+    return acquireAndClaim(this.db, this.id, holder);
+  }
+
+  async finishAndClaim(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, options: FinishOptions): Promise<{ finished: boolean; claim: Claim }> {
+    return finishAndClaim(this.db, this.id, holder, gen, ids, outcome, options);
   }
 
   async addTimer(timer: CheckedTimer, firstDue: (now: number) => number): Promise<void> {

@@ -30,6 +30,7 @@ import { expediteOutbox, recordAction } from './operator.js';
 import { pruneRows } from './prune.js';
 import { getEvent, getMemory, getSession, listEvents, redrive, stats } from './read.js';
 import { readSettings, writeSettings } from './settings.js';
+import { acquireAndClaim, finishAndClaim } from './run-step.js';
 import { fireTimers, listTimers, removeTimer, upsertTimer } from './timers.js';
 
 /** What an inbox needs from its store: a connection, opened (and created) on demand. */
@@ -89,6 +90,29 @@ export class SqliteInboxPort implements InboxPort {
     const finished = this.existing((c) => c.write((now) => finishRun(c, holder, gen, ids, outcome, now))) ?? false;
     if (finished && wake) this.files.wake(this.id, 'outbox');
     return finished;
+  }
+
+  /** A lease commit, as acquire's: the claim and release in its transaction ride on it. */
+  async acquireAndClaim(holder: string): Promise<{ acquired: Acquired; claim: Claim } | null> {
+    return this.writer((c) => c.write((now) => acquireAndClaim(c, holder, now), { durability: 'process' }));
+  }
+
+  /** Durable, as finish is: the claim and release in its transaction are only stronger for it. */
+  async finishAndClaim(
+    holder: string,
+    gen: number,
+    ids: number[],
+    outcome: CheckedOutcome,
+    { wake, rollback = false }: FinishOptions,
+  ): Promise<{ finished: boolean; claim: Claim }> {
+    const refused = { finished: false, claim: { events: [], dead: [] } };
+    if (rollback) {
+      this.existing((c) => c.writeThenRollBack((now) => finishAndClaim(c, holder, gen, ids, outcome, now)));
+      return refused;
+    }
+    const result = this.existing((c) => c.write((now) => finishAndClaim(c, holder, gen, ids, outcome, now))) ?? refused;
+    if (result.finished && wake) this.files.wake(this.id, 'outbox');
+    return result;
   }
 
   async addTimer(timer: CheckedTimer, firstDue: (now: number) => number): Promise<void> {

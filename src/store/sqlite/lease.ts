@@ -22,8 +22,13 @@ export function acquireLease(c: InboxDb, holder: string, now: number): (Acquired
   const decision = decideAcquire(readLease(c), holder, now);
   if (decision === null) return null;
   c.stmt(WRITE_LEASE).run(holder, decision.gen, now + c.options.leaseTtlMs);
-  const takeover = !decision.renewed && c.stmt(ANY_RUNNING).pluck().get() === 1;
+  const takeover = !decision.renewed && anyRunning(c);
   return { gen: decision.gen, renewed: decision.renewed, takeover };
+}
+
+/** Whether any event is running (claimed and not finished), of whichever generation. */
+export function anyRunning(c: InboxDb): boolean {
+  return c.stmt(ANY_RUNNING).pluck().get() === 1;
 }
 
 /** R3: the caller still holds an unexpired lease in the same generation. */

@@ -17,28 +17,23 @@
 --     rolls the whole finish back (postgres/errors.ts makes it memory_full).
 --   * p_wake: a finish that queued messages leaves 'outbox:<inbox>' for
 --     vigil_wake (ingest.sql), which the caller sends right after COMMIT.
-CREATE OR REPLACE FUNCTION vigil_finish(p_inbox text, p_holder text, p_gen bigint, p_ids bigint[],
-                             p_error text, p_dead boolean, p_bodies text[], p_urgent boolean[],
-                             p_session_set boolean, p_session text,
-                             p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
-                             p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[],
-                             p_now bigint, p_wake boolean,
-                             p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
+-- vigil_finish_locked is the rule itself, on an inbox whose row the caller
+-- has locked and whose lease it has checked (false: not all of p_ids are
+-- this generation's running events, nothing written): vigil_finish here,
+-- and the run step that claims the next batch in the same transaction
+-- (run-step.sql). Neither refreshes the work row; their callers do, once.
+CREATE OR REPLACE FUNCTION vigil_finish_locked(p_inbox text, p_gen bigint, p_ids bigint[],
+                                    p_error text, p_dead boolean, p_bodies text[], p_urgent boolean[],
+                                    p_session_set boolean, p_session text,
+                                    p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
+                                    p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[],
+                                    p_now bigint, p_wake boolean)
 RETURNS boolean
-LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
+LANGUAGE plpgsql AS $$
 DECLARE
-  r inboxes%ROWTYPE;
-  v_now bigint;
+  v_now bigint := p_now;
   v_total bigint;
 BEGIN
-  UPDATE inboxes SET write_seq = write_seq + 1 WHERE inbox_id = p_inbox RETURNING * INTO r;
-  IF NOT FOUND THEN
-    RETURN false;
-  END IF;
-  v_now := COALESCE(p_now, vigil_clock_ms());
-  IF (r.holder = p_holder AND r.gen = p_gen AND r.lease_until >= v_now) IS NOT TRUE THEN
-    RETURN false;                                    -- R3: not this caller's lease
-  END IF;
   IF cardinality(p_ids) > 0 AND (
        SELECT count(*) FROM events
        WHERE inbox_id = p_inbox AND id = ANY (p_ids) AND status = 'running' AND claim_gen = p_gen
@@ -55,20 +50,26 @@ BEGIN
   ELSE
     UPDATE events SET status = 'done', error = NULL, finished_at = v_now
     WHERE inbox_id = p_inbox AND id = ANY (p_ids) AND status = 'running' AND claim_gen = p_gen;
-    -- Ids are drawn in the order of the SELECT: the messages keep their order.
-    INSERT INTO outbox (inbox_id, body, urgent, created_at)
-    SELECT p_inbox, m.body, m.urgent, v_now
-    FROM unnest(p_bodies, p_urgent) WITH ORDINALITY AS m(body, urgent, n)
-    ORDER BY m.n;
-    IF p_wake AND cardinality(p_bodies) > 0 THEN
-      PERFORM set_config('vigil.wake', 'outbox:' || p_inbox, false);
+    -- Each statement below runs only when the outcome has something for
+    -- it: one that writes nothing still plans, locks and opens its table.
+    IF cardinality(p_bodies) > 0 THEN
+      -- Ids are drawn in the order of the SELECT: the messages keep their order.
+      INSERT INTO outbox (inbox_id, body, urgent, created_at)
+      SELECT p_inbox, m.body, m.urgent, v_now
+      FROM unnest(p_bodies, p_urgent) WITH ORDINALITY AS m(body, urgent, n)
+      ORDER BY m.n;
+      IF p_wake THEN
+        PERFORM set_config('vigil.wake', 'outbox:' || p_inbox, false);
+      END IF;
     END IF;
 
-    -- R8 as in requestApproval: an id that exists keeps its deadline.
-    INSERT INTO approvals (inbox_id, id, action, requested_at, expires_at)
-    SELECT p_inbox, a.id, a.action, v_now, v_now + a.expires_in
-    FROM unnest(p_approval_ids, p_approval_actions, p_approval_expires_in) AS a(id, action, expires_in)
-    ON CONFLICT (inbox_id, id) DO NOTHING;
+    IF cardinality(p_approval_ids) > 0 THEN
+      -- R8 as in requestApproval: an id that exists keeps its deadline.
+      INSERT INTO approvals (inbox_id, id, action, requested_at, expires_at)
+      SELECT p_inbox, a.id, a.action, v_now, v_now + a.expires_in
+      FROM unnest(p_approval_ids, p_approval_actions, p_approval_expires_in) AS a(id, action, expires_in)
+      ON CONFLICT (inbox_id, id) DO NOTHING;
+    END IF;
 
     IF p_session_set AND p_session IS NULL THEN
       DELETE FROM sessions WHERE inbox_id = p_inbox;
@@ -89,6 +90,36 @@ BEGIN
         RAISE EXCEPTION 'memory would be % bytes', v_total USING ERRCODE = 'VG001', DETAIL = v_total::text;
       END IF;
     END IF;
+  END IF;
+  RETURN true;
+END $$;
+
+
+CREATE OR REPLACE FUNCTION vigil_finish(p_inbox text, p_holder text, p_gen bigint, p_ids bigint[],
+                             p_error text, p_dead boolean, p_bodies text[], p_urgent boolean[],
+                             p_session_set boolean, p_session text,
+                             p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
+                             p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[],
+                             p_now bigint, p_wake boolean,
+                             p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
+RETURNS boolean
+LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  r inboxes%ROWTYPE;
+  v_now bigint;
+BEGIN
+  UPDATE inboxes SET write_seq = write_seq + 1 WHERE inbox_id = p_inbox RETURNING * INTO r;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  v_now := COALESCE(p_now, vigil_clock_ms());
+  IF (r.holder = p_holder AND r.gen = p_gen AND r.lease_until >= v_now) IS NOT TRUE THEN
+    RETURN false;                                    -- R3: not this caller's lease
+  END IF;
+  IF NOT vigil_finish_locked(p_inbox, p_gen, p_ids, p_error, p_dead, p_bodies, p_urgent, p_session_set, p_session,
+                             p_memory_keys, p_memory_values, p_memory_limit,
+                             p_approval_ids, p_approval_actions, p_approval_expires_in, v_now, p_wake) THEN
+    RETURN false;
   END IF;
   PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
   RETURN true;

@@ -19,6 +19,30 @@ $$;
 -- even by the same holder after its lease lapsed, starts a new one, so a
 -- worker that slept through its expiry can never pass the fence with its
 -- old claim.
+-- vigil_take_lease is the decision and its write, on the lease the caller
+-- read from the row it has locked (r_holder, r_gen, r_until), at the
+-- caller's now: vigil_acquire here, and the run step that claims in the
+-- same transaction (run-step.sql).
+CREATE OR REPLACE FUNCTION vigil_take_lease(p_inbox text, r_holder text, r_gen bigint, r_until bigint,
+                                            p_holder text, p_now bigint, p_lease_ttl bigint,
+                                            OUT o_gen bigint, OUT o_renewed boolean, OUT o_takeover boolean)
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF r_holder = p_holder AND r_until >= p_now THEN
+    o_gen := r_gen;                                  -- renew
+    o_renewed := true;
+    o_takeover := false;
+  ELSIF r_until IS NULL OR r_until < p_now THEN
+    o_gen := r_gen + 1;                              -- take over
+    o_renewed := false;
+    o_takeover := EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running');
+  ELSE
+    RETURN;                                          -- another holder's lease is valid
+  END IF;
+  UPDATE inboxes SET holder = p_holder, gen = o_gen, lease_until = p_now + p_lease_ttl
+  WHERE inbox_id = p_inbox;
+END $$;
+
 CREATE OR REPLACE FUNCTION vigil_acquire(p_inbox text, p_holder text, p_now bigint, p_lease_ttl bigint,
                               p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint,
                               OUT o_gen bigint, OUT o_renewed boolean, OUT o_takeover boolean)
@@ -29,22 +53,11 @@ DECLARE
 BEGIN
   r := vigil_lock_inbox(p_inbox, true);
   v_now := COALESCE(p_now, vigil_clock_ms());
-
-  IF r.holder = p_holder AND r.lease_until >= v_now THEN
-    o_gen := r.gen;                                  -- renew
-    o_renewed := true;
-    o_takeover := false;
-  ELSIF r.lease_until IS NULL OR r.lease_until < v_now THEN
-    o_gen := r.gen + 1;                              -- take over
-    o_renewed := false;
-    o_takeover := EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running');
-  ELSE
+  SELECT * INTO o_gen, o_renewed, o_takeover FROM vigil_take_lease(p_inbox, r.holder, r.gen, r.lease_until, p_holder, v_now, p_lease_ttl);
+  IF o_gen IS NULL THEN
     PERFORM vigil_commit_without_flush();            -- nothing changed: nothing to make durable
-    RETURN;                                          -- another holder's lease is valid
+    RETURN;
   END IF;
-
-  UPDATE inboxes SET holder = p_holder, gen = o_gen, lease_until = v_now + p_lease_ttl
-  WHERE inbox_id = p_inbox;
   IF vigil_events_in_play(p_inbox) THEN
     PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
   END IF;

@@ -1,0 +1,5 @@
+-- The run steps (functions/run-step.sql: vigil_acquire_and_claim,
+-- vigil_finish_and_claim) and the rule bodies they share with acquire,
+-- claim and finish (vigil_take_lease, vigil_claim_locked,
+-- vigil_finish_locked). Only functions change: this step is how existing
+-- schemas pick them up (functions/README.md).
