@@ -103,7 +103,9 @@ describe('the SQLite writer thread', () => {
     const inbox = store.inbox('alice');
     const keys = Array.from({ length: 200 }, (_, i) => `k${i}`);
     const pending = Promise.allSettled(keys.map((sourceId) => inbox.ingest({ source: 's', sourceId })));
-    await sleep(0); // the first group is on its way to the thread
+    // The group commit flushes on setImmediate; one queued after it runs once the first group is on its
+    // way to the thread (a setTimeout(0) may run before it, and close() then finds nothing sent).
+    await new Promise((resolve) => setImmediate(resolve));
     const more = Promise.allSettled(keys.map((sourceId) => inbox.ingest({ source: 's', sourceId: `late-${sourceId}` })));
     await store.close();
     const settled = [...(await pending), ...(await more)];
