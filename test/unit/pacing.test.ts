@@ -39,11 +39,23 @@ describe('quietState', () => {
     expect(quietState(hours, at('2026-03-30T00:30:00Z'))).toEqual({ quiet: true, endsAt: at('2026-03-30T01:30:00Z') });
   });
 
+  it('the same answers asked first inside the spring gap, with nothing kept: croner then puts both ends on the same instant, still not quiet', () => {
+    // Brussels has Berlin's rules; no other test asks about it, so both times are stepped afresh from two days back.
+    const hours = { from: '02:30', to: '03:30', timeZone: 'Europe/Brussels' };
+    expect(quietState(hours, at('2026-03-29T01:45:00Z'))).toEqual({ quiet: false, endsAt: null });
+  });
+
   it("at the end of croner's calendar (year 3000) it still answers: quiet with no known end, then never quiet", () => {
     // The last 22:00 before the year 3000 has no 07:00 after it that croner computes.
     expect(quietState(night, at('2999-12-31T23:00:00Z'))).toEqual({ quiet: true, endsAt: null });
     expect(quietState(night, at('2999-12-31T12:00:00Z'))).toEqual({ quiet: false, endsAt: null });
     expect(quietState(night, at('3000-01-05T00:00:00Z'))).toEqual({ quiet: false, endsAt: null });
+  });
+});
+
+describe('quietState past the end of croner\'s calendar, with nothing kept', () => {
+  it('neither end has occurred in the last two days: not quiet', () => {
+    expect(quietState({ from: '22:00', to: '07:00', timeZone: 'Etc/UTC' }, at('3000-01-05T00:00:00Z'))).toEqual({ quiet: false, endsAt: null });
   });
 });
 
