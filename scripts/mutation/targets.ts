@@ -50,16 +50,18 @@ export const targets: MutationTarget[] = [
       'test/unit/validate-input.test.ts',
       'test/unit/validate-rules.test.ts',
       'test/unit/json-payload.test.ts',
+      'test/unit/validate-inbox-record.test.ts',
       'test/conformance/sqlite.test.ts',
     ],
-    // The rules whose subject is what the store refuses; the unit tests above pin the rest.
-    rules: ['idsAndKeys', 'r11InboxIds', 'inboxSettings', 'r1Dedupe', 'r5Errors', 'agentState'],
+    // The rules whose subject is what the store refuses (inboxData: importInbox's records, inbox-record.ts); the unit tests above pin the rest.
+    rules: ['idsAndKeys', 'r11InboxIds', 'inboxSettings', 'r1Dedupe', 'r5Errors', 'agentState', 'inboxData'],
   },
   {
     name: 'engine',
     // port.ts holds types only: no mutants.
     mutate: ['src/store/engine/*.ts'],
-    tests: ['test/conformance/sqlite.test.ts'],
+    // The pure parts (the scheduler's plan, retention's cutoffs and budget) have unit tests too.
+    tests: ['test/unit/scheduler-plan.test.ts', 'test/unit/lifecycle.test.ts', 'test/conformance/sqlite.test.ts'],
   },
   {
     name: 'permissions',

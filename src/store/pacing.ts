@@ -83,25 +83,29 @@ const dailyTimes = new Map<string, DailyTime>();
 
 /** `HH:MM` every day in `timeZone` (cached: planning a dispatch must not parse patterns, nor step croner again for the same day). */
 function dailyAt(time: string, timeZone: string): DailyTime {
-  const key = `${time} ${timeZone}`;
-  let daily = dailyTimes.get(key);
-  if (daily === undefined) {
+  return cached(dailyTimes, `${time} ${timeZone}`, () => {
     const [hour, minute] = time.split(':').map(Number);
-    daily = new DailyTime(new Cron(`${minute} ${hour} * * *`, { timezone: timeZone, paused: true }));
-    if (dailyTimes.size > 1000) dailyTimes.clear();
-    dailyTimes.set(key, daily);
-  }
-  return daily;
+    // No function: croner schedules nothing, it only computes instants.
+    return new DailyTime(new Cron(`${minute} ${hour} * * *`, { timezone: timeZone }));
+  });
 }
 
 const dayFormats = new Map<string, Intl.DateTimeFormat>();
 
 function dayFormat(timeZone: string): Intl.DateTimeFormat {
-  let format = dayFormats.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' });
-    if (dayFormats.size > 1000) dayFormats.clear();
-    dayFormats.set(timeZone, format);
+  return cached(dayFormats, timeZone, () => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }));
+}
+
+/** How many entries each of pacing's caches holds at most; past it, a cache starts over. */
+export const MAX_CACHED = 1_000;
+
+/** `cache`'s value for `key`, made once by `make` and kept: at most MAX_CACHED entries, so settings with ever new times and zones cannot grow it without bound. */
+export function cached<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  let value = cache.get(key);
+  if (value === undefined) {
+    value = make();
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(key, value);
   }
-  return format;
+  return value;
 }

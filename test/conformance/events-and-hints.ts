@@ -10,6 +10,8 @@ import type { Store, WakeKind } from '../../src/index.js';
 import { T0, useStore, type StoreTarget } from './harness.js';
 import { lease } from './helpers.js';
 
+const DAY = 86_400_000;
+
 /** Every event of these names the store emits, in order. */
 function record<K extends RuntimeEventName>(store: Store, ...names: K[]): Array<{ name: K; payload: RuntimeEventMap[K] }> {
   const seen: Array<{ name: K; payload: RuntimeEventMap[K] }> = [];
@@ -227,6 +229,56 @@ export function eventsAndHints(target: StoreTarget): void {
       ).rejects.toThrow('channel down');
       expect(order).toEqual(['dispatched 2, 0 held', 'send']);
       expect((await inbox.stats()).outbox).toMatchObject({ held: 0, sent: 2 });
+    });
+
+    it('store:pruned for each prune call that removed something, with its counts, whichever kind it was; none for a call that removed nothing', async () => {
+      const { store, clock } = await open({
+        outboxGapMs: 0,
+        retention: { doneEventsMs: 100 * DAY, deadEventsMs: DAY, sentMessagesMs: 2 * DAY, answeredApprovalsMs: 3 * DAY, actionsMs: 4 * DAY },
+      });
+      const inbox = store.inbox('alice');
+      await inbox.ingestMany([{ source: 's', sourceId: 'dies' }, { source: 's', sourceId: 'done' }]);
+      const gen = await lease(inbox, 'W');
+      const [dies, done] = await inbox.claimBatch('W', gen);
+      expect(await inbox.finish('W', gen, [dies!.id], { error: 'no good', dead: true })).toBe(true);
+      expect(await inbox.finish('W', gen, [done!.id], { messages: ['hi'], approvals: [{ id: 'refund', expiresInMs: DAY, action: {} }] })).toBe(true);
+      await inbox.release('W', gen);
+      expect(await inbox.dispatch(() => undefined)).toBe(1);
+      expect(await inbox.answerApproval('refund', 'yes')).toBe('yes');
+      await inbox.recordAction({ actor: 'ops', action: 'redrive', target: 'event 1', result: 'ok' });
+      const seen = record(store, 'store:pruned');
+      const none = { events: 0, messages: 0, approvals: 0, actions: 0, more: false };
+      expect(await store.prune()).toEqual(none);
+      for (const kind of ['events', 'messages', 'approvals', 'actions'] as const) {
+        clock.advance(DAY);
+        expect(await store.prune()).toEqual({ ...none, [kind]: 1 });
+        expect(await store.prune()).toEqual(none);
+      }
+      expect(seen.map((e) => e.payload)).toEqual([
+        { ...none, events: 1 },
+        { ...none, messages: 1 },
+        { ...none, approvals: 1 },
+        { ...none, actions: 1 },
+      ]);
+    });
+
+    it('inbox:deleted for a delete that removed an inbox, none when there was none; inbox:imported with its count, and the import wakes workers and the dispatcher', async () => {
+      const { store } = await open();
+      await store.inbox('alice').ingest({ source: 's', sourceId: '1' });
+      const records = [];
+      for await (const r of store.exportInbox('alice')) records.push(r);
+      const seen = record(store, 'inbox:deleted', 'inbox:imported');
+      expect(await store.deleteInbox('alice')).toBe(true);
+      expect(await store.deleteInbox('nobody')).toBe(false);
+      const hints = await hintsOf(store);
+      expect(await store.importInbox('alice', records)).toEqual({ records: records.length });
+      await hints.settle(2);
+      expect(seen).toEqual([
+        { name: 'inbox:deleted', payload: { inboxId: 'alice' } },
+        { name: 'inbox:imported', payload: { inboxId: 'alice', records: records.length } },
+      ]);
+      // Both kinds, and nothing else (a store may also hint work when it finds the imported events ready).
+      expect(new Set(hints.seen.map(([inboxId, kind]) => `${inboxId} ${kind}`))).toEqual(new Set(['alice work', 'alice outbox']));
     });
 
     it('a listener that throws breaks neither the call that emitted nor the listeners after it', async () => {

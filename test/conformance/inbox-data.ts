@@ -124,10 +124,12 @@ export function inboxData(target: StoreTarget): void {
       const inbox = store.inbox('alice');
       await inbox.ingest({ source: 's', sourceId: '1' });
       await lease(inbox, 'W');
-      await expectVigilError(store.deleteInbox('alice'), 'inbox_busy');
+      expect((await expectVigilError(store.deleteInbox('alice'), 'inbox_busy')).message).toMatch(/^inbox alice is held by a worker/);
       expect(await store.inboxes()).toEqual(['alice']);
       expect((await inbox.stats()).events.pending).toBe(1);
-      clock.advance(5_001);
+      clock.advance(5_000); // the lease's last millisecond: the worker still holds it (R3)
+      await expectVigilError(store.deleteInbox('alice'), 'inbox_busy');
+      clock.advance(1);
       expect(await store.deleteInbox('alice')).toBe(true);
     });
 
@@ -148,7 +150,7 @@ export function inboxData(target: StoreTarget): void {
       await buildRichInbox(store, clock);
       const records = await collect(store.exportInbox('alice'));
       await store.inbox('bob').updateSettings({ contacts: { slack: 'U9' } });
-      await expectVigilError(store.importInbox('bob', records), 'inbox_exists');
+      expect((await expectVigilError(store.importInbox('bob', records), 'inbox_exists')).message).toMatch(/^inbox bob already holds data/);
       await expectVigilError(store.importInbox('alice', records), 'inbox_exists');
       expect(await store.inbox('bob').settings()).toEqual({ contacts: { slack: 'U9' } });
       expect((await store.inbox('bob').stats()).events.pending).toBe(0);

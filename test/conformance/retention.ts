@@ -36,6 +36,21 @@ async function pruneAll(store: Store, limit?: number): Promise<{ events: number;
   }
 }
 
+/** One finished row of each kind in `inbox`, at the clock's now: a done event, a sent message, an answered approval, an operator action. */
+async function oneOfEachKind(inbox: Inbox): Promise<void> {
+  await inbox.ingest({ source: 's', sourceId: 'done' });
+  const gen = await lease(inbox, 'W');
+  const [done] = await inbox.claimBatch('W', gen);
+  expect(await inbox.finish('W', gen, [done!.id], { messages: ['hi'], approvals: [{ id: 'refund', expiresInMs: DAY, action: {} }] })).toBe(true);
+  await inbox.release('W', gen);
+  expect(await inbox.dispatch(() => undefined)).toBe(1);
+  expect(await inbox.answerApproval('refund', 'yes')).toBe('yes');
+  await inbox.recordAction({ actor: 'ops', action: 'redrive', target: 'event 1', result: 'ok' });
+}
+
+const removed = (pruned: { events: number; messages: number; approvals: number; actions: number }): number =>
+  pruned.events + pruned.messages + pruned.approvals + pruned.actions;
+
 export function retention(target: StoreTarget): void {
   describe(`retention and tombstones (${target.name})`, () => {
     const open = useStore(target);
@@ -145,6 +160,62 @@ export function retention(target: StoreTarget): void {
       expect(total.events).toBe(15);
       expect(total.calls).toBe(4);
       for (const id of ['alice', 'bob', 'carol']) expect((await store.inbox(id).stats()).events.done).toBe(0);
+    });
+
+    it('a kind with no retention is kept however old, while a kind with one goes', async () => {
+      const { store, clock } = await open({ outboxGapMs: 0, retention: { doneEventsMs: 0 } });
+      const inbox = store.inbox('alice');
+      await oneOfEachKind(inbox);
+      await inbox.ingest({ source: 's', sourceId: 'dies' });
+      const gen = await lease(inbox, 'W');
+      const [dies] = await inbox.claimBatch('W', gen);
+      expect(await inbox.finish('W', gen, [dies!.id], { error: 'no good', dead: true })).toBe(true);
+      clock.advance(1_000 * DAY);
+      expect(await pruneAll(store)).toMatchObject({ events: 1, messages: 0, approvals: 0, actions: 0 });
+      expect((await inbox.stats()).events).toMatchObject({ done: 0, dead: 1 });
+      expect((await inbox.stats()).outbox).toMatchObject({ sent: 1 });
+      expect(await store.view('alice').approvals()).toHaveLength(1);
+      expect(await store.view('alice').actions()).toHaveLength(1);
+    });
+
+    it('one call removes at most `limit` rows, counted across every kind of an inbox and on into the next inbox', async () => {
+      const { store, clock } = await open({
+        outboxGapMs: 0,
+        retention: { doneEventsMs: 0, deadEventsMs: 0, sentMessagesMs: 0, answeredApprovalsMs: 0, actionsMs: 0 },
+      });
+      for (const id of ['alice', 'bob']) await oneOfEachKind(store.inbox(id));
+      clock.advance(1);
+      // The first inbox's four rows (one of each kind), then two of the other's.
+      const first = await store.prune({ limit: 6 });
+      expect([removed(first), first.more]).toEqual([6, true]);
+      const second = await store.prune({ limit: 1 });
+      expect([removed(second), second.more]).toEqual([1, true]);
+      const rest = await pruneAll(store);
+      expect(removed(rest)).toBe(1);
+      for (const id of ['alice', 'bob']) {
+        expect((await store.inbox(id).stats()).events.done).toBe(0);
+        expect(await store.view(id).actions()).toEqual([]);
+      }
+    });
+
+    it('a sweep visits each inbox once and then ends, even while rows keep coming due: an inbox it has passed waits for the next sweep', async () => {
+      const { store, clock } = await open({ retention: { doneEventsMs: 0 } });
+      const ids = ['alice', 'bob'];
+      for (const id of ids) await runToDone(store.inbox(id), 'a');
+      clock.advance(1);
+      const one = { events: 1, messages: 0, approvals: 0, actions: 0, more: true };
+      expect(await store.prune({ limit: 1 })).toEqual(one); // the first inbox's row (it may have more)
+      expect(await store.prune({ limit: 1 })).toEqual(one); // the first has none left; the second's row
+      // A row comes due in each: the sweep goes on with the second inbox only.
+      for (const id of ids) await runToDone(store.inbox(id), 'b');
+      clock.advance(1);
+      expect(await store.prune({ limit: 1 })).toEqual(one);
+      expect(await store.prune({ limit: 1 })).toEqual({ ...one, events: 0, more: false });
+      const done = await Promise.all(ids.map(async (id) => (await store.inbox(id).stats()).events.done));
+      expect(done.sort()).toEqual([0, 1]);
+      // The next sweep starts over with every inbox.
+      expect(await pruneAll(store)).toMatchObject({ events: 1 });
+      for (const id of ids) expect((await store.inbox(id).stats()).events.done).toBe(0);
     });
 
     it('tombstones hold for every path that stores an event, and on another handle on the same data', async () => {

@@ -1,6 +1,7 @@
-/** The scheduler's plan (engine/scheduler.ts): the payload each occurrence's event carries. */
+/** The scheduler's plan (engine/scheduler.ts): the events and timer advances of one pass, and the payload each occurrence's event carries. */
 import { describe, expect, it } from 'vitest';
-import { occurrencePayload } from '../../src/store/engine/scheduler.js';
+import type { DueTimer } from '../../src/store/engine/port.js';
+import { occurrencePayload, planSchedulerPass } from '../../src/store/engine/scheduler.js';
 
 describe('occurrencePayload', () => {
   it.each([
@@ -13,5 +14,36 @@ describe('occurrencePayload', () => {
   ])('%s: exactly JSON.stringify({ ...payload, scheduledFor, lateBy, skipped })', (_name, payload) => {
     const json = JSON.stringify(payload);
     expect(occurrencePayload(json, 1_000, 25, 3)).toBe(JSON.stringify({ ...(JSON.parse(json) as object), scheduledFor: 1_000, lateBy: 25, skipped: 3 }));
+  });
+});
+
+describe('planSchedulerPass', () => {
+  const timer = (over: Partial<DueTimer>): DueTimer => ({ id: 't', due: 1_000, every: null, cron: null, tz: null, missed: 'each', payloadJson: '{}', key: null, ...over });
+
+  it('one event per occurrence and one advance per timer, with the skipped count of its last occurrence', () => {
+    const plan = planSchedulerPass(
+      [
+        timer({ id: 'once', key: { source: 'reminder', sourceId: 'r1' }, payloadJson: '{"note":"x"}' }),
+        timer({ id: 'each', every: 100, missed: 'each' }),
+        timer({ id: 'coalesce', every: 100, missed: 'coalesce' }),
+      ],
+      [],
+      1_250,
+    );
+    expect(plan.timers).toEqual([
+      { id: 'once', nextDue: null, lastSkipped: 0 },
+      { id: 'each', nextDue: 1_300, lastSkipped: 0 },
+      { id: 'coalesce', nextDue: 1_300, lastSkipped: 2 },
+    ]);
+    expect(plan.events.map((e) => [e.source, e.sourceId, JSON.parse(e.payloadJson)])).toEqual([
+      ['reminder', 'r1', { note: 'x', scheduledFor: 1_000, lateBy: 250, skipped: 0 }],
+      ...[1_000, 1_100, 1_200].map((at) => ['timer', `each@${at}`, { scheduledFor: at, lateBy: 1_250 - at, skipped: 0 }]),
+      ['timer', 'coalesce@1200', { scheduledFor: 1_200, lateBy: 50, skipped: 2 }],
+    ]);
+    expect(plan.expiredApprovals).toEqual([]);
+  });
+
+  it('nothing due plans nothing', () => {
+    expect(planSchedulerPass([], [], 1_000)).toEqual({ events: [], timers: [], expiredApprovals: [] });
   });
 });

@@ -56,8 +56,8 @@ export function keepsEverything(retention: Retention): boolean {
  * past retention left.
  */
 export class PruneSweep {
-  private pending: string[] = [];
-  private sweeping = false;
+  /** The current sweep's inboxes still to visit, the next last; null between sweeps. */
+  private pending: string[] | null = null;
 
   constructor(private readonly port: StorePort) {}
 
@@ -65,19 +65,17 @@ export class PruneSweep {
     const total: PruneResult = { events: 0, messages: 0, approvals: 0, actions: 0, more: false };
     const retention = this.port.options.retention;
     if (keepsEverything(retention)) return total;
-    if (!this.sweeping) {
-      this.pending = (await this.port.inboxes()).reverse();
-      this.sweeping = true;
-    }
+    this.pending ??= (await this.port.inboxes()).reverse();
+    const pending = this.pending;
     let left = limit;
-    while (left > 0 && this.pending.length > 0) {
-      const inboxId = this.pending[this.pending.length - 1]!;
+    while (left > 0 && pending.length > 0) {
+      const inboxId = pending[pending.length - 1]!;
       let pruned: PruneResult;
       try {
         pruned = await this.port.inbox(inboxId).prune((now) => pruneCutoffs(retention, now), left);
       } catch (error) {
         // One inbox that cannot be pruned now (busy, unreadable) does not hold up the others: the next sweep tries again.
-        this.pending.pop();
+        pending.pop();
         throw error;
       }
       total.events += pruned.events;
@@ -85,10 +83,10 @@ export class PruneSweep {
       total.approvals += pruned.approvals;
       total.actions += pruned.actions;
       left -= pruned.events + pruned.messages + pruned.approvals + pruned.actions;
-      if (!pruned.more) this.pending.pop();
+      if (!pruned.more) pending.pop();
     }
-    total.more = this.pending.length > 0;
-    if (!total.more) this.sweeping = false;
+    total.more = pending.length > 0;
+    if (!total.more) this.pending = null;
     return total;
   }
 }

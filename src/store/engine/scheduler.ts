@@ -21,7 +21,8 @@ export function planSchedulerPass(due: DueTimer[], expired: ExpiredApproval[], n
       const key = timer.key ?? timerEventKey(timer.id, scheduledFor);
       events.push({ ...key, payloadJson: occurrencePayload(timer.payloadJson, scheduledFor, now - scheduledFor, skipped) });
     }
-    const lastSkipped = firing.occurrences[firing.occurrences.length - 1]?.skipped ?? 0;
+    // planFiring always returns at least the occurrence that was due.
+    const lastSkipped = firing.occurrences[firing.occurrences.length - 1]!.skipped;
     timers.push({ id: timer.id, nextDue: firing.nextDue, lastSkipped });
   }
   for (const approval of expired) {
