@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   // docs/api/ is TypeDoc's output (npm run docs), not ours to lint.
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'docs/api/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'docs/api/**', '.stryker-tmp/**', 'reports/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
