@@ -27,6 +27,7 @@ import { openStore } from '../src/index.js';
 import { createLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
 import { RuntimeEvents } from '../src/events.js';
+import { observe } from '../src/observability/observe.js';
 import { BENCH_INBOX, BENCH_SOURCE, type FromChild, type ServerStats, type StoreStats, type ToChild } from './service-protocol.js';
 
 function send(message: FromChild): void {
@@ -95,21 +96,26 @@ async function listenPlain(server: Server): Promise<{ url: string; running: Runn
 
 async function startVigil(dir: string, secret: string, writerThread: boolean): Promise<{ url: string; running: Running }> {
   // The store's defaults; `vigil serve` adds writerThread (src/service/service.ts).
-  const store = await openStore(`sqlite:${dir}`, { writerThread });
-  const backend = sqliteBackendOf(store);
-  if (backend.threaded !== writerThread) throw new Error(`the store ${writerThread ? 'has no' : 'has a'} writer thread`);
+  // Wired as startService wires them: the store reports to the event stream, which the metrics and the log hear.
   const config = configSchema.parse({
     store: `sqlite:${dir}`,
     host: '127.0.0.1',
     port: 0,
     sources: { [BENCH_SOURCE]: { type: 'github', secret } },
   });
+  const logger = createLogger({ level: config.log.level, pretty: false });
+  const metrics = createMetrics();
+  const events = new RuntimeEvents();
+  observe(events, { metrics, logger });
+  const store = await openStore(`sqlite:${dir}`, { writerThread, events });
+  const backend = sqliteBackendOf(store);
+  if (backend.threaded !== writerThread) throw new Error(`the store ${writerThread ? 'has no' : 'has a'} writer thread`);
   const app = createApp({
     store,
     config,
-    metrics: createMetrics(),
-    logger: createLogger({ level: config.log.level, pretty: false }),
-    events: new RuntimeEvents(),
+    metrics,
+    logger,
+    events,
     linkSecret: '',
     publicUrl: 'http://127.0.0.1',
   });

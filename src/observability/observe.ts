@@ -21,7 +21,11 @@ export function observe(events: RuntimeEvents, { metrics, logger }: Observers): 
   const off = [
     events.on('event:ingested', (e) => {
       (e.stored ? metrics?.ingested : metrics?.duplicates)?.inc({ source: e.source });
-      logger?.info(e, e.stored ? 'event stored' : 'duplicate delivery: nothing stored');
+      // A stored event is the service's everyday work, one per delivery: at info it cost a line (and a write to
+      // stdout on the event loop) per webhook. The counter counts them; the line is there at debug. A duplicate
+      // (a provider retrying, a replay) stays at info: it is the exception worth seeing.
+      if (e.stored) logger?.debug(e, 'event stored');
+      else logger?.info(e, 'duplicate delivery: nothing stored');
     }),
     events.on('run:started', (e) => logger?.info({ inboxId: e.inboxId, gen: e.gen, events: e.eventIds.length }, 'run started')),
     events.on('run:finished', (e) => {
