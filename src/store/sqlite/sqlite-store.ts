@@ -21,6 +21,7 @@ import { inboxSummary } from './dashboard.js';
 import { EndedSessions } from './ended-sessions.js';
 import { IngestGroups } from './group-commit.js';
 import { insertEvents } from './ingest.js';
+import { collectGarbage } from './collect-garbage.js';
 import { InboxDb, InboxFileDeleted } from './inbox-db.js';
 import { SqliteInboxPort, type InboxFiles } from './inbox-port.js';
 import * as lifecycle from './lifecycle.js';
@@ -33,6 +34,8 @@ import { StoreWriter, threadClock, writerOpenInboxes } from './writer-thread.js'
 const FILE_SUFFIX = '.db';
 /** How long the rebuild after a boot holds the event loop before it lets other work in (about 10 inboxes). */
 const REBUILD_SLICE_MS = 10;
+/** The rebuild after a boot collects garbage after this many files (collect-garbage.ts says why); ~10 ms a time. */
+const REBUILD_GC_EVERY = 2_000;
 /** Deliveries to one inbox in one group commit that mark it as taking bursts (InboxDb.checkpointLessOften). */
 const BURST = 16;
 /** Opens of an inbox in one call that may find its file deleted (each by another deleteInbox). */
@@ -154,6 +157,7 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
       // to the next open. Otherwise the open returns first.
       if (inboxIds.length > 0) await nextTurn();
       let slice = performance.now();
+      let visited = 0;
       for (const id of inboxIds) {
         if (this.closed) return;
         try {
@@ -161,6 +165,7 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
         } catch {
           complete = false;
         }
+        if (++visited % REBUILD_GC_EVERY === 0) collectGarbage();
         if (performance.now() - slice >= this.rebuildSliceMs) {
           await nextTurn();
           slice = performance.now();
