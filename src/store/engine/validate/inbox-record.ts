@@ -6,7 +6,7 @@
  * nothing.
  */
 import { VigilError } from '../../../errors.js';
-import type { ApprovalAnswer, EventStatus } from '../../contract.js';
+import type { EventStatus, InboxRecord } from '../../contract.js';
 import { validateMemoryKey, validateMemoryValue } from './agent-state.js';
 import { validateApprovalId } from './approval.js';
 import { toJson } from './json.js';
@@ -15,46 +15,18 @@ import { validateSettings, type CheckedSettings } from './settings.js';
 import { checkKey, checkStorable, describe } from './text.js';
 import { validateTimer, type CheckedTimer } from './timer.js';
 
+/** An exported record of `type`, with `json` (a field holding a value) replaced by its serialised text. */
+type Serialised<T extends InboxRecord['type'], K extends string, J extends string> = Omit<Extract<InboxRecord, { type: T }>, K> & { [F in J]: string };
+
+/** InboxRecord as the stores keep it: values serialised once, settings, timers and actions as their validators give them. */
 export type CheckedRecord =
   | { type: 'settings'; settings: CheckedSettings }
-  | { type: 'lease'; gen: number }
-  | { type: 'pacing'; lastPacedAt: number | null; notBefore: number | null; day: string | null; daySends: number }
-  | {
-      type: 'event';
-      source: string;
-      sourceId: string;
-      payloadJson: string;
-      status: EventStatus;
-      attempts: number;
-      error: string | null;
-      lastError: string | null;
-      receivedAt: number;
-      finishedAt: number | null;
-      claimGen: number | null;
-      lastClaimAt: number | null;
-    }
-  | { type: 'tombstone'; source: string; sourceId: string }
-  | {
-      type: 'message';
-      body: string;
-      urgent: boolean;
-      channel: string | null;
-      createdAt: number;
-      sentAt: number | null;
-      failures: { channel: string; kind: 'rejected' | 'undeliverable'; error: string; failedAt: number; redrivenAt: number | null }[];
-    }
-  | {
-      type: 'approval';
-      id: string;
-      actionJson: string;
-      requestedAt: number;
-      expiresAt: number;
-      answer: ApprovalAnswer | 'expired' | null;
-      answeredAt: number | null;
-    }
+  | Extract<InboxRecord, { type: 'lease' | 'pacing' | 'tombstone' | 'message' }>
+  | Serialised<'event', 'payload', 'payloadJson'>
+  | Serialised<'approval', 'action', 'actionJson'>
   | { type: 'timer'; timer: CheckedTimer & { due: number }; done: boolean; lastSkipped: number | null }
-  | { type: 'memory'; key: string; valueJson: string; updatedAt: number }
-  | { type: 'session'; stateJson: string; updatedAt: number }
+  | Serialised<'memory', 'value', 'valueJson'>
+  | Serialised<'session', 'state', 'stateJson'>
   | ({ type: 'action'; at: number } & CheckedAction);
 
 const STATUSES: readonly EventStatus[] = ['pending', 'running', 'done', 'dead'];
