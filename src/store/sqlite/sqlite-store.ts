@@ -6,8 +6,6 @@
  */
 import { existsSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import { readClock } from '../../clock.js';
 import { isVigilError, VigilError } from '../../errors.js';
@@ -21,12 +19,12 @@ import { inboxSummary } from './dashboard.js';
 import { EndedSessions } from './ended-sessions.js';
 import { IngestGroups } from './group-commit.js';
 import { insertEvents } from './ingest.js';
-import { collectGarbage } from './collect-garbage.js';
 import { InboxDb, InboxFileDeleted } from './inbox-db.js';
 import { SqliteInboxPort, type InboxFiles } from './inbox-port.js';
 import * as lifecycle from './lifecycle.js';
 import type { InboxFileHost } from './lifecycle.js';
-import { earlier, ReadyIndex } from './ready-index.js';
+import { rebuildAfterBoot, rederive, type RebuildHost } from './index-rebuild.js';
+import { ReadyIndex } from './ready-index.js';
 import { assertWritable } from './sqlite-errors.js';
 import { SqliteViewPort } from './view-port.js';
 import { StoreWriter, threadClock, writerOpenInboxes } from './writer-thread.js';
@@ -34,8 +32,6 @@ import { StoreWriter, threadClock, writerOpenInboxes } from './writer-thread.js'
 const FILE_SUFFIX = '.db';
 /** How long the rebuild after a boot holds the event loop before it lets other work in (about 10 inboxes). */
 const REBUILD_SLICE_MS = 10;
-/** The rebuild after a boot collects garbage after this many files (collect-garbage.ts says why); ~10 ms a time. */
-const REBUILD_GC_EVERY = 2_000;
 /** Deliveries to one inbox in one group commit that mark it as taking bursts (InboxDb.checkpointLessOften). */
 const BURST = 16;
 /** Opens of an inbox in one call that may find its file deleted (each by another deleteInbox). */
@@ -119,65 +115,32 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
     });
     this.index = new ReadyIndex(this.dir, this.options.busyTimeoutMs);
     this.rebuildSliceMs = rebuildSliceMs;
-    this.rebuild = !rebuild || this.index.rebuiltInBoot() === bootId ? Promise.resolve() : this.rebuildAfterBoot(bootId);
+    this.rebuild = !rebuild || this.index.rebuiltInBoot() === bootId ? Promise.resolve() : rebuildAfterBoot(this.rebuildHost(), bootId, this.rebuildSliceMs);
     const clock = this.options.writerThread ? threadClock(this.options.clock) : null;
     const { clock: _clock, writerThread: _writerThread, retention: _retention, ...rest } = this.options;
     this.writer =
       clock === null ? null : new StoreWriter({ dir: this.dir, options: { ...rest, maxOpenInboxes: writerOpenInboxes(rest.maxOpenInboxes) }, clock });
   }
 
-  /**
-   * The first open in a machine boot re-derives the ready index from every
-   * inbox file: a power loss may have taken the index's last commits (it is
-   * written without fsync) but never an inbox's, and without this an event
-   * stored before it, or a timer, could stay unlisted until its inbox was
-   * written again. Also runs for an index file that is new while inbox files
-   * exist (it was deleted). Each inbox's row is set from
-   * a read snapshot of its file, which writes nothing there; only a row the
-   * index holds from a later write_seq than the file (it kept a lowering
-   * whose unflushed inbox commit was lost) takes a write transaction.
-   *
-   * It runs in the background, a slice at a time, because it costs about
-   * 1 ms per inbox file (10,000 inboxes: ~10 s): the store is open and
-   * taking events at once, and readyInboxes() lists what the index knows,
-   * which is everything but what the power loss took. Each inbox the rebuild
-   * finds work in that the index did not show is announced to subscribe()'s
-   * listeners, as a write would be, so a worker pool hears of it.
-   * readyIndexSettled() resolves when it is done. An inbox that cannot be
-   * read now is left to its next write, and the next open tries again; so
-   * does a store closed before the rebuild finished (a CLI command, say: it
-   * leaves the rebuild to the next long-lived process).
-   */
-  private async rebuildAfterBoot(bootId: string): Promise<void> {
-    let complete = true;
-    try {
-      const inboxIds = this.inboxFileIds();
-      // With nothing to re-derive, the boot is recorded now, so that a store
-      // opened and closed at once (the CLI, a test's setup) does not leave it
-      // to the next open. Otherwise the open returns first.
-      if (inboxIds.length > 0) await nextTurn();
-      let slice = performance.now();
-      let visited = 0;
-      for (const id of inboxIds) {
-        if (this.closed) return;
-        try {
-          this.rederive(id);
-        } catch {
-          complete = false;
-        }
-        if (++visited % REBUILD_GC_EVERY === 0) collectGarbage();
-        if (performance.now() - slice >= this.rebuildSliceMs) {
-          await nextTurn();
-          slice = performance.now();
-        }
-      }
-      if (complete && !this.closed) this.index.markRebuilt(bootId);
-    } catch {
-      // The directory could not be listed, or the index not written: the next open tries again.
-    }
+  /** What the ready index's rebuild (index-rebuild.ts) may use of this store. */
+  private rebuildHost(): RebuildHost {
+    return {
+      index: this.index,
+      closed: () => this.closed,
+      assertOpen: () => this.assertOpen(),
+      inboxFileIds: () => this.inboxFileIds(),
+      // A file that is not open already is opened for this alone, not through
+      // the LRU: a rebuild over every inbox would push out the ones in use.
+      visit: (inboxId) => {
+        const cached = this.open.peek(inboxId);
+        const c = cached ?? this.openFile(inboxId, false);
+        return c === null ? null : { c, opened: cached === undefined };
+      },
+      wake: (inboxId, kind) => this.wake(inboxId, kind),
+    };
   }
 
-  /** Resolves when the ready index's rebuild after a machine boot (rebuildAfterBoot) is done; at once when none runs. */
+  /** Resolves when the ready index's rebuild after a machine boot (index-rebuild.ts) is done; at once when none runs. */
   readyIndexSettled(): Promise<void> {
     return this.rebuild;
   }
@@ -398,31 +361,9 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
    */
   async rebuildReadyIndex(): Promise<number> {
     const ids = await this.inboxes();
-    for (const id of ids) this.rederive(id);
+    const host = this.rebuildHost();
+    for (const id of ids) rederive(host, id);
     return ids.length;
-  }
-
-  /**
-   * One inbox's index row from a read snapshot, or a write when the index is
-   * ahead of the file. Work the index did not show is announced.
-   */
-  private rederive(inboxId: string): void {
-    this.assertOpen();
-    // A file that is not open already is opened for this alone, not through
-    // the LRU: a rebuild over every inbox would push out the ones in use.
-    const cached = this.open.peek(inboxId);
-    const c = cached ?? this.openFile(inboxId, false);
-    if (c === null) return;
-    const before = this.index.current(inboxId);
-    try {
-      if (!c.settleFromSnapshot()) c.reindex();
-    } finally {
-      if (cached === undefined) c.close();
-    }
-    const after = this.index.current(inboxId);
-    if (after === undefined) return;
-    if (earlier(after.wakeAt, before?.wakeAt ?? null)) this.wake(inboxId, 'work');
-    if (earlier(after.sendAt, before?.sendAt ?? null)) this.wake(inboxId, 'outbox');
   }
 
   exportInbox(id: string): AsyncIterable<InboxRecord> {
@@ -448,7 +389,7 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
   }
 
   list(inboxId: string): void {
-    this.rederive(inboxId);
+    rederive(this.rebuildHost(), inboxId);
   }
 
   caseTwin(inboxId: string): string | undefined {
