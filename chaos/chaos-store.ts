@@ -17,7 +17,7 @@
 import type { ClaimedEvent, Store } from '../src/store/contract.js';
 import { wrapPort } from '../src/testing/wrap-port.js';
 import type { CrashPoints } from './crash-points.js';
-import { monotonicMs, type Journal } from './journal.js';
+import { leaseClockMs, type Journal } from './journal.js';
 
 export interface ChaosStoreOptions {
   journal: Journal;
@@ -33,17 +33,17 @@ export function chaosStore(inner: Store, { journal, crashes }: ChaosStoreOptions
     };
     return {
       async acquire(holder) {
-        const askedAt = monotonicMs();
+        const askedAt = leaseClockMs();
         const acquired = await port.acquire(holder);
         if (acquired !== null) {
-          journal.write({ k: 'acquire', inbox, holder, gen: acquired.gen, askedAt, gotAt: monotonicMs() });
+          journal.write({ k: 'acquire', inbox, holder, gen: acquired.gen, askedAt, gotAt: leaseClockMs() });
           await crashes.pass('after-acquire', inbox);
         }
         return acquired;
       },
       async release(holder, gen) {
         await crashes.pass('before-release', inbox);
-        journal.write({ k: 'release', inbox, holder, gen, at: monotonicMs() });
+        journal.write({ k: 'release', inbox, holder, gen, at: leaseClockMs() });
         return port.release(holder, gen);
       },
       async claim(holder, gen) {
@@ -62,10 +62,10 @@ export function chaosStore(inner: Store, { journal, crashes }: ChaosStoreOptions
         return finished;
       },
       async acquireAndClaim(holder) {
-        const askedAt = monotonicMs();
+        const askedAt = leaseClockMs();
         const result = await port.acquireAndClaim(holder);
         if (result === null) return null;
-        journal.write({ k: 'acquire', inbox, holder, gen: result.acquired.gen, askedAt, gotAt: monotonicMs() });
+        journal.write({ k: 'acquire', inbox, holder, gen: result.acquired.gen, askedAt, gotAt: leaseClockMs() });
         journal.write({ k: 'claiming', inbox, holder, gen: result.acquired.gen });
         claimed(holder, result.acquired.gen, result.claim.events);
         if (result.claim.events.length === 0) journal.write({ k: 'release', inbox, holder, gen: result.acquired.gen, at: askedAt });
@@ -76,11 +76,11 @@ export function chaosStore(inner: Store, { journal, crashes }: ChaosStoreOptions
       async finishAndClaim(holder, gen, ids, outcome, options) {
         await crashes.pass('before-finish', inbox);
         await crashes.pass('in-finish', inbox);
-        const askedAt = monotonicMs();
+        const askedAt = leaseClockMs();
         journal.write({ k: 'stepping', inbox, holder, gen, at: askedAt });
         journal.write({ k: 'claiming', inbox, holder, gen });
         const result = await port.finishAndClaim(holder, gen, ids, outcome, options);
-        const gotAt = monotonicMs();
+        const gotAt = leaseClockMs();
         journal.write({ k: 'finish', inbox, holder, gen, ids: [...ids], ok: result.finished, ...(outcome.error === null ? {} : { error: outcome.error }) });
         claimed(holder, gen, result.claim.events); // nothing, when the finish was refused
         if (result.finished) {

@@ -5,8 +5,13 @@
  * The parent reads every worker's file after the run (a line cut short by
  * a kill is skipped).
  *
- * Times are monotonic milliseconds (process.hrtime): one clock for every
- * process on the machine, which is what the lease-overlap check needs.
+ * Lease times are read off the clock the stores decide leases with: the
+ * machine's wall clock (Date.now for SQLite; PostgreSQL's clock_timestamp()
+ * reads the same kernel clock). One clock for every process, and the right
+ * one for the overlap check: a monotonic clock is not what either store
+ * compares with, and where the wall clock was stepped against it (seen once
+ * in CI: 3.3 ms within a 2 s lease) the check saw an overlap the store,
+ * which can only honour its own clock, never granted.
  */
 import { closeSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,7 +41,8 @@ export type JournalRecord =
   /** The worker kills itself now: at an armed point, or a poison event. */
   | { k: 'crash'; holder: string; point: string; inbox: string | null; event?: string };
 
-export const monotonicMs = (): number => Number(process.hrtime.bigint()) / 1e6;
+/** Whole milliseconds, like the stores' own `now`: a grant asked for at `t` expires no earlier than `t` + TTL on this clock. */
+export const leaseClockMs = (): number => Date.now();
 
 export class Journal {
   private readonly fd: number;

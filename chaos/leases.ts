@@ -9,10 +9,10 @@
  * *sent*: the store's own expiry can only be later. A killed worker never
  * releases: its lease is held until that TTL, unless it died in a run step
  * that may have released it (a `stepping` record with no `finish` after it:
- * released from when the step was sent). Times are one monotonic
- * clock for every process on the machine. An acquire slower than the TTL
- * (a loaded machine) returns a lease that had already lapsed: held for no
- * moment at all.
+ * released from when the step was sent). Times are the wall clock both
+ * stores decide leases with (journal.ts), in whole milliseconds. An
+ * acquire slower than the TTL (a loaded machine) returns a lease that had
+ * already lapsed: held for no moment at all.
  */
 import type { JournalRecord } from './journal.js';
 

@@ -2,7 +2,7 @@
  * Several OS processes racing on the same inboxes of one PostgreSQL schema
  * (test/fixtures/pg-race-worker.ts), and the checks of what they did:
  *   - one holder per inbox at any time: no two workers' lease intervals
- *     overlap, on one monotonic clock shared by every process on the machine;
+ *     overlap, on the wall clock the database decides with (whole ms);
  *   - one holder per generation;
  *   - R1 across processes: every key stored once;
  *   - no event done twice, no reply queued twice, no message sent twice.
