@@ -40,6 +40,26 @@ export function runSteps(target: StoreTarget): void {
         expect((await inbox.claimBatch('A', 1)).map((e) => e.sourceId)).toEqual(['c']); // the same lease goes on
       });
 
+      it('a claim under the new lease lists the inbox for its timers and approvals that fall due first, and for its events at until + 1', async () => {
+        const { store, clock } = await open({ leaseTtlMs: TTL });
+        const [alice, bob] = [store.inbox('alice'), store.inbox('bob')];
+        await ingestAll(alice, 'a', 'b');
+        await alice.addTimer({ id: 't', due: T0 + 3_000 });
+        await ingestAll(bob, 'c');
+        await bob.requestApproval({ id: 'ok', expiresInMs: 4_000, action: 'refund' });
+        await alice.acquireAndClaim('A');
+        await bob.acquireAndClaim('B');
+        expect((await store.nextWake()).wakeAt).toBe(T0 + 3_000); // alice's timer
+        clock.set(T0 + 3_000);
+        expect(await store.readyInboxes()).toEqual(['alice']);
+        clock.set(T0 + 4_000);
+        expect((await store.readyInboxes()).sort()).toEqual(['alice', 'bob']); // and bob's approval expires
+        await alice.runScheduler(); // each becomes an event: pending, behind the live lease
+        await bob.runScheduler();
+        expect(await store.readyInboxes()).toEqual([]);
+        expect((await store.nextWake()).wakeAt).toBe(T0 + TTL + 1); // the events, when the leases lapse
+      });
+
       it("null while another holder's lease is valid, and nothing changes", async () => {
         const { store } = await open({ leaseTtlMs: TTL });
         const inbox = store.inbox('alice');

@@ -57,10 +57,12 @@ BEGIN
     RETURN NEXT;
   END LOOP;
 
-  IF NOT v_claimed THEN
+  IF v_claimed THEN
+    PERFORM vigil_refresh_work_claimed(p_inbox, v_now + p_lease_ttl, v_now, p_max_attempts, p_base, p_max, p_gap);
+  ELSE
     PERFORM vigil_continue_or_end_run(p_inbox, false, v_now, NULL);
+    PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
   END IF;
-  PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
 END $$;
 
 CREATE OR REPLACE FUNCTION vigil_finish_and_claim(p_inbox text, p_holder text, p_gen bigint, p_ids bigint[],

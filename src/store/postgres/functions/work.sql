@@ -61,3 +61,25 @@ BEGIN
   -- An unchanged row is not rewritten: no new row version, no index entries.
   WHERE (w.wake_at, w.send_at) IS DISTINCT FROM (excluded.wake_at, excluded.send_at);
 END $$;
+
+-- The work row after a run step that took the lease and claimed events
+-- (vigil_acquire_and_claim): one of the inbox's events is now running
+-- under a live lease, so whatever else is pending is listed at until + 1
+-- (vigil_refresh_work's rule: claimable is at most "stalled", until + 1),
+-- and nothing its send_at is made of (the outbox, the pacing) has changed.
+-- So only the timers and the approvals are read again, not the ten parts
+-- above. An inbox with no work row yet gets the whole refresh.
+CREATE OR REPLACE FUNCTION vigil_refresh_work_claimed(p_inbox text, p_lease_until bigint, p_now bigint, p_max_attempts integer,
+                                                      p_base bigint, p_max bigint, p_gap bigint) RETURNS void
+LANGUAGE plpgsql AS $$                              -- its caller's settings hold (no SET: none to save and restore)
+DECLARE
+  v_wake bigint;
+BEGIN
+  v_wake := LEAST(p_lease_until + 1,
+                  (SELECT min(due) FROM timers WHERE inbox_id = p_inbox AND NOT done),
+                  (SELECT min(expires_at) FROM approvals WHERE inbox_id = p_inbox AND answer IS NULL));
+  UPDATE work SET wake_at = v_wake WHERE inbox_id = p_inbox AND wake_at IS DISTINCT FROM v_wake;
+  IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM work WHERE inbox_id = p_inbox) THEN
+    PERFORM vigil_refresh_work(p_inbox, p_now, p_max_attempts, p_base, p_max, p_gap);
+  END IF;
+END $$;

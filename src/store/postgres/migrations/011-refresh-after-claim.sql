@@ -1,0 +1,4 @@
+-- vigil_acquire_and_claim refreshes the work row of an inbox whose claim
+-- took events with vigil_refresh_work_claimed (functions/work.sql): the
+-- timers and approvals read again, not every part. Only functions change:
+-- this step is how existing schemas pick them up (functions/README.md).
