@@ -21,7 +21,9 @@
  *   surrogate: keys, message bodies, errors, operator actions. Such input is
  *   refused with the call's `invalid_*` code before anything is written.
  *   Payloads, sessions, memory values and approval actions are JSON, which
- *   escapes both, so they round-trip unchanged.
+ *   escapes both, so they round-trip unchanged. What JSON would store as
+ *   something else (NaN, a function, a Map, a cycle), or a value nested
+ *   deeper than 512 levels of arrays and objects, is refused the same way.
  */
 import type { Clock } from '../clock.js';
 import type { RuntimeEvents } from '../events.js';

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { VigilError } from '../../src/index.js';
 import { toJson } from '../../src/store/engine/validate/index.js';
+import { MAX_STORED_DEPTH } from '../../src/store/engine/validate/json.js';
 
 function refusal(value: unknown): string {
   try {
@@ -34,6 +35,18 @@ describe('toJson', () => {
     const inner: Record<string, unknown> = {};
     inner.back = { to: inner };
     expect(refusal({ list: [inner] })).toBe('payload.list[0].back.to contains a cycle, which is not JSON-serialisable');
+  });
+
+  it(`refuses a value nested deeper than ${MAX_STORED_DEPTH} levels as a whole, however deep (no stack overflow), and accepts one at the limit`, () => {
+    const nested = (levels: number): unknown => {
+      let value: unknown = 1;
+      for (let i = 0; i < levels; i++) value = i % 2 === 0 ? [value] : { a: value };
+      return value;
+    };
+    const message = `payload nests deeper than ${MAX_STORED_DEPTH} levels of arrays and objects`;
+    expect(refusal(nested(100_000))).toBe(message);
+    expect(refusal({ ok: nested(MAX_STORED_DEPTH) })).toBe(message);
+    expect(JSON.parse(toJson('invalid_event', 'payload', nested(MAX_STORED_DEPTH), 1 << 20))).toEqual(nested(MAX_STORED_DEPTH));
   });
 
   it('accepts the same object twice when it is not a cycle, and plain JSON of every kind', () => {
