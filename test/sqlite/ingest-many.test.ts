@@ -1,5 +1,5 @@
 /**
- * ingestMany on SQLite goes in as multi-row INSERTs of up to 128 rows
+ * ingestMany on SQLite goes in as multi-row INSERTs of up to 32 rows
  * (sqlite/ingest.ts) and learns which rows were stored from each chunk's
  * count of changes, reading back the keys only of a chunk that stored some
  * of its rows. Batches here cross those chunk boundaries, with duplicates of
@@ -22,7 +22,7 @@ function expected(batch: NewEvent[], refused: Set<string>): boolean[] {
   });
 }
 
-/** 300 events (chunks of 128, 128, 32, 8, 4): new keys, keys in `old`, and keys repeated in the batch, spread over every chunk. */
+/** 300 events (nine chunks of 32, then 8 and 4): new keys, keys in `old`, and keys repeated in the batch, spread over every chunk. */
 function mixedBatch(old: string[]): NewEvent[] {
   const batch: NewEvent[] = [];
   for (let i = 0; i < 300; i++) {

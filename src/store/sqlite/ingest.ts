@@ -16,11 +16,13 @@ const KEYS_AFTER = 'SELECT source, source_id FROM events WHERE id > ?';
 
 /**
  * Rows per multi-row INSERT: a batch goes in as chunks of powers of two
- * (100 events: 64 + 32 + 4), so at most eight statements per form are
- * compiled per file, and a large batch binds at most 4 × 128 parameters a
- * statement, far under SQLite's limit.
+ * (100 events: 32 + 32 + 32 + 4), so at most six statements per form are
+ * compiled per open file. Not more: a compiled statement grows with its
+ * rows (about 17 KiB at 32 rows, 58 KiB at 128, held while the file is
+ * open, up to 128 files), and past 32 rows a batch's CPU per event drops
+ * no further.
  */
-const MAX_ROWS = 128;
+const MAX_ROWS = 32;
 
 /**
  * `rows` events in one statement. Each row through better-sqlite3 is one
