@@ -11,6 +11,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { ingestManyFloor, SchedulerFloor } from './floors.js';
 import { elapsedSeconds, median, startTimer } from './timing.js';
 import { payload, type BenchSide, type IngestResult, type Plan } from './workload.js';
 
@@ -143,6 +144,13 @@ export async function runSuite(
         const label = `ingestMany, ${plan.ingestManyBatch} events per call and transaction (${n(plan.ingestManyEvents)} events)`;
         results.add('ingestMany', label, 'events/s', side.label, r.events / r.seconds);
       },
+      async (side) => {
+        // ingestMany's floor (floors.ts), once per repetition: the same rows and schema, bare multi-row INSERTs.
+        if (side !== sides[0]) return;
+        const r = await ingestManyFloor(scratch, plan.ingestManyEvents, plan.ingestManyBatch);
+        const label = `bare multi-row INSERTs of ingestMany's rows into an inbox file (better-sqlite3, WAL, synchronous=FULL; ${plan.ingestManyBatch} per transaction)`;
+        results.add('ingestManyFloor', label, 'events/s', FLOOR, r.events / r.seconds);
+      },
     ]);
   }
 
@@ -175,7 +183,7 @@ export async function runSuite(
     );
   }
 
-  if (only.has('scheduler')) await schedulerFamily(plan, sides, results, log, interleave);
+  if (only.has('scheduler')) await schedulerFamily(plan, sides, results, log, interleave, scratch);
 
   if (only.has('dispatch')) {
     await interleave('dispatch', plan.dispatchReps, [
@@ -199,9 +207,11 @@ async function schedulerFamily(
   results: Results,
   log: Log,
   interleave: (what: string, reps: number, steps: Step[]) => Promise<void>,
+  scratch: string,
 ): Promise<void> {
   const big = { name: 'big', total: plan.schedulerTimers, due: plan.schedulerDue };
   const small = { name: 'small', total: plan.schedulerDue, due: plan.schedulerDue };
+  const floor = await SchedulerFloor.create(scratch, small.total, small.due);
   for (const side of sides) {
     const setup = await side.setupScheduler(big);
     await side.setupScheduler(small);
@@ -216,7 +226,16 @@ async function schedulerFamily(
       const r = await side.schedulerPass('small');
       results.add('schedSmall', `scheduler pass, ${n(plan.schedulerDue)} of ${n(plan.schedulerDue)} timers due`, 'ms', side.label, r.seconds * 1000);
     },
+    async (side) => {
+      // The small pass's floor (floors.ts), once per pass: its SQL on the same schema, bare.
+      if (side !== sides[0]) return;
+      const r = floor.pass();
+      if (r.fired !== small.due) throw new Error(`floor pass fired ${r.fired}, expected ${small.due}`);
+      const label = `bare SQL of the scheduler pass, ${n(plan.schedulerDue)} of ${n(plan.schedulerDue)} due, on an inbox file (better-sqlite3, WAL, synchronous=FULL)`;
+      results.add('schedSmallFloor', label, 'ms', FLOOR, r.seconds * 1000);
+    },
   ]);
+  await floor.close();
   // Idle passes come in short alternating bursts too, but are summarised by
   // their medians: there are many, and no single pair means much.
   const bursts = 10;

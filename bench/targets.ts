@@ -30,6 +30,10 @@ export function checkTargets(r: Results): TargetCheck[] {
   const manyVsRef = r.ratio('ingestMany', VIGIL, 'ingestMany', PYTHON);
   const cycleVsRef = r.ratio('cycle1done', VIGIL, 'cycle1done', PYTHON);
   const schedVsRef = r.ratio('schedSmall', VIGIL, 'schedSmall', PYTHON);
+  const manyVsFloor = r.ratio('ingestMany', VIGIL, 'ingestManyFloor', FLOOR);
+  const manyFloorVsRef = r.ratio('ingestManyFloor', FLOOR, 'ingestMany', PYTHON);
+  const schedVsFloor = r.ratio('schedSmall', VIGIL, 'schedSmallFloor', FLOOR);
+  const schedFloorVsRef = r.ratio('schedSmallFloor', FLOOR, 'schedSmall', PYTHON);
   const dispatchVsRef = r.ratio('dispatch', VIGIL, 'dispatch', PYTHON);
   const spreadVsRef = r.ratio('dispatchSpread', VIGIL, 'dispatchSpread', PYTHON);
   const concurrentVsRef = r.ratio('ingestConcurrent', VIGIL, 'ingest', PYTHON);
@@ -53,6 +57,38 @@ export function checkTargets(r: Results): TargetCheck[] {
       value: schedVsRef,
       unit: 'x',
       pass: atLeast(schedVsRef, 1.5),
+    },
+    {
+      name: "ingestMany vs its floor: the same rows as bare multi-row INSERTs into the same schema, same durability",
+      measure: 'Vigil events/s ÷ floor events/s, per repetition',
+      goal: '>= 0.8x',
+      value: manyVsFloor,
+      unit: 'x',
+      pass: atLeast(manyVsFloor, 0.8),
+    },
+    {
+      name: "ingestMany's floor vs the reference (informational: the most any code on this schema and durability could show)",
+      measure: 'floor events/s ÷ Python events/s, per repetition',
+      goal: '>= 1.5x',
+      value: manyFloorVsRef,
+      unit: 'x',
+      pass: atLeast(manyFloorVsRef, 1.5),
+    },
+    {
+      name: 'scheduler pass, 1,000 of 1,000 due, vs its floor: the same SQL bare on the same schema, same durability',
+      measure: 'floor ms ÷ Vigil ms, per pass',
+      goal: '>= 0.8x',
+      value: schedVsFloor,
+      unit: 'x',
+      pass: atLeast(schedVsFloor, 0.8),
+    },
+    {
+      name: "the scheduler pass's floor vs the reference (informational: the most any code on this schema and durability could show)",
+      measure: 'Python ms ÷ floor ms, per pass',
+      goal: '>= 1.5x',
+      value: schedFloorVsRef,
+      unit: 'x',
+      pass: atLeast(schedFloorVsRef, 1.5),
     },
     {
       name: 'dispatch of 10,000 held messages vs the reference',
