@@ -5,7 +5,7 @@
  * no ready index, no pacing and no JavaScript around them. What Vigil adds
  * on top of these is its own cost; what these cost is the disk's and SQLite's.
  */
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Database as Db } from 'better-sqlite3';
@@ -77,7 +77,9 @@ export function heldSelectUpdateFloor(scratch: string, messages: number): number
  */
 export function spreadDispatchFloor(scratch: string, inboxes: number): number {
   const dir = mkdtempSync(join(scratch, 'spread-floor-'));
-  for (let i = 0; i < inboxes; i++) newInboxFile(dir, `user-${i}`, 1).close();
+  // One file made, then copied: closed, it is the whole database (its WAL checkpointed and gone).
+  newInboxFile(dir, 'template', 1).close();
+  for (let i = 0; i < inboxes; i++) copyFileSync(join(dir, 'template.db'), join(dir, `user-${i}.db`));
   const start = startTimer();
   for (let i = 0; i < inboxes; i++) {
     const db = openInboxFile(join(dir, `user-${i}.db`));
