@@ -15,6 +15,24 @@ export interface TargetCheck {
   pass: boolean | null;
 }
 
+/**
+ * The dispatch rows against their floors (dispatch-floor.ts), where the
+ * reference's goals are beyond what the disk allows: the floor of the
+ * 10,000 messages is itself only about 1.3–1.5 times as fast as the
+ * reference (so 2x of it is out of reach for any code doing that SQL), and
+ * the reference's pass keeps its files open while a bounded store must open
+ * and close them (so the floor of the pass is several times the reference's).
+ * The 10,000 messages: Vigil adds to the floor's one transaction the
+ * reservation's (the send happens between two), the pacing, the ready index
+ * and the plan over 10,000 rows in JavaScript. The pass: per message Vigil
+ * adds two ready-index commits, the wake queries and some twenty statements
+ * prepared on each newly opened file to the floor's flushes and open. Either
+ * within 1/0.6 of its floor's time (measured on a shared 2-core machine:
+ * 0.5–0.8x and 0.5–1.0x).
+ */
+const DISPATCH_VS_FLOOR = 0.6;
+const SPREAD_VS_FLOOR = 0.6;
+
 function atLeast(value: number | null, min: number): boolean | null {
   return value === null ? null : value >= min;
 }
@@ -36,6 +54,8 @@ export function checkTargets(r: Results): TargetCheck[] {
   const schedFloorVsRef = r.ratio('schedSmallFloor', FLOOR, 'schedSmall', PYTHON);
   const dispatchVsRef = r.ratio('dispatch', VIGIL, 'dispatch', PYTHON);
   const spreadVsRef = r.ratio('dispatchSpread', VIGIL, 'dispatchSpread', PYTHON);
+  const dispatchVsFloor = r.ratio('dispatch', VIGIL, 'dispatchFloor', FLOOR);
+  const spreadVsFloor = r.ratio('dispatchSpread', VIGIL, 'dispatchSpreadFloor', FLOOR);
   const concurrentVsRef = r.ratio('ingestConcurrent', VIGIL, 'ingest', PYTHON);
   const cycleDoneVsEmpty = r.ratio('cycle1done', VIGIL, 'cycle1', VIGIL);
   const manyVsSingle = r.ratio('ingestMany', VIGIL, 'ingest', VIGIL);
@@ -99,6 +119,14 @@ export function checkTargets(r: Results): TargetCheck[] {
       pass: atLeast(dispatchVsRef, 2),
     },
     {
+      name: 'dispatch of 10,000 held messages vs its floor (the bare SELECT and UPDATE of those rows in one durable commit)',
+      measure: 'floor ms ÷ Vigil ms, per repetition',
+      goal: `>= ${DISPATCH_VS_FLOOR}x`,
+      value: dispatchVsFloor,
+      unit: 'x',
+      pass: atLeast(dispatchVsFloor, DISPATCH_VS_FLOOR),
+    },
+    {
       name: 'one-event run cycle after 10,000 done vs the reference (this run; the issue asks it of each of three runs)',
       measure: 'Vigil runs/s ÷ Python runs/s, per repetition',
       goal: '>= 3x',
@@ -121,6 +149,14 @@ export function checkTargets(r: Results): TargetCheck[] {
       value: spreadVsRef,
       unit: 'x',
       pass: atLeast(spreadVsRef, 1),
+    },
+    {
+      name: "a dispatcher's pass, one held message in each of 1,000 inboxes, vs its floor (open, two commits, close, per file)",
+      measure: 'floor ms per message ÷ Vigil ms per message, per repetition',
+      goal: `>= ${SPREAD_VS_FLOOR}x`,
+      value: spreadVsFloor,
+      unit: 'x',
+      pass: atLeast(spreadVsFloor, SPREAD_VS_FLOOR),
     },
     {
       name: 'single-event ingest, 64 deliveries in flight (group commit), vs the reference (informational)',

@@ -76,7 +76,8 @@ export function planDispatch(held: HeldRow[], state: PacingState, now: number, p
   const gapPassed = state.lastPaced === null || now - state.lastPaced >= policy.gapMs;
   const pacedMayGo = gapPassed && quiet?.quiet !== true && !limitReached;
 
-  const chosen = held.filter((row) => pacedMayGo || row.urgent || row.reservedBefore);
+  // Nearly always everything held goes: then no filtered copy of what may be 10,000 rows.
+  const chosen = pacedMayGo ? held : held.filter((row) => row.urgent || row.reservedBefore);
   const countsAgainstPacing = chosen.some((row) => !row.urgent && !row.reservedBefore);
   const next: PacingState = countsAgainstPacing
     ? { lastPaced: now, day: today ?? state.day, daySends: today === null ? state.daySends : sentToday + 1 }
@@ -89,12 +90,19 @@ export function planDispatch(held: HeldRow[], state: PacingState, now: number, p
   else if (policy.dailyLimit !== null && usedToday >= policy.dailyLimit) notBefore = nextLocalDay(now, timeZone);
 
   if (chosen.length === 0) return { batch: null, notBefore };
-  const messages = chosen.map(({ id, body, urgent, channel }) => ({ id, body, urgent, channel }));
+  // One pass over the batch for both the messages and their bodies (a dispatch may hold 10,000).
+  const messages: HeldMessage[] = new Array<HeldMessage>(chosen.length);
+  const bodies: string[] = new Array<string>(chosen.length);
+  for (let i = 0; i < chosen.length; i++) {
+    const { id, body, urgent, channel } = chosen[i]!;
+    messages[i] = { id, body, urgent, channel };
+    bodies[i] = body;
+  }
   return {
     batch: {
       token: randomUUID(),
       messages,
-      body: messages.map((m) => m.body).join('\n\n'),
+      body: bodies.join('\n\n'),
       pacing: countsAgainstPacing ? { previous: state, next, at: now } : null,
     },
     notBefore,

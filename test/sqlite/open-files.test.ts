@@ -35,6 +35,25 @@ describe('SQLite open-file LRU', () => {
     expect(await store.inboxes()).toHaveLength(60);
   });
 
+  it("a page of dispatchableInboxes lists the inboxes whose files are open first, so a pass over it reaches them before the LRU closes them", async () => {
+    const { store, clock } = await stores.open(stores.dir(), { maxOpenInboxes: 2 });
+    // Queued one millisecond apart: a, b, c, d may send in that order; c and d were used last, so their files are open.
+    for (const id of ['a', 'b', 'c', 'd']) {
+      const inbox = store.inbox(id);
+      const gen = (await inbox.acquire('W')) as number;
+      await inbox.finish('W', gen, [], { messages: [`to ${id}`] });
+      await inbox.release('W', gen);
+      clock.advance(1);
+    }
+    expect(await store.dispatchableInboxes({ limit: 10 })).toEqual(['c', 'd', 'a', 'b']);
+    // Which inboxes a page holds is still the earliest to send.
+    expect(await store.dispatchableInboxes({ limit: 2 })).toEqual(['a', 'b']);
+    let sent = 0;
+    for (const id of await store.dispatchableInboxes({ limit: 10 })) sent += await store.inbox(id).dispatch(() => undefined);
+    expect(sent).toBe(4);
+    expect(await store.dispatchableInboxes({ limit: 10 })).toEqual([]);
+  });
+
   it('closing the store releases every descriptor it opened', async () => {
     const before = openDescriptors();
     const { store } = await stores.open(stores.dir(), { maxOpenInboxes: MAX_OPEN });

@@ -293,9 +293,18 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
     return this.index.ready(this.now(), limit);
   }
 
+  /**
+   * The page is the inboxes that may send earliest, but those whose files
+   * are open come first: every one of them may send now, and a pass in send
+   * order over more inboxes than the LRU holds would close each open file
+   * (least recently used) before it got to it, then open it again.
+   */
   async dispatchableInboxes(limit: number): Promise<string[]> {
     this.assertOpen();
-    return this.index.dispatchable(this.now(), limit);
+    const page = this.index.dispatchable(this.now(), limit);
+    const open = page.filter((id) => this.open.has(id));
+    if (open.length === 0 || open.length === page.length) return page;
+    return [...open, ...page.filter((id) => !this.open.has(id))];
   }
 
   async nextWake(): Promise<NextWake> {
