@@ -2,7 +2,7 @@
  * Pruning while ingesting (issue 21): webhook deliveries at full speed into
  * inboxes that also hold a backlog of done events past their retention,
  * with a Pruner (src/runtime/pruner.ts, its defaults: batches of 1,000,
- * a pause of nine times each batch's time) working that backlog off in the
+ * a pause of nineteen times each batch's time) working that backlog off in the
  * same store and process, against the same ingest with no Pruner.
  *
  * Two ways deliveries arrive: 64 single `ingest` calls in flight (a webhook
@@ -202,7 +202,7 @@ export async function runIngestUnderPruning(place: IngestPlace, plan: IngestPlan
             const pruner = pruning ? new Pruner({ store: timedPrunes(store, busy) }) : null;
             pruner?.start();
             try {
-              // The Pruner is in its rhythm (a batch, then nine times as long at rest) before the window opens.
+              // The Pruner is in its rhythm (a batch, then nineteen times as long at rest) before the window opens.
               await sleep(plan.settleMs);
               const before = { events: load.events, pruned, busyMs: busy.ms, at: performance.now() };
               await sleep(plan.windowMs);

@@ -122,7 +122,7 @@ function ingestSection(runs: IngestRun[]): string[] {
       'so all of it is prunable from the start. Deliveries (the payloads above, new keys) at full speed into the same inboxes, round robin, in ' +
       `two ways: ${plan.inFlight} single \`ingest\` calls in flight (a webhook server under a burst; SQLite commits the calls of one inbox that ` +
       `arrive together in one transaction), and ${plan.manyCallers} callers of \`ingestMany\` with ${plan.manyBatch} each. "With the Pruner": a ` +
-      '`Pruner` at its defaults (batches of 1,000, a pause of nine times each batch\'s time after it) in the same store object and process, as ' +
+      '`Pruner` at its defaults (batches of 1,000, a pause of nineteen times each batch\'s time after it) in the same store object and process, as ' +
       '`vigil serve` runs it. The load runs through a repetition; the Pruner is started (or stopped), then after ' +
       `${(plan.settleMs / 1000).toFixed(1)} s a window of ${(plan.windowMs / 1000).toFixed(0)} s counts the deliveries stored. Each repetition ` +
       'runs both variants with and without the Pruner, the order flipping each repetition; a ratio is with ÷ without in the same repetition, ' +

@@ -118,7 +118,7 @@ export function renderStoreSection(run: StoreRun): string {
     config.retentionMs === null
       ? '- Retention: off (`--retention off`): Vigil keeps every row.'
       : `- Retention: Vigil's store keeps done events and sent messages ${seconds(config.retentionMs)} (\`retention: { doneEventsMs: ${config.retentionMs}, sentMessagesMs: ${config.retentionMs} }\`), ` +
-          "and each worker process runs a Pruner at its defaults (a sweep a minute, batches of 1,000, at most a tenth of the time), as `vigil serve` does." +
+          "and each worker process runs a Pruner at its defaults (a sweep a minute, batches of 1,000, at most a twentieth of the time), as `vigil serve` does." +
           (run.verdicts.some((v) => v.side === 'graphile') ? ' graphile-worker deletes each job when it completes (and with it its key).' : ''),
   );
   const kills = run.passes.reduce((sum, p) => sum + p.timeline.kills.length, 0);

@@ -39,6 +39,34 @@ describe('Pruner', () => {
     }
   });
 
+  it('pauses after each batch nineteen times as long as the batch took: pruning takes at most a twentieth of the time', async () => {
+    const clock = createFakeClock(1_000_000);
+    const { store } = await tempStore({ clock: clock.now, retention: { doneEventsMs: 0 } });
+    await doneEvents(store, 'alice', 4);
+    clock.advance(1);
+    // Each prune call takes at least 20 ms; when each one started and ended.
+    const calls: { start: number; end: number }[] = [];
+    const slow = new Proxy(store, {
+      get: (target, key, receiver) =>
+        key === 'prune'
+          ? async (options: { limit?: number }) => {
+              const start = performance.now();
+              await new Promise((resolve) => setTimeout(resolve, 20));
+              const result = await target.prune(options);
+              calls.push({ start, end: performance.now() });
+              return result;
+            }
+          : (Reflect.get(target, key, receiver) as unknown),
+    });
+    await new Pruner({ store: slow, batch: 1 }).sweep();
+    expect(calls.length).toBeGreaterThanOrEqual(4);
+    // A pause can only come out longer than asked (timers never fire early): a lower bound holds on any machine.
+    for (let i = 1; i < calls.length; i++) {
+      const took = calls[i - 1]!.end - calls[i - 1]!.start;
+      expect(calls[i]!.start - calls[i - 1]!.end).toBeGreaterThanOrEqual(19 * took - 2);
+    }
+  });
+
   it('start() sweeps at once and again every everyMs; stop() ends it between batches', async () => {
     const clock = createFakeClock(1_000_000);
     const { store } = await tempStore({ clock: clock.now, retention: { doneEventsMs: 0 } });
