@@ -7,6 +7,11 @@
  * plan, tells subscribers and emits the domain events; a backend only runs
  * the SQL verbs of store/engine/port.ts.
  *
+ * This file is the contract's entry and its engine verbs (Inbox, Store);
+ * two parts stand beside it, by concept, and are exported from here:
+ * contract/reads.ts (what a person reads about inboxes) and
+ * contract/data-lifecycle.ts (retention, export and import records).
+ *
  * Ids and keys, the same on both stores (R1, R11):
  * - An inbox id matches `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` (never a path).
  *   Ids are compared exactly, but two ids that differ only in case never
@@ -27,6 +32,12 @@
  */
 import type { Clock } from '../clock.js';
 import type { RuntimeEvents } from '../events.js';
+import type { InboxRecord, PruneResult, RetentionOptions } from './contract/data-lifecycle.js';
+import type { EventQuery, InboxList, InboxListQuery, InboxView, OperatorAction } from './contract/reads.js';
+
+// Parts two and three of the contract, by concept: what is read about inboxes, and their data's life.
+export type * from './contract/reads.js';
+export type * from './contract/data-lifecycle.js';
 
 export type EventStatus = 'pending' | 'running' | 'done' | 'dead';
 
@@ -151,7 +162,6 @@ export interface HeldMessage {
   channel: string | null;
 }
 
-/** Delivers one combined body; throwing means "not delivered". */
 /**
  * Delivers one combined body; throwing means "not delivered" (held again,
  * tried again later). It may report channels that will never take some of
@@ -206,109 +216,6 @@ export interface InboxStats {
   timers: number;
   approvalsPending: number;
   lease: LeaseInfo | null;
-}
-
-export interface EventQuery {
-  status?: EventStatus;
-  source?: string;
-  limit?: number;
-  /** Newest first (what a person reading the inbox wants) instead of oldest first. */
-  newestFirst?: boolean;
-  /** The next page: only ids past this one in the listing's order. */
-  afterId?: number;
-}
-
-/** An approval as a person sees it: `answer` null while open (or expired and not yet recorded). */
-export interface ApprovalRow {
-  id: string;
-  action: unknown;
-  requestedAt: number;
-  expiresAt: number;
-  answer: ApprovalAnswer | 'expired' | null;
-  answeredAt: number | null;
-}
-
-export interface OutboxRow {
-  id: number;
-  body: string;
-  urgent: boolean;
-  createdAt: number;
-  sentAt: number | null;
-}
-
-export interface OutboxView {
-  /** Every held message, oldest first (bounded by the query's limit). */
-  held: OutboxRow[];
-  /** How many are held in all, whatever the limit (counted over held messages only, never the sent history). */
-  heldCount: number;
-  /** The latest sent messages, newest first. */
-  sent: OutboxRow[];
-  /** When `dispatch` may send next (R9's gap, urgent messages, a dispatch in flight); null with nothing held. */
-  nextSendAt: number | null;
-  /** Messages a channel did not take (rejected, or no address for it), not yet redriven; newest first, bounded by the limit. */
-  failed: OutboxFailure[];
-}
-
-/** One bucket of an inbox's history: events received, events finished (done or dead) and runs that finished them. */
-export interface ActivityBucket {
-  start: number;
-  received: number;
-  finished: number;
-  runs: number;
-}
-
-/** What a person did to an inbox from the dashboard or the CLI, kept for the record. */
-export interface OperatorAction {
-  at: number;
-  actor: string;
-  action: string;
-  target: string;
-  result: string;
-}
-
-/** One row of the overview: an inbox at a glance. */
-export interface InboxSummary {
-  id: string;
-  events: Record<EventStatus, number>;
-  lease: LeaseInfo | null;
-  /** The next occurrence of the earliest live timer, null with none. */
-  nextTimerAt: number | null;
-  outboxHeld: number;
-  approvalsPending: number;
-  /** Since when the inbox has had work no worker took (claimable events, due timers), null when none is due. */
-  readySince: number | null;
-  /**
-   * Why this inbox could not be read for the overview (a corrupt or
-   * unreadable file), null when it was: one broken inbox is one row saying
-   * so, never a failed page. Its counts are then zero.
-   */
-  unreadable: string | null;
-}
-
-export interface InboxListQuery {
-  /** Only ids that contain this text, in any case ("team" finds "Team-A"). */
-  search?: string;
-  /** The next page: ids after this one (the previous page's `next`). */
-  after?: string;
-  /** Default 50, at most 500. */
-  limit?: number;
-  /** Only inboxes that need a person: dead events, or work due longer than `stuckAfterMs` ago. */
-  attention?: boolean;
-  /** Default 60 s. */
-  stuckAfterMs?: number;
-}
-
-export interface InboxList {
-  /** By id. */
-  inboxes: InboxSummary[];
-  /** `after` for the next page; null on the last one. */
-  next: string | null;
-  /** Inboxes that match the query, over all pages. */
-  total: number;
-  /** Of every inbox (search and filter aside), how many need attention. */
-  needAttention: number;
-  /** The store's now (the database's clock on PostgreSQL), to show times left. */
-  now: number;
 }
 
 /** A person's quiet hours: wall-clock times in an IANA time zone; `from` after `to` spans midnight. */
@@ -427,23 +334,6 @@ export interface Inbox {
    * the field, and nothing changes.
    */
   updateSettings(patch: unknown): Promise<InboxSettings>;
-}
-
-/**
- * What a person reads about one inbox (the dashboard): a read model beside
- * the engine's verbs, each read at a cost that follows its page or window,
- * not the inbox's history.
- */
-export interface InboxView {
-  readonly id: string;
-  /** Newest requested first. */
-  approvals(query?: { limit?: number }): Promise<ApprovalRow[]>;
-  /** Held messages, the latest sent ones, and when the next send may happen. */
-  outbox(query?: { limit?: number }): Promise<OutboxView>;
-  /** Events received and finished per bucket from `since` to now, oldest bucket first, empty buckets included. */
-  activity(query: { since: number; bucketMs: number }): Promise<ActivityBucket[]>;
-  /** Newest first. */
-  actions(query?: { limit?: number }): Promise<OperatorAction[]>;
 }
 
 export interface Store {
@@ -576,73 +466,3 @@ export interface StoreOptions {
   /** How long finished rows are kept before `prune` removes them; the default keeps everything. */
   retention?: RetentionOptions;
 }
-
-/**
- * How long each kind of finished row is kept, counted from when it
- * finished. Absent: kept forever. Pending and running events, held
- * messages and open approvals are never pruned, and a pruned event's key
- * stays, as a tombstone, forever: a late redelivery is still a duplicate.
- */
-export interface RetentionOptions {
-  /** Done events, from their finish. */
-  doneEventsMs?: number;
-  /** Dead events, from when they died. */
-  deadEventsMs?: number;
-  /** Sent messages, from their send (a message a channel did not take is kept until it is redriven). */
-  sentMessagesMs?: number;
-  /** Answered (or expired) approvals, from the answer. */
-  answeredApprovalsMs?: number;
-  /** Operator actions, from when they were taken. */
-  actionsMs?: number;
-}
-
-/** What a prune removed; `more` when it stopped at its limit with more past retention left. */
-export interface PruneResult {
-  events: number;
-  messages: number;
-  approvals: number;
-  actions: number;
-  more: boolean;
-}
-
-/**
- * One inbox's data as `exportInbox` gives it and `importInbox` takes it:
- * JSON-safe records, payloads included, in an order an import can replay.
- * Ids are not exported (a store gives its own); order is kept.
- */
-export type InboxRecord =
-  | { type: 'settings'; settings: InboxSettings }
-  /** The lease's generation: an import continues it, so no older claim can pass the fence. */
-  | { type: 'lease'; gen: number }
-  | { type: 'pacing'; lastPacedAt: number | null; notBefore: number | null; day: string | null; daySends: number }
-  | {
-      type: 'event';
-      source: string;
-      sourceId: string;
-      payload: unknown;
-      status: EventStatus;
-      attempts: number;
-      error: string | null;
-      lastError: string | null;
-      receivedAt: number;
-      finishedAt: number | null;
-      claimGen: number | null;
-      lastClaimAt: number | null;
-    }
-  /** A pruned event's key: still refused as a duplicate. */
-  | { type: 'tombstone'; source: string; sourceId: string }
-  | {
-      type: 'message';
-      body: string;
-      urgent: boolean;
-      channel: string | null;
-      createdAt: number;
-      sentAt: number | null;
-      /** What channels did not take of it (redrivenAt: null while open). */
-      failures: { channel: string; kind: 'rejected' | 'undeliverable'; error: string; failedAt: number; redrivenAt: number | null }[];
-    }
-  | { type: 'approval'; id: string; action: unknown; requestedAt: number; expiresAt: number; answer: ApprovalAnswer | 'expired' | null; answeredAt: number | null }
-  | ({ type: 'timer' } & TimerRow)
-  | { type: 'memory'; key: string; value: unknown; updatedAt: number }
-  | { type: 'session'; state: unknown; updatedAt: number }
-  | ({ type: 'action' } & OperatorAction);
