@@ -4,8 +4,8 @@
  * bounded LRU, so a store with 10,000 inboxes holds a few hundred
  * descriptors, not 30,000 (WAL uses three each).
  */
-import { existsSync, mkdirSync, readdirSync, realpathSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { readClock } from '../../clock.js';
 import { isVigilError, VigilError } from '../../errors.js';
@@ -20,6 +20,7 @@ import { EndedSessions } from './ended-sessions.js';
 import { IngestGroups } from './group-commit.js';
 import { insertEvents } from './ingest.js';
 import { InboxDb, InboxFileDeleted } from './inbox-db.js';
+import { assertOwnFile, inboxFile, inboxIdsInDir } from './inbox-file.js';
 import { SqliteInboxPort, type InboxFiles } from './inbox-port.js';
 import * as lifecycle from './lifecycle.js';
 import type { InboxFileHost } from './lifecycle.js';
@@ -29,41 +30,12 @@ import { assertWritable } from './sqlite-errors.js';
 import { SqliteViewPort } from './view-port.js';
 import { StoreWriter, threadClock, writerOpenInboxes } from './writer-thread.js';
 
-const FILE_SUFFIX = '.db';
 /** How long the rebuild after a boot holds the event loop before it lets other work in (about 10 inboxes). */
 const REBUILD_SLICE_MS = 10;
 /** Deliveries to one inbox in one group commit that mark it as taking bursts (InboxDb.checkpointLessOften). */
 const BURST = 16;
 /** Opens of an inbox in one call that may find its file deleted (each by another deleteInbox). */
 const REOPEN_ATTEMPTS = 3;
-
-/**
- * R11 on a file system that ignores case (macOS and Windows by default):
- * inbox ids "Alice" and "alice" are two inboxes, but there "alice.db" opens
- * "Alice.db", and one user's events would land in another's inbox. So an
- * inbox's file must be stored under its own name: the name the file system
- * resolves it to (realpath, which gives the stored case on macOS and
- * Windows) is compared before the file is opened, and a mismatch is
- * refused, the file untouched. Linux's realpath keeps the case it was
- * given, so a case-folding directory there (ext4 casefold, vfat, an SMB
- * mount) is not caught. The same check refuses an inbox file that is a
- * link to another inbox's.
- */
-function assertOwnFile(inboxId: string, file: string): void {
-  let stored: string;
-  try {
-    stored = basename(realpathSync.native(file));
-  } catch {
-    return; // not there yet: creating it names it after this inbox
-  }
-  if (stored !== basename(file)) {
-    const other = stored.endsWith(FILE_SUFFIX) ? stored.slice(0, -FILE_SUFFIX.length) : stored;
-    throw new VigilError(
-      'invalid_inbox_id',
-      `inbox "${inboxId}" cannot be opened: its file resolves to inbox "${other}"'s (${stored}); this store's directory ignores the case of names (or links them), so give inboxes ids that differ by more than case`,
-    );
-  }
-}
 
 /** What the overview says about an inbox it could not read: the store's own reason, or the driver's message. */
 function unreadableReason(error: unknown): string {
@@ -196,7 +168,7 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
   }
 
   fileOf(inboxId: string): string {
-    return join(this.dir, inboxId + FILE_SUFFIX);
+    return inboxFile(this.dir, inboxId);
   }
 
   get busyTimeoutMs(): number {
@@ -236,11 +208,7 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
   }
 
   private inboxFileIds(): string[] {
-    return readdirSync(this.dir, { withFileTypes: true })
-      .filter((entry) => entry.isFile() && entry.name.endsWith(FILE_SUFFIX))
-      .map((entry) => entry.name.slice(0, -FILE_SUFFIX.length))
-      .filter((id) => INBOX_ID_PATTERN.test(id))
-      .sort();
+    return inboxIdsInDir(this.dir);
   }
 
   /**
