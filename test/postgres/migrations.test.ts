@@ -113,7 +113,7 @@ describe('PostgreSQL migrations', () => {
        WHERE n.nspname = $1 AND 'enable_seqscan=off' = ANY (p.proconfig) ORDER BY p.proname`,
       [schema],
     );
-    expect(rows.map((row) => row.name)).toEqual(['vigil_acquire', 'vigil_acquire_and_claim', 'vigil_claim', 'vigil_events_in_play', 'vigil_finish', 'vigil_finish_and_claim', 'vigil_ingest', 'vigil_lock_inbox', 'vigil_refresh_work', 'vigil_release']);
+    expect(rows.map((row) => row.name)).toEqual(['vigil_acquire', 'vigil_acquire_and_claim', 'vigil_claim', 'vigil_events_in_play', 'vigil_finish', 'vigil_finish_and_claim', 'vigil_ingest', 'vigil_insert_events', 'vigil_lock_inbox', 'vigil_refresh_work', 'vigil_release']);
     for (const row of rows) expect({ name: row.name, config: row.config }).toEqual({ name: row.name, config: expect.arrayContaining(['plan_cache_mode=force_generic_plan']) });
   });
 

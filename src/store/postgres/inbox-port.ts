@@ -45,6 +45,8 @@ export interface InboxBackend extends CallTarget {
   queryByIndex<T extends object>(sql: string, params: unknown[]): Promise<T[]>;
   /** One transaction on the inbox's locked row; `absent` if it was never written and `create` is false. */
   transaction<T>(inboxId: string, create: boolean, fn: (tx: InboxTx) => Promise<T>, rollback?: boolean): Promise<{ value: T } | 'absent'>;
+  /** One transaction that holds off a delete of the inbox but none of its writers (inbox-tx.ts, besideWriters). */
+  besideWriters<T>(inboxId: string, fn: (tx: InboxTx) => Promise<T>): Promise<{ value: T } | 'absent'>;
 }
 
 export class PostgresInboxPort implements InboxPort {
@@ -143,8 +145,10 @@ export class PostgresInboxPort implements InboxPort {
     await this.write((tx) => recordAction(tx, action));
   }
 
+  /** Beside the inbox's writers, not under their lock: an ingest never waits for a prune batch (prune.ts). */
   async prune(cutoffs: (now: number) => PruneCutoffs, limit: number): Promise<PruneResult> {
-    return this.writeExisting({ events: 0, messages: 0, approvals: 0, actions: 0, more: false }, (tx) => pruneRows(tx, cutoffs(tx.now), limit));
+    const result = await this.db.besideWriters(this.id, (tx) => pruneRows(tx, cutoffs(tx.now), limit));
+    return result === 'absent' ? { events: 0, messages: 0, approvals: 0, actions: 0, more: false } : result.value;
   }
 
   async settings(): Promise<InboxSettings> {

@@ -54,6 +54,12 @@ const LOCK = `
 SELECT inbox_id, holder, gen, lease_until, last_paced_at, not_before, pacing_day, day_sends, ${DB_NOW_MS} AS db_now
 FROM vigil_lock_inbox($1, $2)`;
 
+// FOR KEY SHARE conflicts with deleting the row (and FOR UPDATE), not with
+// an UPDATE that leaves its key alone, which is every writer's lock above.
+const SHARE = `
+SELECT inbox_id, holder, gen, lease_until, last_paced_at, not_before, pacing_day, day_sends, ${DB_NOW_MS} AS db_now
+FROM inboxes WHERE inbox_id = $1 FOR KEY SHARE`;
+
 /** What a rule sees inside its transaction. */
 export class InboxTx {
   constructor(
@@ -112,6 +118,37 @@ export async function inboxTransaction<T>(
   });
 }
 
+/**
+ * A transaction beside the inbox's writers rather than among them, for
+ * retention (prune.ts), so that no ingest waits behind a batch of deletes.
+ * The inbox row is held FOR KEY SHARE: that keeps deleteInbox out (it takes
+ * FOR UPDATE first), but not an ingest, a claim or a finish. So `fn` may
+ * only remove rows that no writer changes any more (finished events, sent
+ * messages, answered approvals, operator actions), with each DELETE's own
+ * WHERE saying so, and the work table is left alone: none of those rows
+ * counts in it. Its "now" may be read before a wait for a delete, which
+ * only makes it older: it prunes less, never more.
+ */
+export async function besideWriters<T>(ctx: TxContext, inboxId: string, fn: (tx: InboxTx) => Promise<T>): Promise<{ value: T } | 'absent'> {
+  const appNow = appClock(ctx.options);
+  return withClient(ctx.pool, async (client) => {
+    try {
+      const [, shared] = await Promise.all([client.query('BEGIN'), client.query<LockedRow>(SHARE, [inboxId])]);
+      const tx = txOnRow(client, inboxId, shared.rows[0], appNow, ctx.options);
+      if (tx === null) {
+        await client.query('ROLLBACK');
+        return 'absent';
+      }
+      const value = await fn(tx);
+      await client.query('COMMIT');
+      return { value };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });
+}
+
 /** The injected clock's now, read when the call is made (see above); null for the database's clock. */
 export function appClock(options: ResolvedOptions): number | null {
   const clock = options.clock;
@@ -131,7 +168,10 @@ export async function beginOnInbox(
   options: ResolvedOptions,
 ): Promise<InboxTx | null> {
   const [, lockResult] = await Promise.all([client.query('BEGIN'), client.query<LockedRow>(LOCK, [inboxId, create])]);
-  const locked = lockResult.rows[0];
+  return txOnRow(client, inboxId, lockResult.rows[0], appNow, options);
+}
+
+function txOnRow(client: pg.ClientBase, inboxId: string, locked: LockedRow | undefined, appNow: number | null, options: ResolvedOptions): InboxTx | null {
   if (locked === undefined || locked.inbox_id === null) return null;
   const row: InboxRow = {
     holder: locked.holder,

@@ -1,10 +1,11 @@
 /**
  * R1: each (source, sourceId) is stored once per inbox, by the unique key
  * (INSERT ... ON CONFLICT DO NOTHING), never by a read-then-write; a key
- * whose event was pruned stays refused by its tombstone. (The one read,
- * vigil_ingest's look for keys already stored, only ever answers
- * "duplicate": a stored key only ever moves to the tombstones, in one
- * transaction, so that answer is final.)
+ * whose event was pruned stays refused by its tombstone, even when the prune
+ * commits while the insert waits on that key (functions/ingest.sql,
+ * vigil_insert_events). (The one read, vigil_ingest's look for keys already
+ * stored, only ever answers "duplicate": a stored key only ever moves to the
+ * tombstones, in one transaction, so that answer is final.)
  */
 import type { CheckedEvent } from '../engine/validate/index.js';
 import { workParams, type CallTarget, type Statement } from './call.js';
@@ -23,14 +24,8 @@ const INGEST: Statement = {
   text: 'SELECT source, source_id FROM vigil_ingest($1, $2, $3, $4, $5, $6, $7, $8, $9)',
 };
 
-const INSERT_EVENTS = `
-INSERT INTO events (inbox_id, source, source_id, payload, received_at)
-SELECT $1, e.source, e.source_id, e.payload, $2
-FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS e(source, source_id, payload, n)
-WHERE NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.inbox_id = $1 AND t.source = e.source AND t.source_id = e.source_id)
-ORDER BY e.n
-ON CONFLICT (inbox_id, source, source_id) DO NOTHING
-RETURNING source, source_id`;
+// The same insert vigil_ingest makes, with its look for a prune that committed meanwhile.
+const INSERT_EVENTS = 'SELECT source, source_id FROM vigil_insert_events($1, $2, $3, $4, $5)';
 
 interface Key {
   source: string;

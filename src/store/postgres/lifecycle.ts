@@ -158,6 +158,8 @@ WITH e AS (DELETE FROM events WHERE inbox_id = $1),
      w AS (DELETE FROM work WHERE inbox_id = $1)
 DELETE FROM inboxes WHERE inbox_id = $1`;
 
+const HOLD_OFF_PRUNES = 'SELECT 1 FROM inboxes WHERE inbox_id = $1 FOR UPDATE';
+
 export async function deleteInbox(pool: pg.Pool, options: ResolvedOptions, inboxId: string): Promise<boolean> {
   const appNow = appClock(options);
   return withClient(pool, async (client) => {
@@ -168,6 +170,10 @@ export async function deleteInbox(pool: pg.Pool, options: ResolvedOptions, inbox
         return false;
       }
       if (tx.inbox.until !== null && tx.inbox.until >= tx.now) throw inboxBusy(inboxId);
+      // A prune holds the row FOR KEY SHARE, beside the writers' lock above
+      // (prune.ts): wait for it here, so that the delete's snapshot, taken
+      // after, sees the tombstones it wrote.
+      await client.query(HOLD_OFF_PRUNES, [inboxId]);
       await client.query(DELETE_INBOX, [inboxId]);
       await client.query('COMMIT');
       return true;

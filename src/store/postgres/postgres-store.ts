@@ -17,7 +17,7 @@ import { LIST_INBOXES } from './dashboard.js';
 import { createPool, DB_NOW_MS, parseConnection, type Connection } from './connection.js';
 import { translate } from './errors.js';
 import type { Statement } from './call.js';
-import { inboxTransaction, withClient, type InboxTx } from './inbox-tx.js';
+import { besideWriters, inboxTransaction, withClient, type InboxTx } from './inbox-tx.js';
 import { importRecords } from './import.js';
 import { deleteInbox, exportInbox } from './lifecycle.js';
 import { migrate } from './migrate.js';
@@ -76,6 +76,11 @@ export class PostgresStore implements StorePort, InboxBackend {
   async transaction<T>(inboxId: string, create: boolean, fn: (tx: InboxTx) => Promise<T>, rollback = false): Promise<{ value: T } | 'absent'> {
     this.assertOpen();
     return inboxTransaction({ pool: this.pool, options: this.options }, inboxId, create, fn, rollback);
+  }
+
+  async besideWriters<T>(inboxId: string, fn: (tx: InboxTx) => Promise<T>): Promise<{ value: T } | 'absent'> {
+    this.assertOpen();
+    return besideWriters({ pool: this.pool, options: this.options }, inboxId, fn);
   }
 
   /** One statement on a pooled connection: its own transaction, one snapshot. */

@@ -1,9 +1,18 @@
 /**
- * Retention on one PostgreSQL inbox (contract.ts, RetentionOptions), under
- * its row lock: finished rows past their cutoff go, oldest first, at most
- * `limit` in one transaction, so autovacuum keeps up with short batches and
- * no ingest waits long. A pruned event's key moves to tombstones in the
- * same statement, which vigil_ingest reads (functions/ingest.sql).
+ * Retention on one PostgreSQL inbox (contract.ts, RetentionOptions):
+ * finished rows past their cutoff go, oldest first, at most `limit` in one
+ * transaction, so autovacuum keeps up with short batches. A pruned event's
+ * key moves to tombstones in the same statement.
+ *
+ * It runs beside the inbox's writers, not under their row lock
+ * (inbox-tx.ts, besideWriters): a batch of deletes would otherwise hold up
+ * every ingest of the inbox for as long as it takes. What makes that safe:
+ *   - it removes only rows no writer changes any more, and each DELETE
+ *     checks that on the row it deletes (a dead event being redriven at the
+ *     same moment is no longer dead, and stays);
+ *   - an ingest of a key it is moving waits on that key, and then finds the
+ *     tombstone in a fresh look (functions/ingest.sql, vigil_insert_events);
+ *   - deleteInbox waits for it, so no tombstone outlives its inbox.
  */
 import type { PruneResult } from '../contract.js';
 import { PruneBudget } from '../engine/lifecycle.js';
@@ -14,12 +23,14 @@ import type { InboxTx } from './inbox-tx.js';
 // Read through events_by_finished (inbox_id, finished_at, …).
 const FINISHED_EVENTS = `
 WITH gone AS (
-  DELETE FROM events WHERE id IN (
+  DELETE FROM events e WHERE e.id IN (
     SELECT id FROM events
     WHERE inbox_id = $1 AND finished_at <= GREATEST($2::bigint, $3::bigint) AND status IN ('done', 'dead')
       AND finished_at <= CASE status WHEN 'done' THEN $2::bigint ELSE $3::bigint END
     ORDER BY finished_at LIMIT $4)
-  RETURNING source, source_id
+    -- Checked again on the row as it is when deleted (a redrive may have changed it since the pick).
+    AND e.finished_at <= CASE e.status WHEN 'done' THEN $2::bigint WHEN 'dead' THEN $3::bigint END
+  RETURNING e.source, e.source_id
 ), buried AS (
   INSERT INTO tombstones (inbox_id, source, source_id) SELECT $1, source, source_id FROM gone
   ON CONFLICT DO NOTHING
@@ -36,7 +47,7 @@ WITH picked AS (
 ), failures AS (
   DELETE FROM outbox_failures WHERE inbox_id = $1 AND message_id IN (SELECT id FROM picked)
 )
-DELETE FROM outbox WHERE id IN (SELECT id FROM picked)`;
+DELETE FROM outbox WHERE id IN (SELECT id FROM picked) AND sent_at IS NOT NULL`;
 
 const ANSWERED_APPROVALS = `
 DELETE FROM approvals WHERE inbox_id = $1 AND id IN (

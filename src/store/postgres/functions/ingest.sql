@@ -1,13 +1,59 @@
 -- R1 (ingest.ts): each (source, sourceId) is stored once per inbox, by the
 -- unique key (INSERT ... ON CONFLICT DO NOTHING), never by a read-then-write,
 -- and a key whose event was pruned stays refused by its tombstone.
--- Returns the keys that were stored; the caller matches them to its events.
+--
+-- vigil_insert_events is that insert, for every path that stores events
+-- (vigil_ingest below; timer and approval events in inbox transactions).
+-- Returns the keys it stored. A prune (prune.ts) does not take the inbox's
+-- write lock, so that ingest never waits behind a batch of deletes; it moves
+-- a key from events to tombstones in one transaction. The insert's own
+-- tombstone check reads the snapshot its statement began with, and an
+-- insert of a key the prune is deleting waits on that key's unique index
+-- entry, then goes in once the prune commits. So the keys just stored are
+-- looked up in the tombstones again, in a statement of its own (a fresh
+-- snapshot, which sees that prune's commit), and any found is taken back.
+-- The look-up is one index probe per stored key; the taking back is rare.
+CREATE OR REPLACE FUNCTION vigil_insert_events(p_inbox text, p_now bigint, p_sources text[], p_source_ids text[], p_payloads text[])
+RETURNS TABLE (source text, source_id text)
+LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
+#variable_conflict use_column
+DECLARE
+  v_ids bigint[];
+  v_sources text[];
+  v_source_ids text[];
+BEGIN
+  WITH stored AS (
+    INSERT INTO events AS ev (inbox_id, source, source_id, payload, received_at)
+    SELECT p_inbox, e.source, e.source_id, e.payload, p_now
+    FROM unnest(p_sources, p_source_ids, p_payloads) WITH ORDINALITY AS e(source, source_id, payload, n)
+    WHERE NOT EXISTS (SELECT 1 FROM tombstones t
+                      WHERE t.inbox_id = p_inbox AND t.source = e.source AND t.source_id = e.source_id)
+    ORDER BY e.n
+    ON CONFLICT (inbox_id, source, source_id) DO NOTHING
+    RETURNING ev.id, ev.source, ev.source_id
+  )
+  SELECT array_agg(s.id), array_agg(s.source), array_agg(s.source_id) INTO v_ids, v_sources, v_source_ids FROM stored s;
+  IF v_ids IS NULL THEN
+    RETURN;
+  END IF;
+
+  IF EXISTS (SELECT 1 FROM unnest(v_sources, v_source_ids) AS k(source, source_id)
+             JOIN tombstones t ON t.inbox_id = p_inbox AND t.source = k.source AND t.source_id = k.source_id) THEN
+    DELETE FROM events e WHERE e.id = ANY(v_ids)
+      AND EXISTS (SELECT 1 FROM tombstones t WHERE t.inbox_id = p_inbox AND t.source = e.source AND t.source_id = e.source_id);
+    RETURN QUERY SELECT e.source, e.source_id FROM events e WHERE e.id = ANY(v_ids);
+    RETURN;
+  END IF;
+  RETURN QUERY SELECT k.source, k.source_id FROM unnest(v_sources, v_source_ids) AS k(source, source_id);
+END $$;
+
+-- vigil_ingest, the hot path of R1, as one statement:
 --   1. If every key is already there (as an event or a tombstone), they are
 --      all duplicates: prune moves a key from events to tombstones in one
 --      transaction, so one snapshot sees it in one or the other, and the
 --      answer is final. Nothing is written (no lock, no WAL, no notification).
 --   2. Otherwise create or lock the inbox row and read "now" after the lock,
---   3. insert the events, the first of equal keys winning,
+--   3. insert the events, the first of equal keys winning (above),
 --   4. lower the inbox's wake time in the work table (never raise it: while
 --      a lease is live, fresh events wait for until + 1; a debounced inbox,
 --      whose wake a new event moves later, gets the whole refresh), and
@@ -38,16 +84,7 @@ BEGIN
   SELECT lease_until, debounce_ms INTO v_until, v_debounce FROM vigil_lock_inbox(p_inbox, true);
   v_now := COALESCE(p_now, vigil_clock_ms());
 
-  RETURN QUERY
-  INSERT INTO events AS ev (inbox_id, source, source_id, payload, received_at)
-  SELECT p_inbox, e.source, e.source_id, e.payload, v_now
-  FROM unnest(p_sources, p_source_ids, p_payloads) WITH ORDINALITY AS e(source, source_id, payload, n)
-  -- Read after the lock: a prune of this inbox, which takes the same lock, has committed or not begun.
-  WHERE NOT EXISTS (SELECT 1 FROM tombstones t
-                    WHERE t.inbox_id = p_inbox AND t.source = e.source AND t.source_id = e.source_id)
-  ORDER BY e.n
-  ON CONFLICT (inbox_id, source, source_id) DO NOTHING
-  RETURNING ev.source, ev.source_id;
+  RETURN QUERY SELECT * FROM vigil_insert_events(p_inbox, v_now, p_sources, p_source_ids, p_payloads);
 
   IF FOUND AND v_debounce IS NOT NULL THEN
     -- A new event moves a debounced inbox's wake later: the whole rule, not the lowering below.

@@ -1,0 +1,5 @@
+-- A prune no longer takes the inbox's write lock (prune.ts), so every
+-- insert of events looks for a tombstone again once it has stored its keys
+-- (vigil_insert_events, functions/ingest.sql), which vigil_ingest and the
+-- inbox transactions now share. Only functions change: this step is how
+-- existing schemas pick them up (functions/README.md).
