@@ -398,7 +398,9 @@ export interface Store {
    * Removes what is past its retention (StoreOptions.retention), at most
    * `limit` rows (default 1,000) in short transactions, one inbox at a time,
    * resuming where the last call stopped: a service calls it in the
-   * background and no ingest waits on it for long.
+   * background and no ingest waits on it for long. (On SQLite each batch
+   * takes its turn among the inbox file's writes; on PostgreSQL it runs
+   * beside them, and only a redelivery of a key it is moving waits for it.)
    */
   prune(options?: { limit?: number }): Promise<PruneResult>;
   /** Every record of one inbox (InboxRecord), from one consistent snapshot. */
