@@ -8,9 +8,11 @@
  * the SQL verbs of store/engine/port.ts.
  *
  * This file is the contract's entry and its engine verbs (Inbox, Store);
- * two parts stand beside it, by concept, and are exported from here:
- * contract/reads.ts (what a person reads about inboxes) and
- * contract/data-lifecycle.ts (retention, export and import records).
+ * four parts stand beside it, by concept, and are exported from here:
+ * contract/outbox.ts (what a send gets and reports), contract/settings.ts
+ * (an inbox's own terms), contract/reads.ts (what a person reads about
+ * inboxes) and contract/data-lifecycle.ts (retention, export and import
+ * records).
  *
  * Ids and keys, the same on both stores (R1, R11):
  * - An inbox id matches `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` (never a path).
@@ -33,9 +35,13 @@
 import type { Clock } from '../clock.js';
 import type { RuntimeEvents } from '../events.js';
 import type { InboxRecord, PruneResult, RetentionOptions } from './contract/data-lifecycle.js';
+import type { DispatchOptions, SendFn } from './contract/outbox.js';
 import type { EventQuery, InboxList, InboxListQuery, InboxView, OperatorAction } from './contract/reads.js';
+import type { InboxSettings } from './contract/settings.js';
 
-// Parts two and three of the contract, by concept: what is read about inboxes, and their data's life.
+// The contract's other parts, by concept: the outbox's sends, an inbox's settings, what is read about inboxes, and their data's life.
+export type * from './contract/outbox.js';
+export type * from './contract/settings.js';
 export type * from './contract/reads.js';
 export type * from './contract/data-lifecycle.js';
 
@@ -154,55 +160,6 @@ export interface ApprovalRequest {
 export type ApprovalAnswer = 'yes' | 'no';
 export type ApprovalOutcome = ApprovalAnswer | 'expired' | 'unknown';
 
-export interface HeldMessage {
-  id: number;
-  body: string;
-  urgent: boolean;
-  /** Null: for every channel. A redriven message (redriveOutbox) names the one channel it is for. */
-  channel: string | null;
-}
-
-/**
- * Delivers one combined body; throwing means "not delivered" (held again,
- * tried again later). It may report channels that will never take some of
- * the messages (rejected for good, or no address for this inbox's person):
- * they are recorded with the send, visible and redrivable, never retried.
- */
-export type SendFn = (body: string, messages: HeldMessage[], context: SendContext) => void | DispatchReport | Promise<void | DispatchReport>;
-
-/** What a send knows of the inbox: its person's addresses, from its settings (read with the batch). */
-export interface SendContext {
-  contacts: Record<string, string>;
-}
-
-export interface DispatchReport {
-  failures?: OutboxFailureReport[];
-}
-
-export interface OutboxFailureReport {
-  /** The messages this channel did not take (ids from the batch). */
-  messageIds: number[];
-  channel: string;
-  /** rejected: the channel refused them for good; undeliverable: the inbox has no address for that channel. */
-  kind: 'rejected' | 'undeliverable';
-  error: string;
-}
-
-/** A message a channel did not take, kept until redriven (Inbox.redriveOutbox). */
-export interface OutboxFailure {
-  messageId: number;
-  body: string;
-  channel: string;
-  kind: 'rejected' | 'undeliverable';
-  error: string;
-  failedAt: number;
-}
-
-export interface DispatchOptions {
-  /** Record first, send second: a crash loses the message instead of repeating it. */
-  atMostOnce?: boolean;
-}
-
 export interface LeaseInfo {
   holder: string;
   gen: number;
@@ -216,37 +173,6 @@ export interface InboxStats {
   timers: number;
   approvalsPending: number;
   lease: LeaseInfo | null;
-}
-
-/** A person's quiet hours: wall-clock times in an IANA time zone; `from` after `to` spans midnight. */
-export interface QuietHours {
-  /** "HH:MM", 24-hour. */
-  from: string;
-  to: string;
-  timeZone: string;
-}
-
-/**
- * One inbox's own settings (its person's terms), stored in the inbox.
- * Absent keys mean the store's defaults.
- */
-export interface InboxSettings {
-  /** Where each channel reaches this inbox's person: `{ slack: 'D0123', email: 'ana@example.com' }`. */
-  contacts?: Record<string, string>;
-  outbox?: {
-    /** Least time between two paced sends (overrides the store's outboxGapMs). */
-    gapMs?: number;
-    /** Non-urgent messages wait out these hours, then go together. */
-    quietHours?: QuietHours;
-    /** Most non-urgent sends (batches) per local day (the quiet hours' time zone, else UTC). */
-    dailyLimit?: number;
-  };
-  wake?: {
-    /** A burst of events becomes one run: the inbox is ready once its newest pending event is this old... */
-    debounceMs?: number;
-    /** ...or its oldest pending event is this old, whichever comes first (default 10 × debounceMs). */
-    maxWaitMs?: number;
-  };
 }
 
 export interface Inbox {

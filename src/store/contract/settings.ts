@@ -1,0 +1,37 @@
+/**
+ * The store contract, part: an inbox's own settings, its person's terms
+ * (addresses, pacing, quiet hours, debounce), stored in the inbox and read
+ * by the dispatcher and the wake rule. Inbox.settings and
+ * Inbox.updateSettings in ../contract.ts read and change them.
+ */
+
+/** A person's quiet hours: wall-clock times in an IANA time zone; `from` after `to` spans midnight. */
+export interface QuietHours {
+  /** "HH:MM", 24-hour. */
+  from: string;
+  to: string;
+  timeZone: string;
+}
+
+/**
+ * One inbox's own settings (its person's terms), stored in the inbox.
+ * Absent keys mean the store's defaults.
+ */
+export interface InboxSettings {
+  /** Where each channel reaches this inbox's person: `{ slack: 'D0123', email: 'ana@example.com' }`. */
+  contacts?: Record<string, string>;
+  outbox?: {
+    /** Least time between two paced sends (overrides the store's outboxGapMs). */
+    gapMs?: number;
+    /** Non-urgent messages wait out these hours, then go together. */
+    quietHours?: QuietHours;
+    /** Most non-urgent sends (batches) per local day (the quiet hours' time zone, else UTC). */
+    dailyLimit?: number;
+  };
+  wake?: {
+    /** A burst of events becomes one run: the inbox is ready once its newest pending event is this old... */
+    debounceMs?: number;
+    /** ...or its oldest pending event is this old, whichever comes first (default 10 × debounceMs). */
+    maxWaitMs?: number;
+  };
+}
