@@ -4,13 +4,10 @@
  * batches), the work row set at the end. Nothing is visible before the
  * COMMIT, and a bad record rolls all of it back.
  */
-import type pg from 'pg';
 import { VigilError } from '../../errors.js';
 import { inboxBusy, inboxExists } from '../engine/lifecycle.js';
 import type { CheckedRecord } from '../engine/validate/index.js';
-import type { ResolvedOptions } from '../options.js';
-import { appClock, beginOnInbox, withClient } from './inbox-tx.js';
-import { refreshWork } from './work.js';
+import { inboxTransaction, type InboxTx, type TxContext } from './inbox-tx.js';
 
 /** Events or tombstones per INSERT. */
 const BATCH = 500;
@@ -32,26 +29,19 @@ ORDER BY n`;
 const INSERT_TOMBSTONES = `
 INSERT INTO tombstones (inbox_id, source, source_id) SELECT $1, source, source_id FROM unnest($2::text[], $3::text[]) AS t(source, source_id)`;
 
-export async function importRecords(pool: pg.Pool, options: ResolvedOptions, inboxId: string, records: AsyncIterable<CheckedRecord>): Promise<number> {
-  const appNow = appClock(options);
-  return withClient(pool, async (client) => {
-    try {
-      const tx = (await beginOnInbox(client, inboxId, true, appNow, options))!;
-      if (tx.inbox.until !== null && tx.inbox.until >= tx.now) throw inboxBusy(inboxId);
-      const [{ holds }] = (await client.query<{ holds: boolean }>(HOLDS_ANYTHING, [inboxId])).rows as [{ holds: boolean }];
-      if (holds) throw inboxExists(inboxId);
-      const writer = new RecordWriter(client, inboxId);
-      let n = 0;
-      for await (const record of records) await writer.add(record, ++n);
-      await writer.flush();
-      await refreshWork(tx);
-      await client.query('COMMIT');
-      return n;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+export async function importRecords(ctx: TxContext, inboxId: string, records: AsyncIterable<CheckedRecord>): Promise<number> {
+  const imported = await inboxTransaction(ctx, inboxId, true, async (tx) => {
+    if (tx.inbox.until !== null && tx.inbox.until >= tx.now) throw inboxBusy(inboxId);
+    const [row] = await tx.rows<{ holds: boolean }>(HOLDS_ANYTHING, [inboxId]);
+    if (row!.holds) throw inboxExists(inboxId);
+    const writer = new RecordWriter(tx, inboxId);
+    let n = 0;
+    for await (const record of records) await writer.add(record, ++n);
+    await writer.flush();
+    return n;
   });
+  if (imported === 'absent') throw new Error('unreachable: a creating transaction found no inbox row');
+  return imported.value;
 }
 
 type EventRecord = Extract<CheckedRecord, { type: 'event' }>;
@@ -64,7 +54,7 @@ class RecordWriter {
   private tombstonesFrom = 0;
 
   constructor(
-    private readonly client: pg.PoolClient,
+    private readonly tx: InboxTx,
     private readonly inboxId: string,
   ) {}
 
@@ -148,7 +138,7 @@ class RecordWriter {
         ]);
         return;
       case 'message': {
-        const { rows } = await this.client.query<{ id: number }>(
+        const rows = await this.tx.rows<{ id: number }>(
           'INSERT INTO outbox (inbox_id, body, urgent, channel, created_at, sent_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
           [id, r.body, r.urgent, r.channel, r.createdAt, r.sentAt],
         );
@@ -199,7 +189,7 @@ class RecordWriter {
   }
 
   private async run(sql: string, params: unknown[]): Promise<void> {
-    await this.client.query(sql, params);
+    await this.tx.run(sql, params);
   }
 
   /** A unique key taken twice is the records' fault: said as such, naming them. */

@@ -98,16 +98,38 @@ export async function inboxTransaction<T>(
   fn: (tx: InboxTx) => Promise<T>,
   rollback = false,
 ): Promise<{ value: T } | 'absent'> {
+  return onInbox(
+    ctx,
+    (client, appNow) => beginOnInbox(client, inboxId, create, appNow, ctx.options),
+    async (tx) => {
+      const value = await fn(tx);
+      await refreshWork(tx);
+      return value;
+    },
+    rollback,
+  );
+}
+
+/**
+ * BEGIN with `begin`'s lock, `fn`, COMMIT (or ROLLBACK with `rollback`) on
+ * a pooled connection: the one shape of every inbox transaction here. An
+ * inbox that `begin` finds absent rolls back and returns `absent`.
+ */
+async function onInbox<T>(
+  ctx: TxContext,
+  begin: (client: pg.ClientBase, appNow: number | null) => Promise<InboxTx | null>,
+  fn: (tx: InboxTx) => Promise<T>,
+  rollback = false,
+): Promise<{ value: T } | 'absent'> {
   const appNow = appClock(ctx.options);
   return withClient(ctx.pool, async (client) => {
     try {
-      const tx = await beginOnInbox(client, inboxId, create, appNow, ctx.options);
+      const tx = await begin(client, appNow);
       if (tx === null) {
         await client.query('ROLLBACK');
         return 'absent';
       }
       const value = await fn(tx);
-      await refreshWork(tx);
       await client.query(rollback ? 'ROLLBACK' : 'COMMIT');
       return { value };
     } catch (error) {
@@ -130,27 +152,18 @@ export async function inboxTransaction<T>(
  * only makes it older: it prunes less, never more.
  */
 export async function besideWriters<T>(ctx: TxContext, inboxId: string, fn: (tx: InboxTx) => Promise<T>): Promise<{ value: T } | 'absent'> {
-  const appNow = appClock(ctx.options);
-  return withClient(ctx.pool, async (client) => {
-    try {
+  return onInbox(
+    ctx,
+    async (client, appNow) => {
       const [, shared] = await Promise.all([client.query('BEGIN'), client.query<LockedRow>(SHARE, [inboxId])]);
-      const tx = txOnRow(client, inboxId, shared.rows[0], appNow, ctx.options);
-      if (tx === null) {
-        await client.query('ROLLBACK');
-        return 'absent';
-      }
-      const value = await fn(tx);
-      await client.query('COMMIT');
-      return { value };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
-  });
+      return txOnRow(client, inboxId, shared.rows[0], appNow, ctx.options);
+    },
+    fn,
+  );
 }
 
 /** The injected clock's now, read when the call is made (see above); null for the database's clock. */
-export function appClock(options: ResolvedOptions): number | null {
+function appClock(options: ResolvedOptions): number | null {
   const clock = options.clock;
   return clock === 'database' ? null : readClock(clock as Clock);
 }
@@ -160,7 +173,7 @@ export function appClock(options: ResolvedOptions): number | null {
  * round trip. Null, with the transaction still open, when the inbox has no
  * row and `create` is false.
  */
-export async function beginOnInbox(
+async function beginOnInbox(
   client: pg.ClientBase,
   inboxId: string,
   create: boolean,

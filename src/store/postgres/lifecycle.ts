@@ -23,11 +23,10 @@ import {
   type ExportedFailureRow,
   type ExportedMessageRow,
 } from '../inbox-records.js';
-import type { ResolvedOptions } from '../options.js';
 import type { ListedTimerRecord } from '../rows.js';
 import type { MissedPolicy, OperatorAction } from '../contract.js';
 import { isTransient, translate } from './errors.js';
-import { appClock, beginOnInbox, withClient } from './inbox-tx.js';
+import { inboxTransaction, type TxContext } from './inbox-tx.js';
 
 /** Rows per page of an export: each page one round trip within the snapshot. */
 const PAGE = 1_000;
@@ -160,26 +159,19 @@ DELETE FROM inboxes WHERE inbox_id = $1`;
 
 const HOLD_OFF_PRUNES = 'SELECT 1 FROM inboxes WHERE inbox_id = $1 FOR UPDATE';
 
-export async function deleteInbox(pool: pg.Pool, options: ResolvedOptions, inboxId: string): Promise<boolean> {
-  const appNow = appClock(options);
-  return withClient(pool, async (client) => {
-    try {
-      const tx = await beginOnInbox(client, inboxId, false, appNow, options);
-      if (tx === null) {
-        await client.query('ROLLBACK');
-        return false;
-      }
-      if (tx.inbox.until !== null && tx.inbox.until >= tx.now) throw inboxBusy(inboxId);
-      // A prune holds the row FOR KEY SHARE, beside the writers' lock above
-      // (prune.ts): wait for it here, so that the delete's snapshot, taken
-      // after, sees the tombstones it wrote.
-      await client.query(HOLD_OFF_PRUNES, [inboxId]);
-      await client.query(DELETE_INBOX, [inboxId]);
-      await client.query('COMMIT');
-      return true;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    }
+/**
+ * Under the writers' lock, refused while a lease is live. The work refresh
+ * that ends every inbox transaction then finds no inbox row, and writes no
+ * work row back.
+ */
+export async function deleteInbox(ctx: TxContext, inboxId: string): Promise<boolean> {
+  const deleted = await inboxTransaction(ctx, inboxId, false, async (tx) => {
+    if (tx.inbox.until !== null && tx.inbox.until >= tx.now) throw inboxBusy(inboxId);
+    // A prune holds the row FOR KEY SHARE, beside the writers' lock above
+    // (prune.ts): wait for it here, so that the delete's snapshot, taken
+    // after, sees the tombstones it wrote.
+    await tx.run(HOLD_OFF_PRUNES, [inboxId]);
+    await tx.run(DELETE_INBOX, [inboxId]);
   });
+  return deleted !== 'absent';
 }

@@ -258,12 +258,12 @@ export class PostgresStore implements StorePort, InboxBackend {
 
   async deleteInbox(id: string): Promise<boolean> {
     this.assertOpen();
-    return deleteInbox(this.pool, this.options, id);
+    return deleteInbox({ pool: this.pool, options: this.options }, id);
   }
 
   async importInbox(id: string, records: AsyncIterable<CheckedRecord>): Promise<number> {
     this.assertOpen();
-    return importRecords(this.pool, this.options, id, records);
+    return importRecords({ pool: this.pool, options: this.options }, id, records);
   }
 
   async close(): Promise<void> {
