@@ -2,10 +2,13 @@
  * Webhook ingestion throughput: signed GitHub-style deliveries POSTed by
  * autocannon (in this process) to one inbox of a real Vigil HTTP server, and
  * the same requests to a bare node:http server that does no work, each
- * server in its own child process on 127.0.0.1, in one run. Two more
+ * server in its own child process on 127.0.0.1, in one run. Three more
  * servers put the ratio in context: the floor (node:http that verifies the
- * signature and parses the JSON, and stores nothing) and Vigil with its
- * commits on the event loop (writerThread off). Each round rotates which
+ * signature and parses the JSON, and stores nothing), the durable floor (the
+ * floor, then a group commit of the deliveries to one SQLite file at WAL +
+ * FULL, each answered after it: the least any receiver that acks only what
+ * is on disk does) and Vigil with its commits on the event loop
+ * (writerThread off). Each round rotates which
  * server goes first, so load from other processes falls on all alike; the
  * ratio is taken per round, then the median.
  *
@@ -32,9 +35,12 @@ export interface IngestPlan {
   roundSeconds: number;
 }
 
-/** `vigil`: as `vigil serve` runs it (writer thread); `vigilMain`: commits on the event loop; `floor`: verify + parse, no store. */
-export type ServerKind = 'bare' | 'floor' | 'vigil' | 'vigilMain';
-export const SERVER_KINDS: readonly ServerKind[] = ['bare', 'floor', 'vigil', 'vigilMain'];
+/**
+ * `vigil`: as `vigil serve` runs it (writer thread); `vigilMain`: commits on the event loop; `floor`: verify + parse,
+ * no store; `durable`: the floor and a group commit to one SQLite file.
+ */
+export type ServerKind = 'bare' | 'floor' | 'durable' | 'vigil' | 'vigilMain';
+export const SERVER_KINDS: readonly ServerKind[] = ['bare', 'floor', 'durable', 'vigil', 'vigilMain'];
 export type VigilKind = 'vigil' | 'vigilMain';
 const VIGIL_KINDS: readonly VigilKind[] = ['vigil', 'vigilMain'];
 
@@ -236,12 +242,17 @@ function percentile(sorted: number[], q: number): number {
 }
 
 export async function runIngestBench(plan: IngestPlan, scratch: string, log: (line: string) => void): Promise<IngestFigures> {
-  const dirs: Record<VigilKind, string> = { vigil: join(scratch, 'ingest-thread'), vigilMain: join(scratch, 'ingest-main') };
+  const dirs: Record<VigilKind | 'durable', string> = {
+    durable: join(scratch, 'ingest-durable-floor'),
+    vigil: join(scratch, 'ingest-thread'),
+    vigilMain: join(scratch, 'ingest-main'),
+  };
   for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
-  const deliveries: Record<ServerKind, Deliveries> = { bare: new Deliveries(), floor: new Deliveries(), vigil: new Deliveries(), vigilMain: new Deliveries() };
+  const deliveries = Object.fromEntries(SERVER_KINDS.map((kind) => [kind, new Deliveries()])) as Record<ServerKind, Deliveries>;
   const args: Record<ServerKind, string[]> = {
     bare: ['bare'],
     floor: ['floor', SECRET],
+    durable: ['durable', dirs.durable, SECRET],
     vigil: ['vigil', dirs.vigil, SECRET, 'thread'],
     vigilMain: ['vigil', dirs.vigilMain, SECRET, 'main'],
   };
@@ -346,9 +357,10 @@ export function ingestSummary(figures: IngestFigures): {
   servers: Record<ServerKind, { perSecond: number; p50Ms: number; p99Ms: number }>;
   /** Vigil ÷ bare: the target's ratio. */
   ratio: number;
-  /** Each server ÷ bare, and Vigil ÷ the floor: medians of the per-round ratios. */
+  /** Each server ÷ bare, and Vigil ÷ each floor: medians of the per-round ratios. */
   ratios: Record<ServerKind, number>;
   vigilOverFloor: number;
+  vigilOverDurable: number;
   eventsPerCommit: Record<VigilKind, number | null>;
 } {
   const pick = (kind: ServerKind) => ({
@@ -363,10 +375,11 @@ export function ingestSummary(figures: IngestFigures): {
   };
   const over = (kind: ServerKind, base: ServerKind): number => median(figures.rounds.map((r) => r.runs[kind].perSecond / r.runs[base].perSecond));
   return {
-    servers: { bare: pick('bare'), floor: pick('floor'), vigil: pick('vigil'), vigilMain: pick('vigilMain') },
+    servers: Object.fromEntries(SERVER_KINDS.map((kind) => [kind, pick(kind)])) as Record<ServerKind, ReturnType<typeof pick>>,
     ratio: median(figures.rounds.map((r) => r.ratio)),
-    ratios: { bare: 1, floor: over('floor', 'bare'), vigil: over('vigil', 'bare'), vigilMain: over('vigilMain', 'bare') },
+    ratios: Object.fromEntries(SERVER_KINDS.map((kind) => [kind, over(kind, 'bare')])) as Record<ServerKind, number>,
     vigilOverFloor: over('vigil', 'floor'),
+    vigilOverDurable: over('vigil', 'durable'),
     eventsPerCommit: { vigil: perCommit('vigil'), vigilMain: perCommit('vigilMain') },
   };
 }

@@ -5,7 +5,7 @@
  */
 import { writeBenchmarkSection } from './benchmarks-file.js';
 import type { Machine } from './machine.js';
-import { ingestSummary, SERVER_KINDS, type IngestFigures, type LoadRun, type ServerKind, type VigilKind } from './service-ingest.js';
+import { ingestSummary, SERVER_KINDS, type IngestFigures, type IngestRound, type LoadRun, type ServerKind, type VigilKind } from './service-ingest.js';
 import type { TickFigures, TickSample } from './service-tick.js';
 import { median } from './timing.js';
 
@@ -13,6 +13,18 @@ export const SERVICE_HEADING = '## Service';
 
 /** Issue 22's goal, in each round. */
 export const INGEST_GOAL = 0.75;
+/**
+ * The goal proposed instead, as the durable floor itself reached only
+ * 0.52–0.76x of the bare server on this 2-core machine (2026-12-02), where
+ * autocannon takes most of a core: Vigil against the least any receiver
+ * that acks only what is on disk does, in the same round. Vigil does that
+ * and more per delivery (Hono's routing, the payload's validation, which
+ * serialises it again, the inbox's meta row and ready index in each
+ * transaction, and as `vigil serve` runs it the hop to the writer thread):
+ * measured 0.62–0.81x of the durable floor on the writer thread and
+ * 0.64–0.93x with commits on the event loop.
+ */
+export const INGEST_VS_DURABLE_GOAL = 0.6;
 export const TICK_GOAL = 2;
 
 export interface ServiceRun {
@@ -34,15 +46,25 @@ export interface ServiceTarget {
 }
 
 export function serviceTargets(run: ServiceRun): ServiceTarget[] {
-  const ratios = run.ingest.rounds.map((r) => r.ratio);
-  const worst = Math.min(...ratios);
+  const rounds = run.ingest.rounds;
+  const each = (ratio: (r: IngestRound) => number, goal: number): Pick<ServiceTarget, 'goal' | 'value' | 'pass'> => ({
+    goal: `>= ${goal.toFixed(2)}x`,
+    value: rounds.map((r) => `${ratio(r).toFixed(2)}x`).join(', '),
+    pass: rounds.every((r) => ratio(r) >= goal),
+  });
   const v = run.ingest.verification;
   return [
     {
-      name: 'Signed deliveries to one inbox, 64 connections: Vigil req/s ÷ bare node:http req/s, in each round',
-      goal: `>= ${INGEST_GOAL.toFixed(2)}x`,
-      value: ratios.map((r) => `${r.toFixed(2)}x`).join(', '),
-      pass: worst >= INGEST_GOAL,
+      name: 'Signed deliveries to one inbox, 64 connections: Vigil req/s ÷ bare node:http req/s, in each round (issue 22)',
+      ...each((r) => r.ratio, INGEST_GOAL),
+    },
+    {
+      name: "The durable floor's req/s ÷ bare node:http req/s, in each round (informational: the most a receiver that acks only what is on disk showed; below the goal, the goal above is out of reach)",
+      ...each((r) => r.runs.durable.perSecond / r.runs.bare.perSecond, INGEST_GOAL),
+    },
+    {
+      name: 'Signed deliveries to one inbox, 64 connections: Vigil req/s ÷ the durable floor req/s, in each round (the target proposed instead)',
+      ...each((r) => r.runs.vigil.perSecond / r.runs.durable.perSecond, INGEST_VS_DURABLE_GOAL),
     },
     ...(['vigil', 'vigilMain'] as const).map((kind) => ({
       name: `Every 202 stored exactly once (nothing else stored but requests cut off in flight): ${LABELS[kind]}`,
@@ -62,11 +84,13 @@ export function serviceTargets(run: ServiceRun): ServiceTarget[] {
 const LABELS: Record<ServerKind, string> = {
   bare: 'bare `node:http` (no work)',
   floor: 'floor: `node:http`, verify + parse, no store',
+  durable: 'durable floor: the floor + a group commit to one SQLite file',
   vigil: 'Vigil, writer thread (as `vigil serve`)',
   vigilMain: 'Vigil, commits on the event loop',
 };
 
 const n = (value: number): string => Math.round(value).toLocaleString('en-US');
+const x = (ratio: number): string => `${ratio.toFixed(2)}x`;
 const ms = (value: number): string => (value < 10 ? value.toFixed(2) : value.toFixed(1));
 const verdict = (pass: boolean): string => (pass ? 'PASS' : 'FAIL');
 
@@ -116,6 +140,10 @@ export function renderServiceSection(run: ServiceRun): string {
     '- **Bare**: a `node:http` server on 127.0.0.1 in a child process that answers 200 `{"ok":true}` at once and does no work.',
     '- **Floor**: a `node:http` server that reads the body, checks its HMAC-SHA256 signature, parses the JSON and answers 202:',
     '  the least any webhook receiver does per delivery, whatever it stores in (and here it stores nothing).',
+    '- **Durable floor**: the floor, then each delivery stored in one SQLite file with Vigil\'s `events` table at WAL +',
+    '  synchronous FULL, the deliveries of one event-loop turn in one transaction, each answered 202 after that commit:',
+    '  the least any receiver that acks only what is on disk does, on the same disk (no inbox, lease, ready index, tombstones',
+    '  or routing). Its commits run on the event loop: on a worker thread they measured slower on this 2-core machine.',
     `- **Load**: autocannon in the bench process, ${plan.connections} connections, no pipelining; after a ${plan.warmupSeconds} s warm-up per`,
     `  server, ${plan.rounds} rounds of ${plan.roundSeconds} s per server, each round starting with the next server. The same requests to all:`,
     `  \`POST /hooks/bench/github\`, a JSON body of ${ingest.body.minBytes}–${ingest.body.maxBytes} bytes (mean ${ingest.body.meanBytes.toFixed(0)}), a unique`,
@@ -153,18 +181,32 @@ export function renderServiceSection(run: ServiceRun): string {
   lines.push(
     'Per round (servers in the order run):',
     '',
-    '| Round | order | bare req/s | floor req/s | Vigil req/s | **Vigil ÷ bare** | Vigil ÷ floor | event loop ÷ bare | Vigil p99 ms | events per transaction (thread / event loop) |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Round | order | bare req/s | floor req/s | durable floor req/s | Vigil req/s | **Vigil ÷ bare** | durable floor ÷ bare | **Vigil ÷ durable floor** | event loop ÷ durable floor | Vigil p99 ms | events per transaction (thread / event loop) |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   );
   ingest.rounds.forEach((r, i) => {
     const perCommit = (kind: VigilKind): string => (r.commits[kind] === 0 ? '–' : (r.stored[kind] / r.commits[kind]).toFixed(1));
     lines.push(
-      `| ${i + 1} | ${r.order.join(', ')} | ${n(r.runs.bare.perSecond)} | ${n(r.runs.floor.perSecond)} | ${n(r.runs.vigil.perSecond)} | **${r.ratio.toFixed(2)}x**` +
-        ` | ${(r.runs.vigil.perSecond / r.runs.floor.perSecond).toFixed(2)}x | ${(r.runs.vigilMain.perSecond / r.runs.bare.perSecond).toFixed(2)}x` +
-        ` | ${ms(r.runs.vigil.p99Ms)} | ${perCommit('vigil')} / ${perCommit('vigilMain')} |`,
+      `| ${i + 1} | ${r.order.join(', ')} | ${n(r.runs.bare.perSecond)} | ${n(r.runs.floor.perSecond)} | ${n(r.runs.durable.perSecond)} | ${n(r.runs.vigil.perSecond)}` +
+        ` | **${r.ratio.toFixed(2)}x** | ${x(r.runs.durable.perSecond / r.runs.bare.perSecond)} | **${x(r.runs.vigil.perSecond / r.runs.durable.perSecond)}**` +
+        ` | ${x(r.runs.vigilMain.perSecond / r.runs.durable.perSecond)} | ${ms(r.runs.vigil.p99Ms)} | ${perCommit('vigil')} / ${perCommit('vigilMain')} |`,
     );
   });
   lines.push('');
+  const durableOverBare = ingest.rounds.map((r) => r.runs.durable.perSecond / r.runs.bare.perSecond);
+  const vigilOverDurable = ingest.rounds.map((r) => r.runs.vigil.perSecond / r.runs.durable.perSecond);
+  const belowGoal = durableOverBare.filter((ratio) => ratio < INGEST_GOAL).length;
+  lines.push(
+    `**The durable floor against the goal.** Storing each delivery durably before answering it took the durable floor to`,
+    `${durableOverBare.map(x).join(', ')} of the bare server in the ${ingest.rounds.length} rounds` +
+      (belowGoal === 0
+        ? `: at or above the goal of ${INGEST_GOAL.toFixed(2)}x in every round, so the goal is within reach of a durable receiver here.`
+        : `: below the goal of ${INGEST_GOAL.toFixed(2)}x in ${belowGoal} of them. In those rounds no receiver that acks only what is on disk reached the goal on this machine,` +
+          ` whatever its code: the bare server's figure is the load generator's limit (${cores(median(ingest.rounds.map((r) => r.runs.bare.loadCpu)))} cores),` +
+          ' and a durable receiver adds its commits to the same two cores. Vigil, which also keeps the inbox\'s lease, ready index and tombstones,' +
+          ` reached ${vigilOverDurable.map(x).join(', ')} of the durable floor (the target proposed instead: at least ${INGEST_VS_DURABLE_GOAL.toFixed(2)}x in each round).`),
+    '',
+  );
   const epc = (kind: VigilKind): string => (s.eventsPerCommit[kind] === null ? '–' : (s.eventsPerCommit[kind] as number).toFixed(1));
   lines.push(
     `**Group commit** keeps one inbox from being capped by its fsyncs: deliveries to it that arrive together are`,
@@ -247,7 +289,7 @@ export function renderServiceSection(run: ServiceRun): string {
   }
   lines.push('');
 
-  lines.push('### Targets (issue 4, "Done when")', '');
+  lines.push('### Targets (issues 4 and 22)', '');
   lines.push('| Target | Goal | Value | Result |', '|---|---|---:|---|');
   for (const t of serviceTargets(run)) lines.push(`| ${t.name} | ${t.goal} | ${t.value} | ${verdict(t.pass)} |`);
   lines.push('');
@@ -270,6 +312,8 @@ export function renderServiceConsole(run: ServiceRun): string {
     ['webhooks to one inbox, req/s', n(s.servers.bare.perSecond), n(s.servers.vigil.perSecond), `${s.ratio.toFixed(2)}x`],
     ['  per round', '', '', rounds.map((r) => r.ratio.toFixed(2)).join(' ')],
     ['  floor (verify + parse), req/s', '', n(s.servers.floor.perSecond), `${s.ratios.floor.toFixed(2)}x`],
+    ['  durable floor (+ group commit), req/s', '', n(s.servers.durable.perSecond), `${s.ratios.durable.toFixed(2)}x`],
+    ['  Vigil ÷ durable floor, per round', '', '', rounds.map((r) => (r.runs.vigil.perSecond / r.runs.durable.perSecond).toFixed(2)).join(' ')],
     ['  commits on the event loop, req/s', '', n(s.servers.vigilMain.perSecond), `${s.ratios.vigilMain.toFixed(2)}x`],
     ['  p50 latency, ms', ms(s.servers.bare.p50Ms), ms(s.servers.vigil.p50Ms), ''],
     ['  p99 latency, ms', ms(s.servers.bare.p99Ms), ms(s.servers.vigil.p99Ms), ''],
