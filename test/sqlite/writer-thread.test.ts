@@ -74,6 +74,19 @@ describe('the SQLite writer thread', () => {
     expect((await inbox.stats()).events.pending).toBe(81);
   });
 
+  it("a group's events reach the thread exactly as given: keys and payloads of any text, an escaped NUL in a string, every JSON value", async () => {
+    const dir = temp.dir();
+    const { store } = await temp.open(dir, { writerThread: true });
+    const inbox = store.inbox('alice');
+    // One group, packed into one string with NUL between the fields (writer-protocol.ts, packEvents).
+    const payloads: unknown[] = [{ text: 'a\u0000b' }, { emoji: '😀 über', nested: [{ '': null }] }, null, '', 0, [], 'x\u0000', { '\u0000': 1 }];
+    const events = payloads.map((payload, i) => ({ source: i % 2 === 0 ? 'gïthub' : 's', sourceId: `ü-${i}-😀`, payload }));
+    expect(await Promise.all(events.map((event) => inbox.ingest(event)))).toEqual(events.map(() => true));
+    expect(sqliteBackendOf(store).groupCommits()).toEqual({ commits: 1, events: events.length });
+    const stored = await inbox.events();
+    expect(stored.map((e) => ({ source: e.source, sourceId: e.sourceId, payload: e.payload }))).toEqual(events);
+  });
+
   it('the thread reads the fake clock the store was given: receivedAt is its time at the commit', async () => {
     const dir = temp.dir();
     const { store, clock } = await temp.open(dir, { writerThread: true });

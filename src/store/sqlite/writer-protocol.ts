@@ -22,13 +22,38 @@ export interface WriterStoreSpec {
 /** `open` is answered by nothing: a store that failed to open fails each commit sent to it. */
 export type ToWriter =
   | { type: 'open'; store: number; spec: WriterStoreSpec }
-  | { type: 'commit'; call: number; store: number; inboxId: string; events: CheckedEvent[]; burst: boolean }
+  | { type: 'commit'; call: number; store: number; inboxId: string; events: PackedEvents; burst: boolean }
   | { type: 'close'; call: number; store: number };
 
 export type FromWriter =
   | { type: 'committed'; call: number; results: boolean[] }
   | { type: 'closed'; call: number }
   | { type: 'failed'; call: number; error: WireError };
+
+/** A group's events as one string (packEvents). */
+export type PackedEvents = string & { readonly packed: unique symbol };
+
+/**
+ * A group's events as one string for the trip to the thread: a structured
+ * clone copies one string as a block, but walks many small objects field by
+ * field. NUL separates the fields: no key may hold it (validate/text.ts),
+ * and JSON text never does (JSON.stringify writes it as \u0000).
+ */
+export function packEvents(events: readonly CheckedEvent[]): PackedEvents {
+  let packed = '';
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    packed += `${i === 0 ? '' : '\u0000'}${e.source}\u0000${e.sourceId}\u0000${e.payloadJson}`;
+  }
+  return packed as PackedEvents;
+}
+
+export function unpackEvents(packed: PackedEvents): CheckedEvent[] {
+  const fields = packed.split('\u0000');
+  const events: CheckedEvent[] = [];
+  for (let i = 0; i + 2 < fields.length; i += 3) events.push({ source: fields[i]!, sourceId: fields[i + 1]!, payloadJson: fields[i + 2]! });
+  return events;
+}
 
 /** An error as it crosses threads: a structured clone keeps an Error's message but not its class or `code`. */
 export interface WireError {

@@ -29,7 +29,7 @@ import { sharedTimeOf, systemClock } from '../../clock.js';
 import { VigilError } from '../../errors.js';
 import type { CheckedEvent } from '../engine/validate/index.js';
 import type { ResolvedOptions } from '../options.js';
-import { fromWire, type FromWriter, type ThreadClock, type ToWriter, type WriterStoreSpec } from './writer-protocol.js';
+import { fromWire, packEvents, type FromWriter, type ThreadClock, type ToWriter, type WriterStoreSpec } from './writer-protocol.js';
 
 /**
  * Inbox files the thread's copy of a store keeps open: its own LRU, beside
@@ -182,7 +182,7 @@ export class StoreWriter {
   /** Stores the events of one inbox in one transaction on the thread (SqliteStore.commitEvents there), one result per event. */
   async commit(inboxId: string, events: CheckedEvent[], burst: boolean): Promise<boolean[]> {
     const thread = this.thread();
-    const answer = await thread.ask({ type: 'commit', call: thread.newCall(), store: this.id, inboxId, events, burst });
+    const answer = await thread.ask({ type: 'commit', call: thread.newCall(), store: this.id, inboxId, events: packEvents(events), burst });
     if (answer.type === 'failed') throw fromWire(answer.error);
     if (answer.type !== 'committed') throw new Error(`the SQLite writer thread answered a commit with ${answer.type}`);
     return answer.results;
