@@ -79,6 +79,25 @@ export function parseJson(body: Buffer): unknown {
   return parseJsonText(text, 'the body');
 }
 
+const FORM = 'application/x-www-form-urlencoded';
+
+/** The body is a URL-encoded form (by its Content-Type). */
+export function isForm(headers: Headers): boolean {
+  return (headers.get('content-type') ?? '').toLowerCase().startsWith(FORM);
+}
+
+/**
+ * A URL-encoded form's fields. Its bytes must be UTF-8 (a form's are ASCII,
+ * with everything else percent-encoded): 400 bad_form otherwise.
+ */
+export function parseForm(body: Buffer): URLSearchParams {
+  try {
+    return new URLSearchParams(utf8.decode(body));
+  } catch {
+    throw new HttpError(400, 'bad_form', 'the body is not a valid URL-encoded form');
+  }
+}
+
 /** JSON text from inside a body (a form field), under the same rules; `what` names it in the error. */
 export function parseJsonText(text: string, what: string): unknown {
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {

@@ -13,15 +13,9 @@
  * answered 200 with an empty body: Slack takes that as the acknowledgment
  * and posts nothing (a body would be shown to the user as a message).
  */
-import { parseJson, parseJsonText } from '../read-body.js';
+import { isForm, parseForm, parseJson, parseJsonText } from '../read-body.js';
 import { fromHex, hmacSha256, sameBytes } from '../../crypto.js';
 import { badSignature, checkFresh, parseSeconds, requireHeader, stringField, type WebhookVerifier } from './verifier.js';
-
-const FORM = 'application/x-www-form-urlencoded';
-
-function isForm(headers: Headers): boolean {
-  return (headers.get('content-type') ?? '').toLowerCase().startsWith(FORM);
-}
 
 export function slackVerifier(secret: string, toleranceSeconds: number): WebhookVerifier {
   return {
@@ -36,7 +30,7 @@ export function slackVerifier(secret: string, toleranceSeconds: number): Webhook
     },
     decode(body, headers) {
       if (!isForm(headers)) return parseJson(body);
-      const fields = new URLSearchParams(body.toString('utf8'));
+      const fields = parseForm(body);
       const interaction = fields.get('payload');
       if (interaction === null) return Object.fromEntries(fields);
       return parseJsonText(interaction, 'the form field "payload"');
