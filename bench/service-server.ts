@@ -133,7 +133,10 @@ async function startDurableFloor(dir: string, secret: string): Promise<{ url: st
       });
     }),
   );
-  return { url: started.url, running: { ...started.running, closeStore: async () => db.close() } };
+  const closeStore = async (): Promise<void> => {
+    db.close();
+  };
+  return { url: started.url, running: { ...started.running, closeStore } };
 }
 
 async function listenPlain(server: Server): Promise<{ url: string; running: Running }> {
