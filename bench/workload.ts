@@ -111,10 +111,15 @@ export const FULL_PLAN: Plan = {
   ],
   schedulerTimers: 100_000,
   schedulerDue: 1_000,
-  schedulerPasses: 5,
+  // A pass is one durable commit of 8-30 ms, so its median follows the disk's fsync timing: with 5 passes
+  // Vigil against its floor came out 0.70x-1.01x across full runs of the same code, with 25 it was 0.85x-0.97x.
+  // The passes cost about a second.
+  schedulerPasses: 25,
   idlePasses: 200,
   dispatchMessages: 10_000,
-  dispatchReps: 3,
+  // The dispatch rows are single durable passes too; a median of 3 moved 0.62x-1.03x against the floor on
+  // unchanged code. Each repetition costs ~26 s (1,000 inbox files set up).
+  dispatchReps: 5,
   dispatchInboxes: 1_000,
 };
 
