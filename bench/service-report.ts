@@ -14,15 +14,15 @@ export const SERVICE_HEADING = '## Service';
 /** Issue 22's goal, in each round. */
 export const INGEST_GOAL = 0.75;
 /**
- * The goal proposed instead, as the durable floor itself reached only
- * 0.52–0.76x of the bare server on this 2-core machine (2026-12-02), where
- * autocannon takes most of a core: Vigil against the least any receiver
- * that acks only what is on disk does, in the same round. Vigil does that
- * and more per delivery (Hono's routing, the payload's validation, which
- * serialises it again, the inbox's meta row and ready index in each
- * transaction, and as `vigil serve` runs it the hop to the writer thread):
- * measured 0.62–0.81x of the durable floor on the writer thread and
- * 0.64–0.93x with commits on the event loop.
+ * Vigil against the durable floor, in the same round: what Vigil's own
+ * work per delivery costs over the least a receiver that acks only what is
+ * on disk does (Hono's routing, the payload's validation, which serialises
+ * it again, the inbox's meta row and ready index in each transaction, and
+ * as `vigil serve` runs it the hop to the writer thread). It stands in for
+ * INGEST_GOAL only where the durable floor itself misses that goal: on this
+ * 2-core machine, where autocannon takes most of a core, the floor reached
+ * 0.52–1.02x of bare across rounds (2026-12-02), and Vigil 0.62–0.83x of
+ * the floor on the writer thread.
  */
 export const INGEST_VS_DURABLE_GOAL = 0.6;
 export const TICK_GOAL = 2;
@@ -63,7 +63,7 @@ export function serviceTargets(run: ServiceRun): ServiceTarget[] {
       ...each((r) => r.runs.durable.perSecond / r.runs.bare.perSecond, INGEST_GOAL),
     },
     {
-      name: 'Signed deliveries to one inbox, 64 connections: Vigil req/s ÷ the durable floor req/s, in each round (the target proposed instead)',
+      name: "Signed deliveries to one inbox, 64 connections: Vigil req/s ÷ the durable floor req/s, in each round (Vigil's own cost per delivery; in place of the goal only where the durable floor misses it)",
       ...each((r) => r.runs.vigil.perSecond / r.runs.durable.perSecond, INGEST_VS_DURABLE_GOAL),
     },
     ...(['vigil', 'vigilMain'] as const).map((kind) => ({
@@ -200,7 +200,7 @@ export function renderServiceSection(run: ServiceRun): string {
     `**The durable floor against the goal.** Storing each delivery durably before answering it took the durable floor to`,
     `${durableOverBare.map(x).join(', ')} of the bare server in the ${ingest.rounds.length} rounds` +
       (belowGoal === 0
-        ? `: at or above the goal of ${INGEST_GOAL.toFixed(2)}x in every round, so the goal is within reach of a durable receiver here.`
+        ? `: at or above the goal of ${INGEST_GOAL.toFixed(2)}x in every round, so the goal is within reach of a durable receiver here. Vigil reached ${vigilOverDurable.map(x).join(', ')} of the durable floor.`
         : `: below the goal of ${INGEST_GOAL.toFixed(2)}x in ${belowGoal} of them. In those rounds no receiver that acks only what is on disk reached the goal on this machine,` +
           ` whatever its code: the bare server's figure is the load generator's limit (${cores(median(ingest.rounds.map((r) => r.runs.bare.loadCpu)))} cores),` +
           ' and a durable receiver adds its commits to the same two cores. Vigil, which also keeps the inbox\'s lease, ready index and tombstones,' +
