@@ -25,12 +25,16 @@ const FAR = 10_000 * HOUR;
  * it (WAL, synchronous FULL, as every inbox connection): the bare SQL runs on
  * exactly the file and connection Vigil's side would, minus Vigil's code.
  */
-async function bareInbox(scratch: string, name: string, fill?: (c: InboxDb, now: number) => void): Promise<{ db: Db; close: () => Promise<void> }> {
+export async function bareInbox(
+  scratch: string,
+  name: string,
+  fill?: (c: InboxDb, now: number) => void,
+): Promise<{ db: Db; inbox: InboxDb; close: () => Promise<void> }> {
   const dir = mkdtempSync(join(scratch, `floor-${name}-`));
   const store = new SqliteStore(dir, { clock: () => T0 - HOUR });
   const c = store.connection(INBOX, true) as InboxDb;
   if (fill !== undefined) c.write((now) => fill(c, now));
-  return { db: c.db, close: () => store.close() };
+  return { db: c.db, inbox: c, close: () => store.close() };
 }
 
 /** One prepared INSERT of `rows` rows (the unique key's ON CONFLICT as Vigil's), per size. */

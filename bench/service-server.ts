@@ -20,10 +20,7 @@
  * in flight is answered. Exits when the parent goes away.
  */
 import { sqliteBackendOf } from '../src/store/sqlite/sqlite-store.js';
-import Database from 'better-sqlite3';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { configSchema } from '../src/config/schema.js';
@@ -34,6 +31,7 @@ import { createLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
 import { RuntimeEvents } from '../src/events.js';
 import { observe } from '../src/observability/observe.js';
+import { bareInbox } from './floors.js';
 import { BENCH_INBOX, BENCH_SOURCE, type FromChild, type ServerStats, type StoreStats, type ToChild } from './service-protocol.js';
 
 function send(message: FromChild): void {
@@ -93,19 +91,18 @@ function whenVerified(req: IncomingMessage, res: ServerResponse, secret: string,
 
 /**
  * The floor of a durable webhook receiver: the floor above, and then each
- * delivery stored in one SQLite file with Vigil's events table (WAL,
- * synchronous FULL), the deliveries of one event-loop turn in one
- * transaction (a group commit), each answered after that commit. No
- * inbox, lease, ready index or tombstones: the least a receiver that acks
- * only what is on disk does, on the same disk. Commits on the event loop:
- * the same with the commits on a worker thread measured slower here (the
- * load generator keeps the second core busy).
+ * delivery stored in an inbox file with Vigil's schema, on the store's own
+ * connection (WAL, synchronous FULL, and the larger checkpoint interval
+ * Vigil's inbox takes under bursts: floors.ts, bareInbox), the deliveries
+ * of one event-loop turn in one transaction (a group commit), each answered
+ * after that commit. No lease, ready index or tombstones: the least a
+ * receiver that acks only what is on disk does, on the same disk. Commits
+ * on the event loop: the same with the commits on a worker thread measured
+ * slower here (the load generator keeps the second core busy).
  */
 async function startDurableFloor(dir: string, secret: string): Promise<{ url: string; running: Running }> {
-  const db = new Database(join(dir, 'floor.db'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.exec(readFileSync(new URL('../src/store/sqlite/migrations/001-events-and-lease.sql', import.meta.url), 'utf8'));
+  const { db, inbox, close } = await bareInbox(dir, 'durable');
+  inbox.checkpointLessOften();
   const insert = db.prepare(`INSERT INTO events (source, source_id, payload, received_at) VALUES ('${BENCH_SOURCE}', ?, ?, ?) ON CONFLICT (source, source_id) DO NOTHING`);
   const commit = db.transaction((batch: Delivery[]): boolean[] => {
     const now = Date.now();
@@ -133,10 +130,7 @@ async function startDurableFloor(dir: string, secret: string): Promise<{ url: st
       });
     }),
   );
-  const closeStore = async (): Promise<void> => {
-    db.close();
-  };
-  return { url: started.url, running: { ...started.running, closeStore } };
+  return { url: started.url, running: { ...started.running, closeStore: close } };
 }
 
 async function listenPlain(server: Server): Promise<{ url: string; running: Running }> {
