@@ -27,9 +27,13 @@ import type { ListedTimerRecord } from '../rows.js';
 import type { MissedPolicy, OperatorAction } from '../contract.js';
 import { isTransient, translate } from './errors.js';
 import { inboxTransaction, type TxContext } from './inbox-tx.js';
+import { inIdOrder } from './read.js';
 
 /** Rows per page of an export: each page one round trip within the snapshot. */
 const PAGE = 1_000;
+
+/** The inbox's ($1) events after id $2, a page in id order. */
+export const EVENTS_PAGE = inIdOrder(EXPORT_EVENT_COLUMNS, ' AND id > $2', `ORDER BY id LIMIT ${PAGE}`);
 
 interface InboxHead {
   gen: number;
@@ -80,7 +84,7 @@ async function* records(client: pg.PoolClient, inboxId: string): AsyncGenerator<
   if (head.gen > 0) yield { type: 'lease', gen: head.gen };
   yield { type: 'pacing', lastPacedAt: head.last_paced_at, notBefore: head.not_before, day: head.pacing_day, daySends: head.day_sends };
 
-  for await (const row of paged<ExportedEventRow>(client, `SELECT ${EXPORT_EVENT_COLUMNS} FROM events WHERE inbox_id = $1 AND id > $2 ORDER BY id LIMIT ${PAGE}`, [inboxId], (r) => [r.id], [0])) {
+  for await (const row of paged<ExportedEventRow>(client, EVENTS_PAGE, [inboxId], (r) => [r.id], [0])) {
     yield eventRecord(row);
   }
   for await (const row of paged<{ source: string; source_id: string }>(

@@ -20,14 +20,16 @@ import type { PruneCutoffs } from '../engine/port.js';
 import type { InboxTx } from './inbox-tx.js';
 
 // A NULL cutoff keeps that kind: GREATEST skips it, and `<= NULL` is never true.
-// Read through events_by_finished (inbox_id, finished_at, …).
-const FINISHED_EVENTS = `
+// Picked through events_by_finished (inbox_id, finished_at, …), then deleted where the pick
+// found them: by ctid, a TID scan whatever the planner makes of the inbox's size (events have
+// no index on id alone, migration 013).
+export const FINISHED_EVENTS = `
 WITH gone AS (
-  DELETE FROM events e WHERE e.id IN (
-    SELECT id FROM events
+  DELETE FROM events e WHERE e.ctid = ANY (ARRAY(
+    SELECT ctid FROM events
     WHERE inbox_id = $1 AND finished_at <= GREATEST($2::bigint, $3::bigint) AND status IN ('done', 'dead')
       AND finished_at <= CASE status WHEN 'done' THEN $2::bigint ELSE $3::bigint END
-    ORDER BY finished_at LIMIT $4)
+    ORDER BY finished_at LIMIT $4))
     -- Checked again on the row as it is when deleted (a redrive may have changed it since the pick).
     AND e.finished_at <= CASE e.status WHEN 'done' THEN $2::bigint WHEN 'dead' THEN $3::bigint END
   RETURNING e.source, e.source_id

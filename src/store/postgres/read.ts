@@ -17,13 +17,24 @@ SELECT count(*) AS n FROM (SELECT 1 FROM events WHERE inbox_id = $1 AND source =
 const STATUSES: readonly EventStatus[] = ['pending', 'running', 'done', 'dead'];
 
 /**
+ * One inbox's ($1) events in id order, as one statement: each status's
+ * range of events_by_status (inbox_id, status, id) read in id order, the
+ * four merged. No index is in (inbox_id, id) order, and none is on id alone
+ * (migration 013). `where` adds conditions to each range; `order` is the
+ * ORDER BY and LIMIT of each range and of the whole.
+ */
+export function inIdOrder(columns: string, where: string, order: string): string {
+  const range = (status: EventStatus): string => `(SELECT ${columns} FROM events WHERE inbox_id = $1 AND status = '${status}'${where} ${order})`;
+  return `SELECT * FROM (${STATUSES.map(range).join(' UNION ALL ')}) AS e ${order}`;
+}
+
+/**
  * An event listing as one statement: $1 inbox, $2 limit, then the source
- * and afterId when given. No index is in (inbox_id, id) order, and the
- * primary key (id) holds every inbox's events: so a listing walks
- * events_by_status (inbox_id, status, id) in id order, one status (the
- * query's) or all four merged, reading what the page needs. A source with
- * few events (`sortSource`) is read through its key index and sorted
- * instead, since walking for it could pass the inbox's whole history.
+ * and afterId when given. It walks events_by_status in id order, one status
+ * (the query's) or all four merged (inIdOrder), reading what the page
+ * needs. A source with few events (`sortSource`) is read through its key
+ * index and sorted instead, since walking for it could pass the inbox's
+ * whole history.
  */
 export function listEventsSql(query: CheckedEventQuery, sortSource: boolean): { sql: string; params: unknown[] } {
   const { status, source, afterId, newestFirst } = query;
@@ -39,14 +50,13 @@ export function listEventsSql(query: CheckedEventQuery, sortSource: boolean): { 
   }
   const order = `ORDER BY id${newestFirst ? ' DESC' : ''} LIMIT $2`;
   const filter = where.map((w) => ` AND ${w}`).join('');
-  const one = (statusCondition: string): string => `SELECT ${EVENT_COLUMNS} FROM events WHERE inbox_id = $1${statusCondition}${filter} ${order}`;
   let sql: string;
   if (sortSource || status !== null) {
-    // ORDER BY id + 0: sorted, never an ordered walk of the primary key over every inbox.
+    // ORDER BY id + 0: sorted, never an ordered walk of a status's range past the source's few events.
     const sorted = sortSource ? order.replace('ORDER BY id', 'ORDER BY id + 0') : order;
     sql = `SELECT ${EVENT_COLUMNS} FROM events WHERE inbox_id = $1${status === null ? '' : ` AND status = '${status}'`}${filter} ${sorted}`;
   } else {
-    sql = `SELECT * FROM (${STATUSES.map((s) => `(${one(` AND status = '${s}'`)})`).join(' UNION ALL ')}) AS e ${order}`;
+    sql = inIdOrder(EVENT_COLUMNS, filter, order);
   }
   return { sql, params };
 }

@@ -18,7 +18,6 @@ RETURNS TABLE (source text, source_id text)
 LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
 DECLARE
-  v_ids bigint[];
   v_sources text[];
   v_source_ids text[];
 BEGIN
@@ -30,18 +29,21 @@ BEGIN
                       WHERE t.inbox_id = p_inbox AND t.source = e.source AND t.source_id = e.source_id)
     ORDER BY e.n
     ON CONFLICT (inbox_id, source, source_id) DO NOTHING
-    RETURNING ev.id, ev.source, ev.source_id
+    RETURNING ev.source, ev.source_id
   )
-  SELECT array_agg(s.id), array_agg(s.source), array_agg(s.source_id) INTO v_ids, v_sources, v_source_ids FROM stored s;
-  IF v_ids IS NULL THEN
+  SELECT array_agg(s.source), array_agg(s.source_id) INTO v_sources, v_source_ids FROM stored s;
+  IF v_sources IS NULL THEN
     RETURN;
   END IF;
 
+  -- Taken back by key, as they were stored: until this transaction ends, each key is this one's.
   IF EXISTS (SELECT 1 FROM unnest(v_sources, v_source_ids) AS k(source, source_id)
              JOIN tombstones t ON t.inbox_id = p_inbox AND t.source = k.source AND t.source_id = k.source_id) THEN
-    DELETE FROM events e WHERE e.id = ANY(v_ids)
-      AND EXISTS (SELECT 1 FROM tombstones t WHERE t.inbox_id = p_inbox AND t.source = e.source AND t.source_id = e.source_id);
-    RETURN QUERY SELECT e.source, e.source_id FROM events e WHERE e.id = ANY(v_ids);
+    DELETE FROM events e USING tombstones t
+    WHERE t.inbox_id = p_inbox AND e.inbox_id = p_inbox AND e.source = t.source AND e.source_id = t.source_id
+      AND (e.source, e.source_id) IN (SELECT * FROM unnest(v_sources, v_source_ids));
+    RETURN QUERY SELECT e.source, e.source_id FROM events e
+    WHERE e.inbox_id = p_inbox AND (e.source, e.source_id) IN (SELECT * FROM unnest(v_sources, v_source_ids));
     RETURN;
   END IF;
   RETURN QUERY SELECT k.source, k.source_id FROM unnest(v_sources, v_source_ids) AS k(source, source_id);
