@@ -16,7 +16,7 @@ import { useTestDatabase } from './test-database.js';
 
 const db = useTestDatabase('events_by_key');
 
-/** A big inbox among others: `big` done events finished at 1..big, and small inboxes beside it. */
+/** A big inbox among others: `big` finished events at 1..big (every seventh dead, so statuses interleave in id order), and small inboxes beside it. */
 const BIG = 20_000;
 let schema = '';
 let store: Store;
@@ -27,7 +27,8 @@ beforeAll(async () => {
   await store.inbox('big').ingest({ source: 'chat', sourceId: 'first' });
   await db.query(
     `INSERT INTO ${schema}.events (inbox_id, source, source_id, payload, status, attempts, received_at, finished_at, claim_gen)
-     SELECT 'big', 'chat', 'm-' || n, '{}', 'done', 1, n, n, n FROM generate_series(1, ${BIG}) AS n`,
+     SELECT 'big', 'chat', 'm-' || n, '{}', CASE WHEN n % 7 = 0 THEN 'dead' ELSE 'done' END, 1, n, n, n
+     FROM generate_series(1, ${BIG}) AS n`,
   );
   await db.query(
     `INSERT INTO ${schema}.events (inbox_id, source, source_id, payload, received_at)

@@ -3,8 +3,8 @@
 -- Every statement on events names its inbox and reaches an event by its
 -- key, or by id through events_by_status (inbox_id, status, id): the claim
 -- and the finish (the status they expect is known), listings and exports
--- (the four status ranges merged in id order, read.ts), the prune and the
--- tombstone check (by key). Nothing read the id index on a hot path, yet
+-- (the four status ranges merged in id order, read.ts), the tombstone
+-- check (by key) and the prune (by the ctid its pick found, prune.ts). Nothing read the id index on a hot path, yet
 -- every ingest, claim and finish wrote an entry into it: a status change is
 -- not a HOT update, so each one adds an entry to every index of the table.
 -- The ids stay unique: GENERATED ALWAYS AS IDENTITY draws each from the
