@@ -14,6 +14,7 @@
 import { loadavg, tmpdir } from 'node:os';
 import { graphileAddJob, graphileRuns } from './graphile-side.js';
 import { describeMachine } from './machine.js';
+import { floorRuns } from './postgres-floor-side.js';
 import { openBenchServer, type ServerWork } from './postgres-server.js';
 import { renderPostgresConsole, renderPostgresSection, writePostgresSection, type PgRunInfo } from './postgres-report.js';
 import { PG_FULL_PLAN, PG_QUICK_PLAN, type PgPlan } from './postgres-workload.js';
@@ -25,11 +26,12 @@ export const POSTGRES_FAMILY = 'postgres';
 
 export const VIGIL_PG = 'Vigil (PostgreSQL)';
 export const GRAPHILE = 'graphile-worker';
+export const FLOOR = 'floor: plain SQL';
 
 /** Every figure: its key, what it is, and one sample per repetition. */
 export interface PgFigure {
   key: PgFigureKey;
-  side: typeof VIGIL_PG | typeof GRAPHILE;
+  side: typeof VIGIL_PG | typeof GRAPHILE | typeof FLOOR;
   label: string;
   unit: 'events/s' | 'jobs/s';
   samples: number[];
@@ -41,6 +43,7 @@ export type PgFigureKey =
   | 'graphileAddJob'
   | 'graphileDuplicate'
   | 'vigilDefault'
+  | 'floorDefault'
   | 'vigilSeparate'
   | 'vigilBatch1'
   | 'graphileDefault'
@@ -54,6 +57,7 @@ function labels(plan: PgPlan): Record<PgFigureKey, [PgFigure['side'], string, Pg
     graphileAddJob: [GRAPHILE, `addJob with job_key, jobKeyMode 'unsafe_dedupe', ${n} new`, 'jobs/s'],
     graphileDuplicate: [GRAPHILE, `addJob, the same ${n} job keys again`, 'jobs/s'],
     vigilDefault: [VIGIL_PG, 'end to end, default claim (a run takes what its inbox has pending)', 'events/s'],
+    floorDefault: [FLOOR, "the default claim's durable row changes, Vigil's schema, none of its rules (postgres-floor-side.ts)", 'events/s'],
     vigilSeparate: [VIGIL_PG, 'end to end, default claim, the separate calls (acquire, claimBatch, finish, release)', 'events/s'],
     vigilBatch1: [VIGIL_PG, 'end to end, batchLimit: 1 (one event per run)', 'events/s'],
     graphileDefault: [GRAPHILE, 'end to end, default options', 'jobs/s'],
@@ -175,6 +179,11 @@ async function measure(plan: PgPlan, url: string, admin: import('pg').Pool, log:
       addRun('vigilDefault', r);
       log(`  Vigil default claim ${fmt(r.eventsPerSecond)} events/s (${r.runs} runs, ${r.seconds.toFixed(1)} s); ${perEvents(r.work)}`);
     },
+    'plain SQL floor': async () => {
+      const r = await floorRuns(url, schema('floor'), admin, plan);
+      addRun('floorDefault', r);
+      log(`  plain SQL floor ${fmt(r.eventsPerSecond)} events/s (${r.seconds.toFixed(1)} s); ${perEvents(r.work)}`);
+    },
     'Vigil separate calls': async () => {
       const r = await vigilRuns(url, schema('vigil'), admin, plan, 'separate');
       addRun('vigilSeparate', r);
@@ -196,7 +205,7 @@ async function measure(plan: PgPlan, url: string, admin: import('pg').Pool, log:
       log(`  graphile batched ${fmt(r.eventsPerSecond)} jobs/s (${r.seconds.toFixed(1)} s); ${perEvents(r.work)}`);
     },
   };
-  const order = ['Vigil ingest', 'graphile addJob', 'Vigil default claim', 'graphile batched', 'Vigil separate calls', 'Vigil batchLimit 1', 'graphile default'];
+  const order = ['Vigil ingest', 'graphile addJob', 'Vigil default claim', 'plain SQL floor', 'graphile batched', 'Vigil separate calls', 'Vigil batchLimit 1', 'graphile default'];
   for (let rep = 0; rep < plan.reps; rep++) {
     log(`repetition ${rep + 1} of ${plan.reps}`);
     const now = order.filter((name) => name !== 'graphile default' || rep < plan.graphileDefaultReps);

@@ -83,6 +83,21 @@ export async function vigilIngest(url: string, schema: string, admin: pg.Pool, p
 export type RunCalls = 'steps' | 'separate';
 
 /**
+ * The end-to-end runs' events, stored in a fresh schema (untimed, one
+ * ingestMany per inbox) through a store of its own, closed before the timed
+ * part: its connections report their counters when they close, so the
+ * server's counters around the timed part hold the runs' work alone. The
+ * schema is kept for the timed part (postgres-floor-side.ts runs on it too).
+ */
+export async function seedRuns(url: string, schema: string, admin: pg.Pool, plan: PgPlan): Promise<void> {
+  await withStore(url, schema, admin, {}, async (store) => {
+    const byInbox = new Map<string, NewEvent[]>();
+    for (const e of benchEvents(plan)) byInbox.set(e.inbox, [...(byInbox.get(e.inbox) ?? []), { source: SOURCE, sourceId: e.sourceId, payload: e.payload }]);
+    for (const [inbox, mine] of byInbox) await store.inbox(inbox).ingestMany(mine);
+  }, { keepSchema: true });
+}
+
+/**
  * The end-to-end run: 10,000 events already stored (untimed, one ingestMany
  * per inbox), then `concurrency` runners in one process until every event
  * is done. A runner takes an inbox that readyInboxes() lists and no other
@@ -90,16 +105,8 @@ export type RunCalls = 'steps' | 'separate';
  * arriving later lists the inbox in readyInboxes() again.
  */
 export async function vigilRuns(url: string, schema: string, admin: pg.Pool, plan: PgPlan, calls: RunCalls, batchLimit?: number): Promise<RunFigures> {
-  const events = benchEvents(plan);
   const options: StoreOptions = batchLimit === undefined ? {} : { batchLimit };
-  // Seeded through a store of its own, closed before the timed part: its
-  // connections report their counters when they close, so the server's
-  // counters around the timed part hold the runs' work alone.
-  await withStore(url, schema, admin, options, async (store) => {
-    const byInbox = new Map<string, NewEvent[]>();
-    for (const e of events) byInbox.set(e.inbox, [...(byInbox.get(e.inbox) ?? []), { source: SOURCE, sourceId: e.sourceId, payload: e.payload }]);
-    for (const [inbox, mine] of byInbox) await store.inbox(inbox).ingestMany(mine);
-  }, { keepSchema: true });
+  await seedRuns(url, schema, admin, plan);
   try {
     const { before, ...figures } = await withStore(url, schema, admin, options, (store) => timedRuns(store, admin, schema, plan, calls, batchLimit), { keepSchema: true });
     return { ...figures, work: workSince(before, await settledCounters(admin)) };
