@@ -277,7 +277,7 @@ function againstTheFloor(run: PgRunInfo): string[] {
   lines.push(
     ...(floorMid >= target.goal
       ? [
-          `So the ${target.goal}x goal is within this machine's reach: what stands between is Vigil's own work per run above the floor`,
+          `So the ${target.goal}x goal is within this machine's reach, and Vigil's distance from the floor is its own work per run`,
           '(the inbox row lock each step takes first, the lease and fencing checks, the probes for abandoned and exhausted events,',
           'the work table that readyInboxes reads, the wake-up hint), not the database or the disk.',
         ]
