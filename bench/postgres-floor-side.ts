@@ -18,6 +18,7 @@
  * schema can do less per run.
  */
 import pg from 'pg';
+import { inOneWrite } from '../src/store/postgres/connection.js';
 import { dropSchema, settle, settledCounters, workSince } from './postgres-server.js';
 import { inboxName, replyBody, type PgPlan } from './postgres-workload.js';
 import { elapsedSeconds, startTimer } from './timing.js';
@@ -82,15 +83,14 @@ async function timedFloor(pool: pg.Pool, schema: string, plan: PgPlan): Promise<
     if (claimed.length === 0) throw new Error(`floor: ${holder} claimed nothing in ${inbox}`);
     const client = await pool.connect();
     try {
-      const socket = (client as unknown as { connection: { stream: { cork(): void; uncork(): void } } }).connection.stream;
-      socket.cork(); // BEGIN and the statement in one write, as Vigil's finish sends them
-      let answers: Promise<pg.QueryResult<{ done: number }>>[];
-      try {
-        answers = [client.query('BEGIN'), client.query({ ...finish, values: [inbox, claimed.map((r) => r.id), claimed[0]!.gen, Date.now(), replyBody(inbox, claimed.length)] })];
-      } finally {
-        socket.uncork();
-      }
-      const finished = (await Promise.all(answers))[1]?.rows[0]?.done;
+      // BEGIN and the statement in one write, as Vigil's finish sends them.
+      const [, answer] = await Promise.all(
+        inOneWrite(client, () => [
+          client.query('BEGIN'),
+          client.query<{ done: number }>({ ...finish, values: [inbox, claimed.map((r) => r.id), claimed[0]!.gen, Date.now(), replyBody(inbox, claimed.length)] }),
+        ]),
+      );
+      const finished = answer.rows[0]?.done;
       if (finished !== claimed.length) throw new Error(`floor: ${inbox} finished ${finished} of ${claimed.length}`);
       await client.query('COMMIT');
       done += claimed.length;

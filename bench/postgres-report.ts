@@ -37,6 +37,12 @@ function packageVersion(name: string): string {
   }
 }
 
+/** The median of the values measured (null: not measured), or null when none was. */
+function medianOf(values: (number | null)[]): number | null {
+  const seen = values.filter((v): v is number => v !== null);
+  return seen.length === 0 ? null : median(seen);
+}
+
 function spread(samples: number[]): string {
   if (samples.length === 0) return '–';
   const mid = n0(median(samples));
@@ -189,19 +195,15 @@ function whereTheTimeGoes(run: PgRunInfo): string[] {
   const graphile = byKey.get(batchedWins ? 'graphileBatched' : 'graphileDefault');
   const target = results.targets[0];
   if (vigil === undefined || graphile === undefined || target === undefined) return [];
-  const mid = (values: (number | null)[]): number | null => {
-    const seen = values.filter((v): v is number => v !== null);
-    return seen.length === 0 ? null : median(seen);
-  };
   const cpu = (w: typeof vigil): number | null => {
-    const server = mid(w.serverCpuPer1000);
-    return server === null ? null : server + mid(w.clientCpuPer1000)!;
+    const server = medianOf(w.serverCpuPer1000);
+    return server === null ? null : server + medianOf(w.clientCpuPer1000)!;
   };
-  const [vf, gf, vc, gc] = [mid(vigil.flushesPer1000), mid(graphile.flushesPer1000), mid(vigil.commitsPer1000)!, mid(graphile.commitsPer1000)!];
+  const [vf, gf, vc, gc] = [medianOf(vigil.flushesPer1000), medianOf(graphile.flushesPer1000), medianOf(vigil.commitsPer1000)!, medianOf(graphile.commitsPer1000)!];
   const [vCpu, gCpu] = [cpu(vigil), cpu(graphile)];
   const cost = (flushes: number | null, commits: number, w: typeof vigil, total: number | null): string =>
     `${flushes === null ? '?' : n0(flushes)} WAL flushes and ${n0(commits)} commits, ` +
-    `${total === null ? 'server CPU unknown' : `${n0(mid(w.serverCpuPer1000)!)} ms of server CPU and ${n0(mid(w.clientCpuPer1000)!)} ms of client CPU (${n0(total)} ms)`}`;
+    `${total === null ? 'server CPU unknown' : `${n0(medianOf(w.serverCpuPer1000)!)} ms of server CPU and ${n0(medianOf(w.clientCpuPer1000)!)} ms of client CPU (${n0(total)} ms)`}`;
   const lines = [
     '### Where the time goes (default claim against graphile-worker at its best)',
     '',
@@ -262,17 +264,15 @@ function againstTheFloor(run: PgRunInfo): string[] {
   if (target === undefined || floorVsBest.length === 0) return [];
   const cpu = (key: string): string => {
     const w = results.work.find((x) => x.key === key);
-    const server = w?.serverCpuPer1000.filter((v): v is number => v !== null) ?? [];
-    return w === undefined || server.length === 0 ? '?' : `${n0(median(server))} + ${n0(median(w.clientCpuPer1000))}`;
+    const server = w === undefined ? null : medianOf(w.serverCpuPer1000);
+    return server === null ? '?' : `${n0(server)} + ${n0(median(w!.clientCpuPer1000))}`;
   };
   const [floorMid, vigilMid] = [median(floorVsBest), median(vigilVsFloor)];
   const lines = [
     '',
-    `**The floor.** The same durable row changes as Vigil's default claim, in plain SQL on Vigil's schema with none of its rules`,
-    `(bench/postgres-floor-side.ts: per inbox one statement that takes the lease and claims, then BEGIN, one statement that`,
-    `finishes, queues the reply and ends the lease, COMMIT: Vigil's round trips and durable commits), ran at ${x2(floorMid)} of`,
-    `graphile-worker at its best (${floorVsBest.map((v) => x2(v)).join(' / ')}), and Vigil's default claim at ${x2(vigilMid)} of the floor`,
-    `(${vigilVsFloor.map((v) => x2(v)).join(' / ')}). CPU ms per 1,000 events, server + client: the floor ${cpu('floorDefault')}, Vigil ${cpu('vigilDefault')}.`,
+    `**The floor** (The work, above: the default claim's durable row changes in plain SQL) ran at ${x2(floorMid)} of graphile-worker`,
+    `at its best (${floorVsBest.map((v) => x2(v)).join(' / ')}), and Vigil's default claim at ${x2(vigilMid)} of the floor (${vigilVsFloor.map((v) => x2(v)).join(' / ')}).`,
+    `CPU ms per 1,000 events, server + client: the floor ${cpu('floorDefault')}, Vigil ${cpu('vigilDefault')}.`,
   ];
   lines.push(
     ...(floorMid >= target.goal

@@ -82,6 +82,21 @@ export function createPool(connection: Connection): pg.Pool {
   return pool;
 }
 
+/**
+ * Issues pipelined queries with the socket corked, so they leave in one
+ * write: one system call here, one wake-up of the server process there.
+ * (Each query corks and uncorks on its own; corking is counted.)
+ */
+export function inOneWrite<T>(client: pg.PoolClient, issue: () => T): T {
+  const socket = client.connection.stream;
+  socket.cork();
+  try {
+    return issue();
+  } finally {
+    socket.uncork();
+  }
+}
+
 /** `"name"`: for the few identifiers (schema, channel) SQL parameters cannot carry. */
 export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;

@@ -14,7 +14,7 @@ import type { CheckedInboxListQuery, CheckedRecord } from '../engine/validate/in
 import { toSummary, type SummaryRecord } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
 import { LIST_INBOXES } from './dashboard.js';
-import { createPool, DB_NOW_MS, parseConnection, type Connection } from './connection.js';
+import { createPool, DB_NOW_MS, inOneWrite, parseConnection, type Connection } from './connection.js';
 import { translate } from './errors.js';
 import type { Statement } from './call.js';
 import { besideWriters, inboxTransaction, withClient, type InboxTx } from './inbox-tx.js';
@@ -275,21 +275,6 @@ export class PostgresStore implements StorePort, InboxBackend {
 
   private assertOpen(): void {
     if (this.closed) throw new VigilError('store_closed', 'this store was closed; open a new one with openStore()');
-  }
-}
-
-/**
- * Issues pipelined queries with the socket corked, so they leave in one
- * write: one system call here, one wake-up of the server process there.
- * (Each query corks and uncorks on its own; corking is counted.)
- */
-function inOneWrite<T>(client: pg.PoolClient, issue: () => T): T {
-  const socket = client.connection.stream;
-  socket.cork();
-  try {
-    return issue();
-  } finally {
-    socket.uncork();
   }
 }
 
