@@ -12,7 +12,7 @@ import { HTTPException } from 'hono/http-exception';
 import { html } from '../http/html.js';
 import { isVigilError } from '../errors.js';
 import { fromStoreError, HttpError } from '../http/http-error.js';
-import { answerApproval, noteFailure, type HttpContext } from '../http/http-context.js';
+import { answerApproval, noteFailure, requestFacts, type HttpContext } from '../http/http-context.js';
 import type { EventStatus, Inbox } from '../store/contract.js';
 import { answerResult, redriveResult } from '../runtime/operator-actions.js';
 import { dashboardAsset } from './assets.js';
@@ -36,7 +36,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
   const keys = ctx.token === undefined ? null : new LoginKeys(ctx.token);
 
   app.onError((error, c) => {
-    if (noteFailure(ctx, c, error) === 'gone') return c.html(errorPage('Not sent', 'The form did not arrive whole.'), 400, DASHBOARD_HEADERS);
+    if (noteFailure(ctx, requestFacts(c), error) === 'gone') return c.html(errorPage('Not sent', 'The form did not arrive whole.'), 400, DASHBOARD_HEADERS);
     // Hono's csrf middleware refuses a form from another site with a bare 403: say it as a page.
     const crossSite = error instanceof HTTPException && error.status === 403;
     const refusal = crossSite

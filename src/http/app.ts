@@ -6,6 +6,7 @@
  */
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { InboxRouter } from '../agent/agent.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { ServiceConfig } from '../config/schema.js';
@@ -15,8 +16,8 @@ import type { Metrics } from '../observability/metrics.js';
 import type { RuntimeEvents } from '../events.js';
 import type { Store } from '../store/contract.js';
 import { dashboardRoutes } from '../dashboard/dashboard-routes.js';
-import { errorBody, fromStoreError, HttpError } from './http-error.js';
-import { noteFailure, type HttpContext } from './http-context.js';
+import { errorBody, HttpError } from './http-error.js';
+import { errorAnswer, requestFacts, type HttpContext } from './http-context.js';
 import { WriteHealth } from './write-health.js';
 import { WrongTokenLockout } from './wrong-token-lockout.js';
 import { apiRoutes } from './routes/api.js';
@@ -24,6 +25,7 @@ import { approvalPageRoutes } from './routes/approval-pages.js';
 import { healthRoutes } from './routes/health.js';
 import { hookRoutes } from './routes/hooks.js';
 import { createSources } from './webhooks/index.js';
+import { serveHooksOnNode } from './hooks-on-node.js';
 
 export interface AppDeps {
   store: Store;
@@ -77,17 +79,10 @@ export function createApp(deps: AppDeps): Hono {
   app.onError((error, c) => {
     // Hono's own middleware (bearer auth, body limit) answers with a response it built in our JSON shape.
     if (error instanceof HTTPException) return error.getResponse();
-    if (noteFailure(ctx, c, error) === 'gone') return c.json(errorBody(new HttpError(400, 'client_closed', 'the body was not sent whole')), 400);
-    const refusal = error instanceof HttpError ? error : fromStoreError(error);
-    if (refusal !== null) {
-      // A busy, full or closing store is ours to see, not only the client's.
-      if (refusal.status >= 500) deps.logger.warn({ err: error, method: c.req.method, path: c.req.path }, 'store unavailable: %s', refusal.code);
-      return c.json(errorBody(refusal), refusal.status, refusal.headers);
-    }
-    // Logged with its stack here; the client learns only that it was our fault.
-    deps.logger.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed');
-    return c.json(errorBody(new HttpError(500, 'internal', 'internal error')), 500);
+    const { status, json, headers } = errorAnswer(ctx, requestFacts(c), error);
+    return c.json(json, status as ContentfulStatusCode, headers);
   });
 
+  serveHooksOnNode(app, ctx);
   return app;
 }

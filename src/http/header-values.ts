@@ -9,11 +9,12 @@
  * since no provider's ids have one.
  */
 import { HttpError } from './http-error.js';
+import type { HeaderReader } from './webhooks/verifier.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** The one value of header `name` as the sender wrote it, or undefined when it is missing or empty. */
-export function singleHeaderValue(headers: Headers, name: string): string | undefined {
+export function singleHeaderValue(headers: HeaderReader, name: string): string | undefined {
   const raw = headers.get(name);
   if (raw === null || raw === '') return undefined;
   if (raw.includes(',')) {

@@ -7,7 +7,7 @@ import type { RuntimeEvents } from '../events.js';
 import type { ApprovalAnswer, ApprovalOutcome, Inbox, NewEvent, Store } from '../store/contract.js';
 import type { Context } from 'hono';
 import { isVigilError } from '../errors.js';
-import { HttpError } from './http-error.js';
+import { errorBody, fromStoreError, HttpError } from './http-error.js';
 import { ClientWentAway } from './read-body.js';
 import type { WriteHealth } from './write-health.js';
 import { clientAddress } from './wrong-token-lockout.js';
@@ -38,18 +38,54 @@ export interface HttpContext {
   channels: readonly string[];
 }
 
+/** What the error handlers say of a request in the log. */
+export interface RequestFacts {
+  method: string;
+  path: string;
+  ip: string;
+}
+
+export function requestFacts(c: Context): RequestFacts {
+  return { method: c.req.method, path: c.req.path, ip: clientAddress(c) };
+}
+
 /**
  * What every error handler asks first. A client that went away mid-body is
  * a debug line and gets no real answer ('gone'). A write (a POST) the store
  * refused as unavailable marks writes as failing for /healthz.
  */
-export function noteFailure(ctx: HttpContext, c: Context, error: unknown): 'gone' | null {
+export function noteFailure(ctx: HttpContext, request: RequestFacts, error: unknown): 'gone' | null {
   if (error instanceof ClientWentAway) {
-    ctx.logger.debug({ method: c.req.method, path: c.req.path, ip: clientAddress(c) }, error.message);
+    ctx.logger.debug({ method: request.method, path: request.path, ip: request.ip }, error.message);
     return 'gone';
   }
-  if (c.req.method === 'POST' && isVigilError(error, 'store_unavailable')) ctx.writes.failed(error.message);
+  if (request.method === 'POST' && isVigilError(error, 'store_unavailable')) ctx.writes.failed(error.message);
   return null;
+}
+
+/** An answer in JSON: a status, its body and any headers (Retry-After). */
+export interface JsonAnswer {
+  status: number;
+  json: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The JSON answer to an error of the API and the webhook routes: a refusal
+ * (an HttpError, or a store error that is the client's or passes) with its
+ * code, or 500 with no detail, logged with its stack: the client learns only
+ * that it was our fault.
+ */
+export function errorAnswer(ctx: HttpContext, request: RequestFacts, error: unknown): JsonAnswer {
+  if (noteFailure(ctx, request, error) === 'gone') return { status: 400, json: errorBody(new HttpError(400, 'client_closed', 'the body was not sent whole')) };
+  const refusal = error instanceof HttpError ? error : fromStoreError(error);
+  if (refusal !== null) {
+    // A busy, full or closing store is ours to see, not only the client's.
+    if (refusal.status >= 500) ctx.logger.warn({ err: error, method: request.method, path: request.path }, 'store unavailable: %s', refusal.code);
+    return { status: refusal.status, json: errorBody(refusal), headers: refusal.headers };
+  }
+  ctx.logger.error({ err: error, method: request.method, path: request.path }, 'request failed');
+  return { status: 500, json: errorBody(new HttpError(500, 'internal', 'internal error')) };
 }
 
 /**
@@ -58,10 +94,19 @@ export function noteFailure(ctx: HttpContext, c: Context, error: unknown): 'gone
  * and the log hear.
  */
 export async function ingestEvent(ctx: HttpContext, inbox: Inbox, event: NewEvent): Promise<Response> {
+  const { status, json } = await ingestAck(ctx, inbox, event);
+  return Response.json(json, { status });
+}
+
+/** ingestEvent's answer as data, for a route that writes its own response (hooks-on-node.ts). */
+export async function ingestAck(ctx: HttpContext, inbox: Inbox, event: NewEvent): Promise<{ status: 200 | 202; json: unknown }> {
   const stored = await inbox.ingest(event);
   ctx.writes.succeeded();
-  return stored ? Response.json({ stored: true }, { status: 202 }) : Response.json({ stored: false, duplicate: true }, { status: 200 });
+  return stored ? { status: 202, json: STORED } : { status: 200, json: DUPLICATE };
 }
+
+const STORED = { stored: true };
+const DUPLICATE = { stored: false, duplicate: true };
 
 /** Answers through the store, which decides (R8); 404 for an approval never requested. */
 export async function answerApproval(ctx: HttpContext, inboxId: string, approvalId: string, answer: ApprovalAnswer): Promise<Exclude<ApprovalOutcome, 'unknown'>> {

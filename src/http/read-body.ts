@@ -20,6 +20,7 @@
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HttpError } from './http-error.js';
+import type { HeaderReader } from './webhooks/verifier.js';
 
 export async function readRequestBody(c: Context, maxBytes: number): Promise<Buffer> {
   const tooLarge = (): never => {
@@ -82,7 +83,7 @@ export function parseJson(body: Buffer): unknown {
 const FORM = 'application/x-www-form-urlencoded';
 
 /** The body is a URL-encoded form (by its Content-Type). */
-export function isForm(headers: Headers): boolean {
+export function isForm(headers: HeaderReader): boolean {
   return (headers.get('content-type') ?? '').toLowerCase().startsWith(FORM);
 }
 

@@ -3,10 +3,11 @@
  * @hono/node-server. It listens on the given host only (127.0.0.1 by
  * default in the config): exposing the port is a decision, not an accident.
  */
-import type { Server } from 'node:http';
-import { createAdaptorServer } from '@hono/node-server';
+import { createServer } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { listen } from '../net/listen.js';
+import { hooksOnNode } from './hooks-on-node.js';
 
 export interface HttpServer {
   url: string;
@@ -20,6 +21,15 @@ export interface HttpServer {
 }
 
 export async function startHttpServer(app: Hono, options: { host: string; port: number }): Promise<HttpServer> {
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const viaHono = getRequestListener(app.fetch);
+  // Signed deliveries to POST /hooks/<inbox>/<source> skip Hono's layers (hooks-on-node.ts).
+  const hooks = hooksOnNode(app);
+  const server = createServer(
+    hooks === undefined
+      ? viaHono
+      : (req, res) => {
+          if (!hooks(req, res)) void viaHono(req, res);
+        },
+  );
   return listen(server, options.host, options.port);
 }

@@ -10,7 +10,7 @@ import type { ApprovalOutcome, Inbox } from '../../store/contract.js';
 import { describeAction, verifyApprovalLink, type ApprovalLink } from '../approval-links.js';
 import { confirmPage, errorPage, outcomePage, PAGE_HEADERS } from '../approval-page.js';
 import { fromStoreError, HttpError } from '../http-error.js';
-import { answerApproval, noteFailure, type HttpContext } from '../http-context.js';
+import { answerApproval, noteFailure, requestFacts, type HttpContext } from '../http-context.js';
 import { readRequestBody } from '../read-body.js';
 
 /** A form with one field needs no more, whatever maxBodyBytes allows. */
@@ -22,7 +22,7 @@ export function approvalPageRoutes(ctx: HttpContext): Hono {
   const app = new Hono();
 
   app.onError((error, c) => {
-    if (noteFailure(ctx, c, error) === 'gone') return c.html(errorPage('Not sent', 'The answer did not arrive whole; tap again.'), 400, PAGE_HEADERS);
+    if (noteFailure(ctx, requestFacts(c), error) === 'gone') return c.html(errorPage('Not sent', 'The answer did not arrive whole; tap again.'), 400, PAGE_HEADERS);
     const refusal = error instanceof HttpError ? error : fromStoreError(error);
     if (refusal === null) {
       ctx.logger.error({ err: error, method: c.req.method, path: c.req.path }, 'approval page failed');

@@ -12,27 +12,53 @@
 import { Hono, type Context } from 'hono';
 import type { Inbox } from '../../store/contract.js';
 import { fromStoreError, HttpError } from '../http-error.js';
-import { ingestEvent, type HttpContext } from '../http-context.js';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ingestAck, type HttpContext, type JsonAnswer } from '../http-context.js';
 import { parseJson, readRequestBody } from '../read-body.js';
-import { WebhookRejected, type WebhookSource } from '../webhooks/index.js';
+import { WebhookRejected, type HeaderReader, type WebhookSource } from '../webhooks/index.js';
 import { inboxFromAgent, inboxFromPayload } from '../webhooks/route-inbox.js';
 
 export function hookRoutes(ctx: HttpContext): Hono {
   const app = new Hono();
-  app.post('/:inbox/:source', (c) => receive(ctx, c, c.req.param('source'), c.req.param('inbox')));
-  app.post('/:source', (c) => receive(ctx, c, c.req.param('source'), null));
+  app.post('/:inbox/:source', (c) => answer(c, receiveDelivery(ctx, deliveryOf(c, c.req.param('source'), c.req.param('inbox')))));
+  app.post('/:source', (c) => answer(c, receiveDelivery(ctx, deliveryOf(c, c.req.param('source'), null))));
   return app;
 }
 
-async function receive(ctx: HttpContext, c: Context, sourceName: string, inboxInPath: string | null): Promise<Response> {
+/** A delivery as the route sees it, from Hono's request or straight from Node's (hooks-on-node.ts). */
+export interface Delivery {
+  sourceName: string;
+  inboxInPath: string | null;
+  headers: HeaderReader;
+  /** Every header, for the agent's route(): read only for a delivery it routes. */
+  allHeaders(): Record<string, string>;
+  /** The body, within the limit (413 body_too_large), or ClientWentAway. */
+  readBody(maxBytes: number): Promise<Buffer>;
+}
+
+/** The answer: 202 stored or 200 duplicate (or a handshake's reply) in JSON, or the provider's own acknowledgment. */
+export type DeliveryAnswer = JsonAnswer | Response;
+
+function deliveryOf(c: Context, sourceName: string, inboxInPath: string | null): Delivery {
+  const headers = c.req.raw.headers;
+  return { sourceName, inboxInPath, headers, allHeaders: () => Object.fromEntries(headers), readBody: (maxBytes) => readRequestBody(c, maxBytes) };
+}
+
+async function answer(c: Context, answering: Promise<DeliveryAnswer>): Promise<Response> {
+  const reply = await answering;
+  return reply instanceof Response ? reply : c.json(reply.json, reply.status as ContentfulStatusCode);
+}
+
+/** Checks, verifies, parses and stores one delivery; throws what the error handler answers (errorAnswer). */
+export async function receiveDelivery(ctx: HttpContext, delivery: Delivery): Promise<DeliveryAnswer> {
+  const { sourceName, inboxInPath, headers } = delivery;
   const source = ctx.sources.get(sourceName);
   try {
     const inbox = inboxInPath === null ? null : ctx.store.inbox(inboxInPath);
     if (source === undefined) throw new HttpError(404, 'unknown_source', `no source named ${JSON.stringify(sourceName)} is configured`);
     if (inbox === null) checkRoutable(ctx, source);
     const verifier = source.verifier(inbox?.id ?? null);
-    const headers = c.req.raw.headers;
-    const body = await readRequestBody(c, ctx.maxBodyBytes);
+    const body = await delivery.readBody(ctx.maxBodyBytes);
     try {
       verifier.verify(body, headers, ctx.now());
     } catch (error) {
@@ -41,11 +67,11 @@ async function receive(ctx: HttpContext, c: Context, sourceName: string, inboxIn
     }
     const payload = verifier.decode === undefined ? parseJson(body) : verifier.decode(body, headers);
     const reply = verifier.handshake?.(payload);
-    if (reply !== undefined) return c.json(reply, 200);
-    const target = inbox ?? (await routedInbox(ctx, source, payload, headers));
+    if (reply !== undefined) return { status: 200, json: reply };
+    const target = inbox ?? (await routedInbox(ctx, source, payload, delivery));
     const sourceId = verifier.key(headers, payload);
     if (sourceId === undefined) throw new HttpError(400, 'missing_key', `the delivery has no unique id: ${verifier.keyName} is missing`);
-    const ack = await ingestEvent(ctx, target, { source: sourceName, sourceId, payload });
+    const ack = await ingestAck(ctx, target, { source: sourceName, sourceId, payload });
     return verifier.acknowledge?.(headers) ?? ack;
   } catch (error) {
     const refusal = error instanceof HttpError ? error : fromStoreError(error);
@@ -69,7 +95,7 @@ function checkRoutable(ctx: HttpContext, source: WebhookSource): void {
 }
 
 /** The inbox a verified delivery to `POST /hooks/<source>` belongs to, or 422 unroutable. */
-async function routedInbox(ctx: HttpContext, source: WebhookSource, payload: unknown, headers: Headers): Promise<Inbox> {
+async function routedInbox(ctx: HttpContext, source: WebhookSource, payload: unknown, delivery: Delivery): Promise<Inbox> {
   const routing = source.config.inbox;
   let id: string | null;
   if (routing !== undefined) {
@@ -79,7 +105,7 @@ async function routedInbox(ctx: HttpContext, source: WebhookSource, payload: unk
     }
   } else {
     try {
-      id = await inboxFromAgent(ctx.route!, source.name, payload, headers);
+      id = await inboxFromAgent(ctx.route!, source.name, payload, delivery.allHeaders());
     } catch (error) {
       // The agent's code failed on this payload: the operator must see it, and the sender gets a 4xx (its input caused it).
       ctx.logger.error({ err: error, source: source.name }, "the agent's route() threw; the delivery is refused as unroutable");

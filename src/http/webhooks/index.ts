@@ -14,7 +14,7 @@ import { standardWebhooksVerifier } from './standard-webhooks.js';
 import { stripeVerifier } from './stripe.js';
 import type { WebhookVerifier } from './verifier.js';
 
-export { WebhookRejected, type RejectionReason, type WebhookVerifier } from './verifier.js';
+export { WebhookRejected, type HeaderReader, type RejectionReason, type WebhookVerifier } from './verifier.js';
 
 export interface WebhookSource {
   readonly name: string;

@@ -36,6 +36,6 @@ export function validInboxId(id: unknown): string | null {
 }
 
 /** What the agent's route() says, as a valid inbox id or null; a route() that throws is logged by the caller. */
-export async function inboxFromAgent(route: InboxRouter, source: string, payload: unknown, headers: Headers): Promise<string | null> {
-  return validInboxId(await route(source, payload, Object.fromEntries(headers)));
+export async function inboxFromAgent(route: InboxRouter, source: string, payload: unknown, headers: Record<string, string>): Promise<string | null> {
+  return validInboxId(await route(source, payload, headers));
 }
