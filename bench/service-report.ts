@@ -16,7 +16,7 @@ export const INGEST_GOAL = 0.75;
 /**
  * Vigil against the durable floor, in the same round: what Vigil's own
  * work per delivery costs over the least a receiver that acks only what is
- * on disk does (Hono's routing, the payload's validation, which serialises
+ * on disk does (the route's checks, the payload's validation, which serialises
  * it again, the inbox's meta row and ready index in each transaction, and
  * as `vigil serve` runs it the hop to the writer thread). It stands in for
  * INGEST_GOAL only where the durable floor itself misses that goal: on this
@@ -131,7 +131,8 @@ export function renderServiceSection(run: ServiceRun): string {
 
   lines.push('### Webhook ingestion', '');
   lines.push(
-    `- **Vigil**: \`createApp\` + \`startHttpServer\` (Hono on @hono/node-server) on 127.0.0.1 in a child process, one`,
+    `- **Vigil**: \`createApp\` + \`startHttpServer\` on 127.0.0.1 in a child process (the webhook route straight on node:http,`,
+    '  src/http/hooks-on-node.ts; every other route through Hono on @hono/node-server), one',
     `  \`github\` source, a SQLite store at its defaults: journal_mode=${(ingest.settings.journalMode ?? '?').toUpperCase()},` +
       ` synchronous=${syncName(ingest.settings.synchronous)} (read back from the inbox's connection), so each ack follows an fsync.`,
     '  Every delivery goes to the one inbox `bench`. No worker pool runs during the measurement. Two of them, each on a store',
