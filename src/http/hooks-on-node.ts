@@ -10,15 +10,14 @@
  *
  * Only the plain form of the route is taken here: a path with nothing to
  * decode (no percent escapes, no query, ids of the characters ids allow),
- * a declared Content-Length and no Transfer-Encoding. Anything else, every
+ * and a declared Content-Length (so not chunked). Anything else, every
  * other route, and an app someone has added routes or middleware to after
  * createApp (they must not be bypassed) goes through Hono, as before.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import { errorAnswer, type HttpContext, type JsonAnswer } from './http-context.js';
-import { HttpError } from './http-error.js';
-import { ClientWentAway } from './read-body.js';
+import { bodyTooLarge, ClientWentAway } from './read-body.js';
 import { receiveDelivery, type Delivery, type DeliveryAnswer } from './routes/hooks.js';
 import type { HeaderReader } from './webhooks/index.js';
 
@@ -46,9 +45,12 @@ function take(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): bool
   if (req.method !== 'POST') return false;
   const path = HOOK_PATH.exec(req.url ?? '');
   if (path === null) return false;
-  const declared = req.headers['content-length'];
-  if (declared === undefined || !/^\d+$/.test(declared) || req.headers['transfer-encoding'] !== undefined) return false;
-  receive(ctx, req, res, path[2]!, path[1]!, Number(declared)).catch((error: unknown) => {
+  // The raw list, not req.headers: that would build Node's whole header object for one lookup.
+  const headers = new RawHeaders(req.rawHeaders);
+  // A chunked body has no Content-Length (Node answers 400 to a request that sends both).
+  const declared = headers.get('content-length');
+  if (declared === null || !/^\d+$/.test(declared)) return false;
+  receive(ctx, req, res, headers, path[2]!, path[1]!, Number(declared)).catch((error: unknown) => {
     // Only writing the answer can fail here (errors of the delivery are answered): the connection is gone.
     ctx.logger.debug({ err: error, path: req.url }, 'could not answer a webhook delivery');
     res.destroy();
@@ -56,8 +58,7 @@ function take(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): bool
   return true;
 }
 
-async function receive(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, sourceName: string, inboxId: string, declared: number): Promise<void> {
-  const headers = new RawHeaders(req.rawHeaders);
+async function receive(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, headers: RawHeaders, sourceName: string, inboxId: string, declared: number): Promise<void> {
   const delivery: Delivery = {
     sourceName,
     inboxInPath: inboxId,
@@ -76,7 +77,7 @@ async function receive(ctx: HttpContext, req: IncomingMessage, res: ServerRespon
 
 /** As readRequestBody: a declared length over the limit is refused before a byte is read; Node reads no more than it declares. */
 function readBody(req: IncomingMessage, declared: number, maxBytes: number): Promise<Buffer> {
-  if (declared > maxBytes) return Promise.reject(new HttpError(413, 'body_too_large', `the body is larger than the limit of ${maxBytes} bytes`));
+  if (declared > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));

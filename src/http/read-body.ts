@@ -22,9 +22,14 @@ import { bodyLimit } from 'hono/body-limit';
 import { HttpError } from './http-error.js';
 import type { HeaderReader } from './webhooks/verifier.js';
 
+/** 413 body_too_large: what every body over the limit gets, read or not (hooks-on-node.ts too). */
+export function bodyTooLarge(maxBytes: number): HttpError {
+  return new HttpError(413, 'body_too_large', `the body is larger than the limit of ${maxBytes} bytes`);
+}
+
 export async function readRequestBody(c: Context, maxBytes: number): Promise<Buffer> {
   const tooLarge = (): never => {
-    throw new HttpError(413, 'body_too_large', `the body is larger than the limit of ${maxBytes} bytes`);
+    throw bodyTooLarge(maxBytes);
   };
   try {
     const declared = c.req.header('content-length');

@@ -10,9 +10,9 @@
  * Every refusal stores nothing.
  */
 import { Hono, type Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Inbox } from '../../store/contract.js';
 import { fromStoreError, HttpError } from '../http-error.js';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ingestAck, type HttpContext, type JsonAnswer } from '../http-context.js';
 import { parseJson, readRequestBody } from '../read-body.js';
 import { WebhookRejected, type HeaderReader, type WebhookSource } from '../webhooks/index.js';
