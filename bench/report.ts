@@ -123,12 +123,15 @@ export function renderSection(run: RunInfo): string {
   lines.push(
     '- Both sides: a fresh file in a fresh temporary directory per measurement (removed afterwards), a fake clock',
     '  (Vigil: `createFakeClock`, milliseconds; reference: integer `now`, seconds), the same events, keys and payloads.',
+    '- Before each group of measurements (and each family of the run) the disk is settled: `sync`, then a wait until',
+    '  the kernel holds under 32 MB of dirty and writeback pages (bench/quiet-disk.ts), so no group times its commits',
+    "  against an earlier family's writeback.",
     '',
   );
 
   lines.push('### Figures', '');
   lines.push(
-    `Median of ${plan.reps} repetitions (scheduler passes: ${plan.schedulerPasses}; idle passes: ${plan.idlePasses}; dispatch: ${plan.dispatchReps}),`,
+    `Median of ${plan.reps} repetitions (run cycles: ${plan.cycleReps}; scheduler passes: ${plan.schedulerPasses}; idle passes: ${plan.idlePasses}; dispatch: ${plan.dispatchReps}),`,
     'range in brackets. Each repetition runs every variant of a group on both sides, in alternating order, so',
     'load from other processes falls on both alike; ratios are the median of the per-repetition ratios.',
     '"Vigil ×" is how many times as fast Vigil is (for times: reference time ÷ Vigil time).',

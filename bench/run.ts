@@ -44,6 +44,7 @@ import { MEMORY_FAMILY, runMemoryFamily } from './memory.js';
 import { DEFAULT_REFERENCE_DIR, PythonReferenceSide, referenceUnavailable, type PythonInfo } from './python-reference.js';
 import { renderConsole, renderSection, writeSection, type RunInfo } from './report.js';
 import { POSTGRES_FAMILY, runPostgresVsGraphile } from './postgres-vs-graphile.js';
+import { quietDisk } from './quiet-disk.js';
 import { RETENTION_FAMILY, runRetentionFamily } from './retention.js';
 import { runServiceFamily, SERVICE_FAMILY } from './service.js';
 import { VigilSqliteSide } from './sqlite-engine.js';
@@ -104,7 +105,9 @@ async function main(): Promise<number> {
 
   let sectionsFailed = false;
   for (const family of sectionFamilies) {
-    if (asked(family.name) && !(await family.run())) sectionsFailed = true;
+    if (!asked(family.name)) continue;
+    await quietDisk(log);
+    if (!(await family.run())) sectionsFailed = true;
   }
   if (only.size === 0) return values.strict && sectionsFailed ? 1 : 0;
 

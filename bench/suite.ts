@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { heldSelectUpdateFloor, spreadDispatchFloor } from './dispatch-floor.js';
 import { ingestManyFloor, SchedulerFloor } from './floors.js';
+import { quietDisk } from './quiet-disk.js';
 import { elapsedSeconds, median, startTimer } from './timing.js';
 import { payload, type BenchSide, type IngestResult, type Plan } from './workload.js';
 
@@ -108,6 +109,7 @@ export async function runSuite(
   const results = new Results();
   /** Each repetition runs every step on every side; the sides' order flips every repetition. */
   const interleave = async (what: string, reps: number, steps: Step[]): Promise<void> => {
+    await quietDisk(log);
     for (let rep = 0; rep < reps; rep++) {
       if (what !== '') log(`${what}: repetition ${rep + 1} of ${reps}`);
       const order = rep % 2 === 0 ? sides : [...sides].reverse();
@@ -181,7 +183,7 @@ export async function runSuite(
     ];
     await interleave(
       'run cycles',
-      plan.reps,
+      plan.cycleReps,
       cycles.map((c) => async (side: BenchSide) => {
         const r = await side.cycle({ runs: c.runs, perRun: c.perRun, preloadDone: c.preloadDone });
         results.add(c.key, c.label, 'runs/s', side.label, r.runs / r.seconds);
