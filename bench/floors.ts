@@ -121,3 +121,63 @@ export class SchedulerFloor {
     return { seconds: elapsedSeconds(start), fired };
   }
 }
+
+/**
+ * The one-event run cycle's row changes, bare, with the commits Vigil's
+ * protocol makes: the lease taken and the event claimed each committed
+ * without a flush (synchronous NORMAL for that transaction, as Vigil's
+ * acquire and claimBatch commit), the event marked done and the reply
+ * queued in one durable commit. Before each run, untimed, one pending event
+ * is stored in a durable commit, as both sides ingest it; `preloadDone`
+ * done events are in the file first. No fencing reads, repairs, retry
+ * order, ready index or wake computation: what no code keeping Vigil's
+ * schema and commits can beat.
+ */
+export async function cycleFloor(scratch: string, runs: number, preloadDone: number): Promise<{ seconds: number; runs: number }> {
+  const { db, close } = await bareInbox(scratch, 'cycle', (c, now) => {
+    const add = c.stmt("INSERT INTO events (source, source_id, payload, status, attempts, received_at, finished_at) VALUES ('chat', ?, ?, 'done', 1, ?, ?)");
+    for (let i = 0; i < preloadDone; i++) add.run(`old-${i}`, JSON.stringify(payload(i)), now, now);
+  });
+  try {
+    const ingest = db.prepare("INSERT INTO events (source, source_id, payload, received_at) VALUES ('chat', ?, ?, ?)");
+    const lease = db.prepare(
+      `INSERT INTO lease (one, holder, gen, until) VALUES (1, 'worker', 1, ?)
+       ON CONFLICT (one) DO UPDATE SET until = excluded.until`,
+    );
+    const claim = db.prepare(
+      `UPDATE events SET status = 'running', attempts = attempts + 1, claim_gen = 1, last_claim_at = ?
+       WHERE id IN (SELECT id FROM events WHERE status = 'pending' AND attempts = 0 ORDER BY id LIMIT 100)
+       RETURNING id, source, source_id, payload, attempts`,
+    );
+    const done = db.prepare("UPDATE events SET status = 'done', error = NULL, finished_at = ? WHERE id = ? AND status = 'running' AND claim_gen = 1");
+    const reply = db.prepare('INSERT INTO outbox (body, urgent, created_at) VALUES (?, 0, ?)');
+    const relaxed = db.prepare('PRAGMA synchronous = NORMAL');
+    const full = db.prepare('PRAGMA synchronous = FULL');
+    const withoutFlush = <T>(fn: () => T): T => {
+      relaxed.run();
+      try {
+        return db.transaction(fn).immediate();
+      } finally {
+        full.run();
+      }
+    };
+    let now = T0;
+    let seconds = 0;
+    for (let r = 0; r < runs; r++) {
+      db.transaction(() => ingest.run(`run-${r}-0`, JSON.stringify(payload(0)), now)).immediate();
+      now += 1000;
+      const start = startTimer();
+      withoutFlush(() => lease.run(now + 120_000));
+      const claimed = withoutFlush(() => claim.all(now)) as { id: number }[];
+      db.transaction(() => {
+        for (const event of claimed) done.run(now, event.id);
+        reply.run(`reply to run ${r}`, now);
+      }).immediate();
+      seconds += elapsedSeconds(start);
+      if (claimed.length !== 1) throw new Error(`cycle floor: run ${r} claimed ${claimed.length}`);
+    }
+    return { seconds, runs };
+  } finally {
+    await close();
+  }
+}

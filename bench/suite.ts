@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { heldSelectUpdateFloor, spreadDispatchFloor } from './dispatch-floor.js';
-import { ingestManyFloor, SchedulerFloor } from './floors.js';
+import { cycleFloor, ingestManyFloor, SchedulerFloor } from './floors.js';
 import { quietDisk } from './quiet-disk.js';
 import { elapsedSeconds, median, startTimer } from './timing.js';
 import { payload, type BenchSide, type IngestResult, type Plan } from './workload.js';
@@ -184,11 +184,20 @@ export async function runSuite(
     await interleave(
       'run cycles',
       plan.cycleReps,
-      cycles.map((c) => async (side: BenchSide) => {
-        const r = await side.cycle({ runs: c.runs, perRun: c.perRun, preloadDone: c.preloadDone });
-        results.add(c.key, c.label, 'runs/s', side.label, r.runs / r.seconds);
-        if (c.perRun > 1) results.add(`${c.key}events`, `${c.label}, per event`, 'events/s', side.label, r.events / r.seconds);
-      }),
+      [
+        ...cycles.map((c) => async (side: BenchSide) => {
+          const r = await side.cycle({ runs: c.runs, perRun: c.perRun, preloadDone: c.preloadDone });
+          results.add(c.key, c.label, 'runs/s', side.label, r.runs / r.seconds);
+          if (c.perRun > 1) results.add(`${c.key}events`, `${c.label}, per event`, 'events/s', side.label, r.events / r.seconds);
+        }),
+        async (side: BenchSide) => {
+          // The floor under the one-event cycle after the done events (floors.ts), once per repetition.
+          if (side !== sides[0]) return;
+          const r = await cycleFloor(scratch, plan.cycleRuns, plan.doneBefore);
+          const label = `floor: the one-event cycle's row changes bare on Vigil's schema, with its commits (${n(plan.doneBefore)} done; ${plan.cycleRuns} runs)`;
+          results.add('cycle1doneFloor', label, 'runs/s', FLOOR, r.runs / r.seconds);
+        },
+      ],
     );
   }
 
