@@ -6,7 +6,7 @@
  * the next group times its commits against that writeback. Measured on the
  * benchmark's machine with 2.2 GB left dirty by a copy: the one-event run
  * cycle after 10,000 done read 2.51x the reference; after `sync`, 2.99x;
- * on a quiet disk 3.12x-3.19x in three runs. Both sides of a group always
+ * on a quiet disk 3.12x-3.19x in four runs. Both sides of a group always
  * measure on the same disk; this only keeps one group's writes out of the
  * next group's figures.
  */

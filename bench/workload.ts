@@ -107,8 +107,8 @@ export const FULL_PLAN: Plan = {
   ingestManyBatch: 100,
   cycleRuns: 300,
   // A repetition is 300 runs, about a third of a second for Vigil, so one burst of the machine moves its ratio:
-  // the one-event cycle after 10,000 done read 2.69x-3.41x against the reference across diagnostic runs of
-  // unchanged code with 5. Nine cost about 12 s more.
+  // with 5, the one-event cycle after 10,000 done read 2.91x against the reference in a full run and 2.99x-3.19x
+  // in five diagnostic runs of unchanged code. Nine cost about 12 s more.
   cycleReps: 9,
   doneBefore: 10_000,
   batchedCycles: [
