@@ -3,6 +3,7 @@ import type { Claim } from '../engine/port.js';
 import { toClaimedEvents, toDeadEvents, type ClaimedRecord, type DeadRecord } from '../rows.js';
 import type { InboxDb } from './inbox-db.js';
 import { holdsLease } from './lease.js';
+import { boundLimit } from './bound-limit.js';
 
 // Rows left running by an older generation belong to a worker that lost its lease.
 const RESET_ABANDONED = `
@@ -29,7 +30,7 @@ RETURNING id, source, source_id, payload, attempts`;
 
 const CLAIM_FRESH = `
 UPDATE events SET status = 'running', attempts = attempts + 1, claim_gen = @gen, last_claim_at = @now
-WHERE id IN (SELECT id FROM events WHERE status = 'pending' AND attempts = 0 ORDER BY id LIMIT @limit)
+WHERE id IN (SELECT id FROM events WHERE status = 'pending' AND attempts = 0 ORDER BY id ${boundLimit('@limit')})
 RETURNING id, source, source_id, payload, attempts`;
 
 /**

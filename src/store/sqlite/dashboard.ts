@@ -20,6 +20,7 @@ import type { CheckedActivityQuery } from '../engine/validate/index.js';
 import type { InboxDb } from './inbox-db.js';
 import { readLease } from './lease.js';
 import { computeWake } from './wake.js';
+import { boundLimit } from './bound-limit.js';
 
 const SUMMARY = `
 SELECT
@@ -39,24 +40,24 @@ export function inboxSummary(c: InboxDb, now: number, readySince: number | null)
 
 const APPROVALS = `
 SELECT id, action, requested_at, expires_at, answer, answered_at FROM approvals
-ORDER BY requested_at DESC, id DESC LIMIT ?`;
+ORDER BY requested_at DESC, id DESC ${boundLimit('?')}`;
 
 export function listApprovals(c: InboxDb, limit: number): ApprovalRow[] {
   return (c.stmt(APPROVALS).all(limit) as ApprovalRecord[]).map(toApprovalRow);
 }
 
 // Through outbox_held, sorted: a walk in id order would read every message ever sent.
-const HELD = 'SELECT id, body, urgent, created_at, sent_at FROM outbox INDEXED BY outbox_held WHERE sent_at IS NULL ORDER BY id LIMIT ?';
+const HELD = `SELECT id, body, urgent, created_at, sent_at FROM outbox INDEXED BY outbox_held WHERE sent_at IS NULL ORDER BY id ${boundLimit('?')}`;
 /** Through the partial index outbox_held: the cost follows what is held, not what was ever sent. */
 const HELD_COUNT = 'SELECT count(*) FROM outbox WHERE sent_at IS NULL';
 const SENT = `
 SELECT id, body, urgent, created_at, sent_at FROM outbox WHERE sent_at IS NOT NULL
-ORDER BY sent_at DESC, id DESC LIMIT ?`;
+ORDER BY sent_at DESC, id DESC ${boundLimit('?')}`;
 
 const FAILED = `
 SELECT f.message_id, o.body, f.channel, f.kind, f.error, f.failed_at
 FROM outbox_failures f JOIN outbox o ON o.id = f.message_id
-WHERE f.redriven_at IS NULL ORDER BY f.id DESC LIMIT ?`;
+WHERE f.redriven_at IS NULL ORDER BY f.id DESC ${boundLimit('?')}`;
 
 /** nextSendAt is what the ready index holds as send_at (wake.ts): R9's gap, urgent messages, a dispatch in flight. */
 export function outboxView(c: InboxDb, now: number, limit: number): OutboxView {

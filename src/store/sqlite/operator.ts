@@ -6,6 +6,7 @@ import type { OperatorAction } from '../contract.js';
 import { toOperatorAction, type ActionRecord } from '../rows.js';
 import type { CheckedAction } from '../engine/validate/index.js';
 import type { InboxDb } from './inbox-db.js';
+import { boundLimit } from './bound-limit.js';
 
 /**
  * R9 as urgent: every held message skips the gap once. One write
@@ -28,8 +29,10 @@ export function recordAction(c: InboxDb, action: CheckedAction, now: number): vo
   );
 }
 
+const ACTIONS = `SELECT at, actor, action, target, result FROM operator_actions ORDER BY id DESC ${boundLimit('?')}`;
+
 /** Newest first, in the order they were recorded. */
 export function listActions(c: InboxDb, limit: number): OperatorAction[] {
-  const rows = c.stmt('SELECT at, actor, action, target, result FROM operator_actions ORDER BY id DESC LIMIT ?').all(limit);
+  const rows = c.stmt(ACTIONS).all(limit);
   return (rows as ActionRecord[]).map(toOperatorAction);
 }

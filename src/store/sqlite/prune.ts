@@ -8,6 +8,7 @@ import type { PruneResult } from '../contract.js';
 import { PruneBudget } from '../engine/lifecycle.js';
 import type { PruneCutoffs } from '../engine/port.js';
 import type { InboxDb } from './inbox-db.js';
+import { boundLimit } from './bound-limit.js';
 
 /** A cutoff no row's time is at or before: that kind is kept. */
 const KEEP = Number.MIN_SAFE_INTEGER;
@@ -21,7 +22,7 @@ export const FINISHED_EVENTS = `
 SELECT id FROM events INDEXED BY events_finished
 WHERE status IN ('done', 'dead') AND finished_at <= max(@done, @dead)
   AND finished_at <= CASE status WHEN 'done' THEN @done ELSE @dead END
-ORDER BY finished_at LIMIT @limit`;
+ORDER BY finished_at ${boundLimit('@limit')}`;
 
 const BURY = `
 INSERT OR IGNORE INTO tombstones (source, source_id)
@@ -32,15 +33,15 @@ export const SENT_MESSAGES = `
 SELECT id FROM outbox
 WHERE sent_at IS NOT NULL AND sent_at <= @cutoff
   AND id NOT IN (SELECT message_id FROM outbox_failures WHERE redriven_at IS NULL)
-ORDER BY sent_at, id LIMIT @limit`;
+ORDER BY sent_at, id ${boundLimit('@limit')}`;
 
 const ANSWERED_APPROVALS = `
 DELETE FROM approvals WHERE id IN (
-  SELECT id FROM approvals WHERE answer IS NOT NULL AND answered_at <= @cutoff ORDER BY answered_at LIMIT @limit)`;
+  SELECT id FROM approvals WHERE answer IS NOT NULL AND answered_at <= @cutoff ORDER BY answered_at ${boundLimit('@limit')})`;
 
 const OLD_ACTIONS = `
 DELETE FROM operator_actions WHERE id IN (
-  SELECT id FROM operator_actions WHERE at <= @cutoff ORDER BY id LIMIT @limit)`;
+  SELECT id FROM operator_actions WHERE at <= @cutoff ORDER BY id ${boundLimit('@limit')})`;
 
 export function pruneRows(c: InboxDb, cutoffs: PruneCutoffs, limit: number): PruneResult {
   const budget = new PruneBudget(limit);

@@ -4,6 +4,7 @@ import type { CheckedEventQuery } from '../engine/validate/index.js';
 import { EVENT_COLUMNS, toEventRow, type EventRecord } from '../rows.js';
 import type { InboxDb } from './inbox-db.js';
 import { readLease } from './lease.js';
+import { boundLimit } from './bound-limit.js';
 
 export function getEvent(c: InboxDb, source: string, sourceId: string): EventRow | null {
   const row = c.stmt(`SELECT ${EVENT_COLUMNS} FROM events WHERE source = ? AND source_id = ?`).get(source, sourceId);
@@ -41,7 +42,7 @@ export function listEvents(c: InboxDb, query: CheckedEventQuery): EventRow[] {
   const sql =
     `SELECT ${EVENT_COLUMNS} FROM events` +
     (where.length === 0 ? '' : ` WHERE ${where.join(' AND ')}`) +
-    ` ORDER BY id${newestFirst ? ' DESC' : ''} LIMIT @limit`;
+    ` ORDER BY id${newestFirst ? ' DESC' : ''} ${boundLimit('@limit')}`;
   return (c.stmt(sql).all(params) as EventRecord[]).map(toEventRow);
 }
 

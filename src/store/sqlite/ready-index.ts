@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { migrate, READY_INDEX_SCHEMA } from './migrate.js';
 import { translateSqliteError } from './sqlite-errors.js';
 import { enableWal } from './wal.js';
+import { boundLimit } from './bound-limit.js';
 
 /** Starts with `_`, which no inbox id can (R11), so it never shadows an inbox. */
 export const READY_INDEX_FILE = '_vigil-ready.db';
@@ -114,7 +115,7 @@ export class ReadyIndex {
     this.lowerStmt = this.db.prepare(LOWER);
     this.settleStmt = this.db.prepare(SETTLE);
     this.readyStmt = this.db
-      .prepare('SELECT inbox_id FROM wake WHERE wake_at <= ? ORDER BY wake_at LIMIT ?')
+      .prepare(`SELECT inbox_id FROM wake WHERE wake_at <= ? ORDER BY wake_at ${boundLimit('?')}`)
       .pluck();
     this.earliestStmt = this.db.prepare(
       // The WHERE clauses let SQLite answer from the partial indexes: one probe each, not a scan.
@@ -122,11 +123,11 @@ export class ReadyIndex {
               (SELECT min(send_at) FROM wake WHERE send_at IS NOT NULL) AS sendAt`,
     );
     this.sendableStmt = this.db
-      .prepare('SELECT inbox_id FROM wake WHERE send_at <= ? ORDER BY send_at LIMIT ?')
+      .prepare(`SELECT inbox_id FROM wake WHERE send_at <= ? ORDER BY send_at ${boundLimit('?')}`)
       .pluck();
     // A range of the primary key (ids in order), filtered: the cost follows the page.
     this.pageStmt = this.db.prepare(
-      `SELECT inbox_id AS id, wake_at AS wakeAt FROM wake WHERE inbox_id > @after AND ${PAGE_FILTER} ORDER BY inbox_id LIMIT @limit`,
+      `SELECT inbox_id AS id, wake_at AS wakeAt FROM wake WHERE inbox_id > @after AND ${PAGE_FILTER} ORDER BY inbox_id ${boundLimit('@limit')}`,
     );
     this.totalStmt = this.db.prepare(`SELECT count(*) FROM wake WHERE ${PAGE_FILTER}`).pluck();
     this.attentionStmt = this.db.prepare('SELECT count(*) FROM wake WHERE dead > 0 OR wake_at <= ?').pluck();
@@ -211,3 +212,4 @@ export class ReadyIndex {
 export function earlier(a: number | null, b: number | null): boolean {
   return a !== null && (b === null || a < b);
 }
+
