@@ -7,7 +7,7 @@
  * new, and by store.rebuildReadyIndex().
  */
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock, type Store } from '../../src/index.js';
@@ -43,6 +43,34 @@ function removeIndex(dir: string): void {
   for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, READY_INDEX_FILE + suffix), { force: true });
 }
 
+/**
+ * Commits in the index's WAL since it was last emptied (emptyIndexWal): the
+ * frames of its current salt whose header records a database size, which
+ * only a transaction's last frame does.
+ */
+function indexCommits(dir: string): number {
+  const wal = readFileSync(join(dir, `${READY_INDEX_FILE}-wal`));
+  if (wal.length < 32) return 0;
+  const pageSize = wal.readUInt32BE(8);
+  const [salt1, salt2] = [wal.readUInt32BE(16), wal.readUInt32BE(20)];
+  let commits = 0;
+  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+    if (wal.readUInt32BE(at + 8) !== salt1 || wal.readUInt32BE(at + 12) !== salt2) break;
+    if (wal.readUInt32BE(at + 4) !== 0) commits++;
+  }
+  return commits;
+}
+
+/** Checkpoints the index and empties its WAL, from a connection of its own. */
+function emptyIndexWal(dir: string): void {
+  const index = new Database(join(dir, READY_INDEX_FILE));
+  try {
+    index.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    index.close();
+  }
+}
+
 describe('SQLite ready index', () => {
   it('lives in one file beside the inboxes that no inbox id can name', async () => {
     const dir = stores.dir();
@@ -74,6 +102,39 @@ describe('SQLite ready index', () => {
     const { store } = await stores.open(dir);
     expect(await store.readyInboxes()).toEqual(['has-event']);
     expect(await store.dispatchableInboxes()).toEqual(['has-mail']);
+  });
+
+  it('a write that moves no time later commits the exact row once, before the inbox commits; one that moves a time later settles after', async () => {
+    const dir = stores.dir();
+    const { store } = await stores.open(dir);
+    const inbox = store.inbox('alice');
+    const commitsOf = async (step: () => Promise<unknown>): Promise<number> => {
+      emptyIndexWal(dir);
+      await step();
+      return indexCommits(dir);
+    };
+
+    // A new inbox, and an idle one: the ingest only makes it due sooner, so the row
+    // it would lower to is the exact one.
+    expect(await commitsOf(() => inbox.ingest({ source: 's', sourceId: '1' }))).toBe(1);
+    expect(await store.readyInboxes()).toEqual(['alice']);
+    const gen = (await inbox.acquire('W')) as number;
+    const [event] = await inbox.claimBatch('W', gen);
+    await inbox.finish('W', gen, [event!.id]);
+    await inbox.release('W', gen);
+    expect(await store.readyInboxes()).toEqual([]);
+    expect(await commitsOf(() => inbox.ingest({ source: 's', sourceId: '2' }))).toBe(1);
+    expect(await store.readyInboxes()).toEqual(['alice']);
+
+    // The lease hides the event (later): settled after the commit only.
+    let next = 0;
+    expect(await commitsOf(async () => (next = (await inbox.acquire('W')) as number))).toBe(1);
+    const [second] = await inbox.claimBatch('W', next);
+    expect(await store.readyInboxes()).toEqual([]);
+    // Done (later) with a reply (sooner): lowered before the commit, settled after.
+    expect(await commitsOf(() => inbox.finish('W', next, [second!.id], { messages: ['hi'] }))).toBe(2);
+    expect(await store.dispatchableInboxes()).toEqual(['alice']);
+    expect(await store.readyInboxes()).toEqual([]);
   });
 
   it('answers from the index alone: a poll over 100 inboxes opens no inbox file', async () => {

@@ -9,7 +9,7 @@ import type { Database as Db, Statement } from 'better-sqlite3';
 import type { ResolvedOptions } from '../options.js';
 import { migrate, useIncrementalVacuum } from './migrate.js';
 import { translateSqliteError } from './sqlite-errors.js';
-import { earlier, type IndexedWake, type ReadyIndex, type Wake } from './ready-index.js';
+import { earlier, noneLater, type IndexedWake, type ReadyIndex, type Wake } from './ready-index.js';
 import { enableWal } from './wal.js';
 import { computeWake } from './wake.js';
 
@@ -118,9 +118,10 @@ export class InboxDb {
    *
    * Around the commit it keeps the ready index's promise (never later than
    * the truth, docs/design/ready-index.md): lower the hint before COMMIT
-   * while the inbox is still locked, settle the exact value after. A
-   * transaction that leaves the hint as it is writes nothing to the index
-   * and no `meta` page.
+   * while the inbox is still locked, settle the exact value after; when the
+   * exact value moves nothing later, it is the lowered one, written once
+   * before COMMIT. A transaction that leaves the hint as it is writes
+   * nothing to the index and no `meta` page.
    */
   write<T>(fn: (now: number) => T, options: WriteOptions = {}): T {
     const { durability = 'durable', addsEventsOnly = false, force = false } = options;
@@ -128,6 +129,7 @@ export class InboxDb {
     let wake: Wake = { wakeAt: null, sendAt: null, dead: 0 };
     let needsLower = true;
     let unchanged = false;
+    let settledEarly = false;
     let before: ReturnType<ReadyIndex['current']>;
     const relaxed = durability === 'process' && this.options.synchronous === 'full';
     if (relaxed) this.stmt('PRAGMA synchronous = NORMAL').run();
@@ -157,14 +159,25 @@ export class InboxDb {
               return value;
             }
             seq = this.stmt(NEXT_SEQ).pluck().get() as number;
+            // From here the index may hold a row of this transaction's seq, committed or not.
+            this.lastSettled = undefined;
+            // Lowering would write the exact values: write them as settled now. Should the
+            // commit fail, the row is still no later than the truth, and its seq, which the
+            // file never reaches, tells the next transaction it is not settled. Refused only
+            // when the row holds a later seq than the file (a lost commit's lowering): lower it.
+            if (noneLater(wake, before) && this.index.settle(this.inboxId, wake, seq)) {
+              settledEarly = true;
+              return value;
+            }
             needsLower =
               !settled || earlier(wake.wakeAt, before!.wakeAt) || earlier(wake.sendAt, before!.sendAt) || wake.dead > before!.dead;
             if (needsLower) this.index.lower(this.inboxId, wake, seq);
             return value;
           }) as T,
       );
-      if (!unchanged) {
-        this.lastSettled = undefined;
+      if (settledEarly) {
+        this.lastSettled = { ...wake, seq, exact: true };
+      } else if (!unchanged) {
         try {
           if (this.index.settle(this.inboxId, wake, seq)) this.lastSettled = { ...wake, seq, exact: true };
         } catch {

@@ -11,7 +11,9 @@
  * (see docs/design/ready-index.md): every inbox write transaction first
  * *lowers* the hint while it still holds the inbox's write lock (`lower`),
  * commits, and only then sets the exact value (`settle`), which is refused if
- * a later transaction of the same inbox already lowered it.
+ * a later transaction of the same inbox already lowered it. When nothing
+ * moves later, the lowered value is the exact one: one write, before the
+ * commit.
  */
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
@@ -213,3 +215,11 @@ export function earlier(a: number | null, b: number | null): boolean {
   return a !== null && (b === null || a < b);
 }
 
+/**
+ * `wake` moves no field of `row` later: no time later (null is never), no
+ * fewer dead events. Then lowering `row` to `wake` writes `wake` itself.
+ * True when there is no row yet.
+ */
+export function noneLater(wake: Wake, row: Wake | undefined): boolean {
+  return row === undefined || (!earlier(row.wakeAt, wake.wakeAt) && !earlier(row.sendAt, wake.sendAt) && wake.dead >= row.dead);
+}
