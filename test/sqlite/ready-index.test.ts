@@ -44,21 +44,22 @@ function removeIndex(dir: string): void {
 }
 
 /**
- * Commits in the index's WAL since it was last emptied (emptyIndexWal): the
- * frames of its current salt whose header records a database size, which
- * only a transaction's last frame does.
+ * What the index's WAL holds since it was last emptied (emptyIndexWal): the
+ * frames of its current salt (one page each), and the commits among them
+ * (a transaction's last frame records the database's size).
  */
-function indexCommits(dir: string): number {
+function indexWal(dir: string): { commits: number; pages: number } {
   const wal = readFileSync(join(dir, `${READY_INDEX_FILE}-wal`));
-  if (wal.length < 32) return 0;
+  const written = { commits: 0, pages: 0 };
+  if (wal.length < 32) return written;
   const pageSize = wal.readUInt32BE(8);
   const [salt1, salt2] = [wal.readUInt32BE(16), wal.readUInt32BE(20)];
-  let commits = 0;
   for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
     if (wal.readUInt32BE(at + 8) !== salt1 || wal.readUInt32BE(at + 12) !== salt2) break;
-    if (wal.readUInt32BE(at + 4) !== 0) commits++;
+    written.pages++;
+    if (wal.readUInt32BE(at + 4) !== 0) written.commits++;
   }
-  return commits;
+  return written;
 }
 
 /** Checkpoints the index and empties its WAL, from a connection of its own. */
@@ -111,7 +112,7 @@ describe('SQLite ready index', () => {
     const commitsOf = async (step: () => Promise<unknown>): Promise<number> => {
       emptyIndexWal(dir);
       await step();
-      return indexCommits(dir);
+      return indexWal(dir).commits;
     };
 
     // A new inbox, and an idle one: the ingest only makes it due sooner, so the row
@@ -135,6 +136,30 @@ describe('SQLite ready index', () => {
     expect(await commitsOf(() => inbox.finish('W', next, [second!.id], { messages: ['hi'] }))).toBe(2);
     expect(await store.dispatchableInboxes()).toEqual(['alice']);
     expect(await store.readyInboxes()).toEqual([]);
+  });
+
+  it('a settle that keeps one of the two times leaves the index of that time unwritten', async () => {
+    const dir = stores.dir();
+    const { store } = await stores.open(dir);
+    const inbox = store.inbox('alice');
+    const written = async (step: () => Promise<unknown>): Promise<{ commits: number; pages: number }> => {
+      emptyIndexWal(dir);
+      await step();
+      return indexWal(dir);
+    };
+    const gen = (await inbox.acquire('W')) as number;
+    await inbox.finish('W', gen, [], { messages: ['held'] });
+    await inbox.release('W', gen);
+    expect(await store.dispatchableInboxes()).toEqual(['alice']);
+
+    // wake_at moves, send_at stays (the mail is still held): the row's page and wake_at's index page.
+    expect(await written(() => inbox.ingest({ source: 's', sourceId: '1' }))).toEqual({ commits: 1, pages: 2 });
+    expect(await written(() => inbox.acquire('W'))).toEqual({ commits: 1, pages: 2 });
+    expect(await store.readyInboxes()).toEqual([]);
+    // send_at moves, wake_at stays: the row's page and send_at's index page, in each of the dispatch's commits.
+    const sent = await written(() => inbox.dispatch(() => undefined));
+    expect(sent.pages).toBe(2 * sent.commits);
+    expect(await store.dispatchableInboxes()).toEqual([]);
   });
 
   it('answers from the index alone: a poll over 100 inboxes opens no inbox file', async () => {

@@ -165,7 +165,7 @@ export class InboxDb {
             // commit fail, the row is still no later than the truth, and its seq, which the
             // file never reaches, tells the next transaction it is not settled. Refused only
             // when the row holds a later seq than the file (a lost commit's lowering): lower it.
-            if (noneLater(wake, before) && this.index.settle(this.inboxId, wake, seq)) {
+            if (noneLater(wake, before) && this.index.settle(this.inboxId, wake, seq, before)) {
               settledEarly = true;
               return value;
             }
@@ -179,7 +179,8 @@ export class InboxDb {
         this.lastSettled = { ...wake, seq, exact: true };
       } else if (!unchanged) {
         try {
-          if (this.index.settle(this.inboxId, wake, seq)) this.lastSettled = { ...wake, seq, exact: true };
+          // Unless it was lowered, the row is still as this transaction read it.
+          if (this.index.settle(this.inboxId, wake, seq, needsLower ? undefined : before)) this.lastSettled = { ...wake, seq, exact: true };
         } catch {
           // The operation has committed; reporting failure now would make a
           // caller retry what is already durable. The lowered hint is still
