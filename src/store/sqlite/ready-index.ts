@@ -185,7 +185,9 @@ export class ReadyIndex {
    */
   settle(inboxId: string, wake: Wake, seq: number, row?: Wake): boolean {
     const params = { id: inboxId, ...wake, seq };
-    const narrow = row === undefined ? undefined : row.sendAt === wake.sendAt ? this.settleWakeStmt : row.wakeAt === wake.wakeAt ? this.settleSendStmt : undefined;
+    let narrow: Statement | undefined;
+    if (row?.sendAt === wake.sendAt) narrow = this.settleWakeStmt;
+    else if (row?.wakeAt === wake.wakeAt) narrow = this.settleSendStmt;
     if (narrow !== undefined && narrow.run(params).changes === 1) return true;
     return this.settleStmt.run(params).changes === 1;
   }
