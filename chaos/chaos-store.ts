@@ -63,7 +63,9 @@ export function chaosStore(inner: Store, { journal, crashes }: ChaosStoreOptions
       },
       async acquireAndClaim(holder) {
         const askedAt = leaseClockMs();
+        journal.write({ k: 'acquiring', inbox, holder });
         const result = await port.acquireAndClaim(holder);
+        journal.write({ k: 'acquired', inbox, holder });
         if (result === null) return null;
         journal.write({ k: 'acquire', inbox, holder, gen: result.acquired.gen, askedAt, gotAt: leaseClockMs() });
         journal.write({ k: 'claiming', inbox, holder, gen: result.acquired.gen });

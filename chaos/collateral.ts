@@ -13,7 +13,8 @@
  *   - its batch finished with another event's error (a first attempt
  *     batched with a throwing or flaky event), or
  *   - (an attempt with no claim record) its inbox has a claim its worker
- *     began and died before recording.
+ *     began and died before recording: a claim, or an acquire-and-claim
+ *     call that never answered.
  * Anything else (a finish that succeeded, a worker that lived on and never
  * finished) leaves the death unexplained, and the invariant broken.
  */
@@ -36,9 +37,13 @@ export function explainDeaths(
   const finishes = new Map<string, Finish[]>();
   // Claims whose record never came: `claiming` with no `claim` after it, by a worker that died.
   const unanswered = new Map<string, number>();
+  // An acquire-and-claim call that never answered counts the same way (its generation unknown).
+  const count = (key: string, by: number): void => void unanswered.set(key, (unanswered.get(key) ?? 0) + by);
   for (const r of journal) {
-    if (r.k === 'claiming') unanswered.set(`${r.inbox}#${r.holder}#${r.gen}`, (unanswered.get(`${r.inbox}#${r.holder}#${r.gen}`) ?? 0) + 1);
-    if (r.k === 'claim') unanswered.set(`${r.inbox}#${r.holder}#${r.gen}`, (unanswered.get(`${r.inbox}#${r.holder}#${r.gen}`) ?? 0) - 1);
+    if (r.k === 'claiming') count(`${r.inbox}#${r.holder}#${r.gen}`, 1);
+    if (r.k === 'claim') count(`${r.inbox}#${r.holder}#${r.gen}`, -1);
+    if (r.k === 'acquiring') count(`${r.inbox}#${r.holder}#acquiring`, 1);
+    if (r.k === 'acquired') count(`${r.inbox}#${r.holder}#acquiring`, -1);
   }
   const lostClaims = new Map<string, number>();
   for (const [key, n] of unanswered) {

@@ -30,6 +30,14 @@ export type JournalRecord =
   | { k: 'stepping'; inbox: string; holder: string; gen: number; at: number }
   /** About to claim: with no `claim` after it, the worker died before it could say what it claimed. */
   | { k: 'claiming'; inbox: string; holder: string; gen: number }
+  /**
+   * About to acquire and claim in one call, whose generation is known only
+   * when it answers: with no `acquired` after it, the worker died before it
+   * could say what it claimed (the call may have committed a claim).
+   */
+  | { k: 'acquiring'; inbox: string; holder: string }
+  /** The acquire-and-claim call answered (its lease and claim are recorded as `acquire` and `claim`). */
+  | { k: 'acquired'; inbox: string; holder: string }
   /** A batch claimed, possibly empty (for reading a failed run: which events went together). */
   | { k: 'claim'; inbox: string; holder: string; gen: number; ids: number[]; events: string[]; attempts: number[] }
   /** A finish and what the store said. */

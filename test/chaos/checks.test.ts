@@ -45,6 +45,15 @@ describe('explainDeaths', () => {
     expect(explainDeaths([dead], journal, new Set(['w1']))).toEqual({ collateral: ['x/chaos/e7: w1 died, lease lost'], unexplained: [] });
   });
 
+  it('an attempt by an acquire-and-claim call that never answered, its worker dead, is collateral', () => {
+    // Attempt 1 was claimed in the call's commit; the worker was killed before the call answered.
+    const journal: JournalRecord[] = [{ k: 'acquiring', inbox: 'x', holder: 'w1' }, claim('w2', 2)];
+    expect(explainDeaths([dead], journal, new Set(['w1', 'w2']))).toEqual({ collateral: ['x/chaos/e7: w2 died, claimed, then died'], unexplained: [] });
+    // A call that answered accounts for nothing.
+    const answered: JournalRecord[] = [{ k: 'acquiring', inbox: 'x', holder: 'w1' }, { k: 'acquired', inbox: 'x', holder: 'w1' }, claim('w2', 2)];
+    expect(explainDeaths([dead], answered, new Set(['w1', 'w2'])).unexplained).toHaveLength(1);
+  });
+
   it('an attempt whose worker lived on and never finished it leaves the death unexplained', () => {
     const { unexplained } = explainDeaths([dead], [claim('w1', 1), claim('w2', 2)], new Set(['w1']));
     expect(unexplained).toHaveLength(1);
