@@ -62,6 +62,13 @@ function indexWal(dir: string): { commits: number; pages: number } {
   return written;
 }
 
+/** What the index's WAL took from one step: its WAL emptied first, then read after. */
+async function indexWrites(dir: string, step: () => Promise<unknown>): Promise<{ commits: number; pages: number }> {
+  emptyIndexWal(dir);
+  await step();
+  return indexWal(dir);
+}
+
 /** Checkpoints the index and empties its WAL, from a connection of its own. */
 function emptyIndexWal(dir: string): void {
   const index = new Database(join(dir, READY_INDEX_FILE));
@@ -109,11 +116,7 @@ describe('SQLite ready index', () => {
     const dir = stores.dir();
     const { store } = await stores.open(dir);
     const inbox = store.inbox('alice');
-    const commitsOf = async (step: () => Promise<unknown>): Promise<number> => {
-      emptyIndexWal(dir);
-      await step();
-      return indexWal(dir).commits;
-    };
+    const commitsOf = async (step: () => Promise<unknown>): Promise<number> => (await indexWrites(dir, step)).commits;
 
     // A new inbox, and an idle one: the ingest only makes it due sooner, so the row
     // it would lower to is the exact one.
@@ -142,11 +145,7 @@ describe('SQLite ready index', () => {
     const dir = stores.dir();
     const { store } = await stores.open(dir);
     const inbox = store.inbox('alice');
-    const written = async (step: () => Promise<unknown>): Promise<{ commits: number; pages: number }> => {
-      emptyIndexWal(dir);
-      await step();
-      return indexWal(dir);
-    };
+    const written = (step: () => Promise<unknown>): Promise<{ commits: number; pages: number }> => indexWrites(dir, step);
     const gen = (await inbox.acquire('W')) as number;
     await inbox.finish('W', gen, [], { messages: ['held'] });
     await inbox.release('W', gen);
