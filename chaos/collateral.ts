@@ -35,9 +35,9 @@ export function explainDeaths(
 ): { collateral: string[]; unexplained: string[] } {
   const claims = new Map<string, Claim[]>();
   const finishes = new Map<string, Finish[]>();
-  // Claims whose record never came: `claiming` with no `claim` after it, by a worker that died.
+  // Claims whose record never came, by a worker that died: `claiming` with no `claim` after it,
+  // or `acquiring` with no `acquired` (an acquire-and-claim call; its generation unknown).
   const unanswered = new Map<string, number>();
-  // An acquire-and-claim call that never answered counts the same way (its generation unknown).
   const count = (key: string, by: number): void => void unanswered.set(key, (unanswered.get(key) ?? 0) + by);
   for (const r of journal) {
     if (r.k === 'claiming') count(`${r.inbox}#${r.holder}#${r.gen}`, 1);

@@ -145,18 +145,17 @@ describe('SQLite ready index', () => {
     const dir = stores.dir();
     const { store } = await stores.open(dir);
     const inbox = store.inbox('alice');
-    const written = (step: () => Promise<unknown>): Promise<{ commits: number; pages: number }> => indexWrites(dir, step);
     const gen = (await inbox.acquire('W')) as number;
     await inbox.finish('W', gen, [], { messages: ['held'] });
     await inbox.release('W', gen);
     expect(await store.dispatchableInboxes()).toEqual(['alice']);
 
     // wake_at moves, send_at stays (the mail is still held): the row's page and wake_at's index page.
-    expect(await written(() => inbox.ingest({ source: 's', sourceId: '1' }))).toEqual({ commits: 1, pages: 2 });
-    expect(await written(() => inbox.acquire('W'))).toEqual({ commits: 1, pages: 2 });
+    expect(await indexWrites(dir, () => inbox.ingest({ source: 's', sourceId: '1' }))).toEqual({ commits: 1, pages: 2 });
+    expect(await indexWrites(dir, () => inbox.acquire('W'))).toEqual({ commits: 1, pages: 2 });
     expect(await store.readyInboxes()).toEqual([]);
     // send_at moves, wake_at stays: the row's page and send_at's index page, in each of the dispatch's commits.
-    const sent = await written(() => inbox.dispatch(() => undefined));
+    const sent = await indexWrites(dir, () => inbox.dispatch(() => undefined));
     expect(sent.pages).toBe(2 * sent.commits);
     expect(await store.dispatchableInboxes()).toEqual([]);
   });
