@@ -156,6 +156,21 @@ export function runSteps(target: StoreTarget): void {
         expect(await store.readyInboxes()).toEqual([]); // nothing left to do
       });
 
+      it('after a takeover by acquire alone, an empty finish puts back what the old generation left running, and claims it', async () => {
+        const { store, clock } = await open({ leaseTtlMs: TTL, retryBackoff: { baseMs: BASE } });
+        const inbox = store.inbox('alice');
+        await ingestAll(inbox, 'a');
+        await inbox.acquireAndClaim('A'); // a runs under generation 1, whose worker then stops
+        clock.set(T0 + TTL + 1);
+        const gen = (await inbox.acquire('B'))!; // generation 2: a takeover, nothing claimed yet
+        expect(await statuses(inbox)).toEqual({ a: 'running' });
+        const next = await inbox.finishAndClaim('B', gen, [], {});
+        expect(next.finished).toBe(true);
+        expect(next.events.map((e) => [e.sourceId, e.attempts])).toEqual([['a', 2]]);
+        expect(await statuses(inbox)).toEqual({ a: 'running' });
+        expect((await inbox.stats()).lease).toEqual({ holder: 'B', gen, until: T0 + TTL + 1 + TTL });
+      });
+
       it('a part of the batch: the lease stays while the rest of its events run', async () => {
         const { store } = await open({ leaseTtlMs: TTL });
         const inbox = store.inbox('alice');

@@ -96,12 +96,18 @@ BEGIN
   kind := 'finished';
   RETURN NEXT;
 
-  FOR kind, id, source, source_id, payload, attempts, last_error IN
-    SELECT * FROM vigil_claim_locked(p_inbox, p_gen, v_now, p_max_attempts, p_batch_limit, p_base, p_max)
-  LOOP
-    v_claimed := v_claimed OR kind = 'claimed';
-    RETURN NEXT;
-  END LOOP;
+  -- The claim only where it can find something (as vigil_claim asks before it locks): a pending
+  -- event, or one left running by an older generation. The last batch's finish, the common case,
+  -- then skips calling it.
+  IF EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'pending')
+     OR EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running' AND claim_gen < p_gen) THEN
+    FOR kind, id, source, source_id, payload, attempts, last_error IN
+      SELECT * FROM vigil_claim_locked(p_inbox, p_gen, v_now, p_max_attempts, p_batch_limit, p_base, p_max)
+    LOOP
+      v_claimed := v_claimed OR kind = 'claimed';
+      RETURN NEXT;
+    END LOOP;
+  END IF;
 
   PERFORM vigil_continue_or_end_run(p_inbox, v_claimed, v_now, p_lease_ttl);
   PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);

@@ -72,14 +72,16 @@ END $$;
 CREATE OR REPLACE FUNCTION vigil_refresh_work_claimed(p_inbox text, p_lease_until bigint, p_now bigint, p_max_attempts integer,
                                                       p_base bigint, p_max bigint, p_gap bigint) RETURNS void
 LANGUAGE plpgsql AS $$                              -- its caller's settings hold (no SET: none to save and restore)
-DECLARE
-  v_wake bigint;
 BEGIN
-  v_wake := LEAST(p_lease_until + 1,
-                  (SELECT min(due) FROM timers WHERE inbox_id = p_inbox AND NOT done),
-                  (SELECT min(expires_at) FROM approvals WHERE inbox_id = p_inbox AND answer IS NULL));
-  UPDATE work SET wake_at = v_wake WHERE inbox_id = p_inbox AND wake_at IS DISTINCT FROM v_wake;
-  IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM work WHERE inbox_id = p_inbox) THEN
-    PERFORM vigil_refresh_work(p_inbox, p_now, p_max_attempts, p_base, p_max, p_gap);
+  -- One statement, and the EXISTS only when it changed nothing: each is a statement of its own to run.
+  UPDATE work SET wake_at = due.wake_at
+  FROM (SELECT LEAST(p_lease_until + 1,
+                     (SELECT min(due) FROM timers WHERE inbox_id = p_inbox AND NOT done),
+                     (SELECT min(expires_at) FROM approvals WHERE inbox_id = p_inbox AND answer IS NULL)) AS wake_at) AS due
+  WHERE inbox_id = p_inbox AND work.wake_at IS DISTINCT FROM due.wake_at;
+  IF NOT FOUND THEN
+    IF NOT EXISTS (SELECT 1 FROM work WHERE inbox_id = p_inbox) THEN
+      PERFORM vigil_refresh_work(p_inbox, p_now, p_max_attempts, p_base, p_max, p_gap);
+    END IF;
   END IF;
 END $$;

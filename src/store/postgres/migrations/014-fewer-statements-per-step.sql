@@ -1,0 +1,7 @@
+-- Fewer statements in a run step, the same rules (functions/run-step.sql,
+-- functions/work.sql): vigil_finish_and_claim calls the claim only when a
+-- pending event, or one an older generation left running, is there to
+-- find, and vigil_refresh_work_claimed reads the timers and approvals in
+-- its UPDATE and checks for a missing work row only when that UPDATE
+-- changed nothing. Only functions change: this step is how existing
+-- schemas pick them up (functions/README.md).
