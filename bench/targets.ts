@@ -18,10 +18,11 @@ export interface TargetCheck {
 /**
  * The dispatch rows against their floors (dispatch-floor.ts), where the
  * reference's goals are beyond what the disk allows: the floor of the
- * 10,000 messages is itself only about 1.1–1.5 times as fast as the
+ * 10,000 messages is itself no more than about 1.5 times as fast as the
  * reference (so 2x of it is out of reach for any code doing that SQL), and
  * the reference's pass keeps its files open while a bounded store must open
- * and close them (so the floor of the pass is several times the reference's).
+ * and close them (so the floor of the pass takes several times the
+ * reference's time). Each floor's own row against the reference shows it.
  * The 10,000 messages: Vigil adds to the floor's one transaction the
  * reservation's (the send happens between two), the pacing, the ready index
  * and the plan over 10,000 rows in JavaScript. The pass: per message Vigil
