@@ -150,6 +150,46 @@ describe('connection loss in the middle of finish', () => {
     await expectFinishedOnce(inbox, gen, ids); // through new connections of the same pool
   });
 
+  it('the network drops under a group of run steps (step-group.ts): no step of the group commits, not even one whose call had ended', async () => {
+    const proxy = await startProxy(new URL(db.url));
+    cleanups.push(proxy.close);
+    const url = new URL(db.url);
+    url.host = `127.0.0.1:${proxy.port}`;
+    const { store, schema } = await open(url.toString());
+    const observer = (await open(db.url, schema)).store; // a direct view of the same rows
+    const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+    for (const id of ids) await store.inbox(id).ingestMany([{ source: 's', sourceId: '1' }, { source: 's', sourceId: '2' }]);
+    const runs = await Promise.all(ids.map((id) => store.inbox(id).acquireAndClaim('W')));
+    const finish = (i: number): Promise<{ finished: boolean }> =>
+      store.inbox(ids[i]!).finishAndClaim('W', runs[i]!.gen, runs[i]!.events.map((e) => e.id), { messages: ['reply'] });
+
+    // Asked in one turn, the finishes go out as groups; b's waits for its work row, after its group's first step ran.
+    const release = await holdWorkRow(schema, 'b');
+    const steps = Promise.allSettled(ids.map((_, i) => finish(i)));
+    const pid = await blockedStoreSession();
+    proxy.cut();
+    const settled = await steps;
+    await release();
+    await gone([pid]); // the orphaned session went on once the lock was free, then found its client gone
+
+    const failed = ids.filter((_, i) => settled[i]!.status === 'rejected');
+    expect(failed).toContain('b');
+    expect(failed.length, 'more than b was cut off').toBeGreaterThan(1);
+    for (const [i, id] of ids.entries()) {
+      const stats = await observer.inbox(id).stats();
+      if (failed.includes(id)) {
+        expect(settled[i]).toMatchObject({ status: 'rejected', reason: { code: 'store_unavailable' } });
+        expect(stats.events, id).toEqual({ pending: 0, running: 2, done: 0, dead: 0 });
+        expect(stats.outbox.held, id).toBe(0);
+        await expect(finish(i)).resolves.toMatchObject({ finished: true });
+        await expect(finish(i)).resolves.toMatchObject({ finished: false }); // refused: the reply is queued once
+        expect((await observer.inbox(id).stats()).outbox.held, id).toBe(1);
+      } else {
+        expect(stats.events, id).toEqual({ pending: 0, running: 0, done: 2, dead: 0 });
+      }
+    }
+  });
+
   it('a deadlock with another session is store_busy, not an outage: nothing is half-done, and a retry finishes once', async () => {
     const { store, schema } = await open();
     const inbox = store.inbox('alice');

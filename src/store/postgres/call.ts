@@ -43,6 +43,12 @@ export interface CallTarget {
    * statement's has committed. A lost hint does not fail the call.
    */
   callThenWake<T extends object>(statement: Statement, params: unknown[]): Promise<T[]>;
+  /**
+   * A run step (run-step.ts): `alone` is how it runs by itself (`call` or
+   * `callThenCommit`); while other inboxes' steps wait at the same moment,
+   * it runs with them in one transaction instead (step-group.ts).
+   */
+  runStep<T extends object>(inboxId: string, statement: Statement, params: unknown[], options: { wake: boolean; alone: () => Promise<T[]> }): Promise<T[]>;
 }
 
 /**

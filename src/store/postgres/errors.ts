@@ -39,6 +39,11 @@ export function isTransient(error: unknown): boolean {
   return transientKind(error) !== null;
 }
 
+/** True when the server or the way to it is down: the connection the call was on is gone. */
+export function isUnavailable(error: unknown): boolean {
+  return transientKind(error) === 'unavailable';
+}
+
 /** Raised by vigil_finish (functions/finish.sql) when memory would outgrow its limit. */
 const MEMORY_FULL = 'VG001';
 

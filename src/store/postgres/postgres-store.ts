@@ -22,6 +22,7 @@ import { importRecords } from './import.js';
 import { deleteInbox, exportInbox } from './lifecycle.js';
 import { migrate } from './migrate.js';
 import { PostgresInboxPort, type InboxBackend } from './inbox-port.js';
+import { StepGroups } from './step-group.js';
 import { PostgresViewPort } from './view-port.js';
 import { NotificationListener } from './wake-listener.js';
 import { DISPATCHABLE_INBOXES, READY_INBOXES } from './work.js';
@@ -43,6 +44,7 @@ export async function openPostgresStore(url: string, options: StoreOptions = {})
 export class PostgresStore implements StorePort, InboxBackend {
   private closed = false;
   private readonly listener: NotificationListener;
+  private readonly steps: StepGroups;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -50,6 +52,7 @@ export class PostgresStore implements StorePort, InboxBackend {
     readonly options: ResolvedOptions,
   ) {
     this.listener = new NotificationListener(connection.config, connection.channel);
+    this.steps = new StepGroups(pool, connection.channel);
   }
 
   get schema(): string {
@@ -154,6 +157,11 @@ export class PostgresStore implements StorePort, InboxBackend {
         throw error;
       }
     });
+  }
+
+  async runStep<T extends object>(inboxId: string, statement: Statement, params: unknown[], { wake, alone }: { wake: boolean; alone: () => Promise<T[]> }): Promise<T[]> {
+    this.assertOpen();
+    return (await this.steps.run({ inboxId, statement, params, wake, alone })) as T[];
   }
 
   async callThenWake<T extends object>(statement: Statement, params: unknown[]): Promise<T[]> {

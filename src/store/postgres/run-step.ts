@@ -33,7 +33,8 @@ type LeaseRow = StepRow & { gen: number; renewed: boolean; takeover: boolean };
 export async function acquireAndClaim(db: CallTarget, inboxId: string, holder: string): Promise<{ acquired: Acquired; claim: Claim } | null> {
   const { options } = db;
   const [maxAttempts, baseMs, maxMs, gapMs] = workParams(options);
-  const rows = await db.call<LeaseRow>(ACQUIRE_AND_CLAIM, [inboxId, holder, db.appNow(), options.leaseTtlMs, maxAttempts, options.batchLimit, baseMs, maxMs, gapMs]);
+  const params = [inboxId, holder, db.appNow(), options.leaseTtlMs, maxAttempts, options.batchLimit, baseMs, maxMs, gapMs];
+  const rows = await db.runStep<LeaseRow>(inboxId, ACQUIRE_AND_CLAIM, params, { wake: false, alone: () => db.call(ACQUIRE_AND_CLAIM, params) });
   const lease = rows.find((row) => row.kind === 'lease');
   if (lease === undefined) return null;
   return { acquired: { gen: lease.gen, renewed: lease.renewed, takeover: lease.takeover }, claim: toClaim(rows) };
@@ -53,11 +54,10 @@ export async function finishAndClaim(
   { wake, rollback = false }: FinishOptions,
 ): Promise<{ finished: boolean; claim: Claim }> {
   const { options } = db;
-  const rows = await db.callThenCommit<StepRow>(
-    FINISH_AND_CLAIM,
-    [...finishParams(db, inboxId, holder, gen, ids, outcome, wake), options.leaseTtlMs, options.batchLimit, ...workParams(options)],
-    { wake, rollback },
-  );
+  const params = [...finishParams(db, inboxId, holder, gen, ids, outcome, wake), options.leaseTtlMs, options.batchLimit, ...workParams(options)];
+  const alone = (): Promise<StepRow[]> => db.callThenCommit<StepRow>(FINISH_AND_CLAIM, params, { wake, rollback });
+  // A step that rolls back (tests only) has no place in a group that commits.
+  const rows = rollback ? await alone() : await db.runStep<StepRow>(inboxId, FINISH_AND_CLAIM, params, { wake, alone });
   const finished = !rollback && rows.some((row) => row.kind === 'finished');
   return { finished, claim: finished ? toClaim(rows) : { events: [], dead: [] } };
 }

@@ -15,8 +15,10 @@
 --     (p_memory_values NULL at a key: delete it). Memory's total size per
 --     inbox is checked after the change: over p_memory_limit, SQLSTATE VG001
 --     rolls the whole finish back (postgres/errors.ts makes it memory_full).
---   * p_wake: a finish that queued messages leaves 'outbox:<inbox>' for
---     vigil_wake (ingest.sql), which the caller sends right after COMMIT.
+--   * p_wake: a finish that queued messages adds 'outbox:<inbox>' to the
+--     hints vigil_wake (ingest.sql) sends right after COMMIT. Adds, not
+--     sets: the run steps of several inboxes may share one transaction
+--     (postgres/step-group.ts), and each must be heard.
 -- vigil_finish_locked is the rule itself, on an inbox whose row the caller
 -- has locked and whose lease it has checked (false: not all of p_ids are
 -- this generation's running events, nothing written): vigil_finish here,
@@ -59,7 +61,7 @@ BEGIN
       FROM unnest(p_bodies, p_urgent) WITH ORDINALITY AS m(body, urgent, n)
       ORDER BY m.n;
       IF p_wake THEN
-        PERFORM set_config('vigil.wake', 'outbox:' || p_inbox, false);
+        PERFORM set_config('vigil.wake', concat_ws(' ', nullif(current_setting('vigil.wake', true), ''), 'outbox:' || p_inbox), false);
       END IF;
     END IF;
 

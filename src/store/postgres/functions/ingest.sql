@@ -102,10 +102,11 @@ BEGIN
   END IF;
 END $$;
 
--- The wake-up hint after an ingest or a finish: pg_notify(channel, hint)
--- if the call just before it on this connection left one in the session
--- setting vigil.wake ('work:<inbox>' for stored events, 'outbox:<inbox>'
--- for queued messages), else nothing. The caller
+-- The wake-up hints after an ingest or a finish: pg_notify(channel, hint)
+-- for each hint the transaction just before it on this connection left in
+-- the session setting vigil.wake ('work:<inbox>' for stored events,
+-- 'outbox:<inbox>' for queued messages; several, space-separated, when
+-- the run steps of several inboxes shared it), else nothing. The caller
 -- sends it pipelined behind vigil_ingest, in the same round trip, as a
 -- transaction of its own: it runs only after the ingest committed, and
 -- never for one that rolled back or stored nothing.
@@ -120,6 +121,6 @@ DECLARE
 BEGIN
   IF v_hint <> '' THEN
     PERFORM set_config('vigil.wake', '', false);
-    PERFORM pg_notify(p_channel, v_hint);
+    PERFORM pg_notify(p_channel, hint) FROM unnest(string_to_array(v_hint, ' ')) AS hint;
   END IF;
 END $$;

@@ -1,0 +1,5 @@
+-- The run steps of several inboxes may share one transaction
+-- (postgres/step-group.ts): a finish adds its wake-up hint to the ones
+-- already left instead of replacing them, and vigil_wake sends each
+-- (functions/finish.sql, functions/ingest.sql). Only functions change: this
+-- step is how existing schemas pick them up (functions/README.md).
