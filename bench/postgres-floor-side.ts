@@ -8,14 +8,17 @@
  * last_claim_at), committed and flushed; then BEGIN pipelined with one
  * statement that marks them done, queues one reply in the outbox and ends
  * the lease, and COMMIT once its answer is back (flushed). Three round trips
- * and two durable commits, the same index entries per event.
+ * and two durable commits, the same index entries per event: Vigil's steps
+ * when each commits alone. Vigil's store puts the steps of runs that wait
+ * at the same moment in one commit (src/store/postgres/step-group.ts); the
+ * floor does not, so Vigil can pass it.
  *
  * Left out, each a part of Vigil's cost this measures: the inbox row lock
  * bumped first in every step, the fencing checks (the finish here trusts its
  * ids), the probes for abandoned and exhausted events and the retry order,
  * the work table that readyInboxes reads (runners here walk the inbox list),
  * and the wake-up hint. So no implementation of Vigil's contract on this
- * schema can do less per run.
+ * schema that commits each step alone can do less per run.
  */
 import pg from 'pg';
 import { inOneWrite } from '../src/store/postgres/connection.js';
