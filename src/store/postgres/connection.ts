@@ -97,6 +97,21 @@ export function inOneWrite<T>(client: pg.PoolClient, issue: () => T): T {
   }
 }
 
+/** The wake-up hints a transaction left on this connection, sent (functions/ingest.sql, vigil_wake). */
+export function wakeQuery(channel: string): pg.QueryConfig {
+  return { name: 'vigil_wake', text: 'SELECT vigil_wake($1)', values: [channel] };
+}
+
+/**
+ * COMMIT, with the wake-up hints behind it in the same write when `wake`:
+ * they go out only once the transaction has committed. A lost hint fails
+ * nothing; a failed COMMIT throws.
+ */
+export async function commitThenWake(client: pg.PoolClient, channel: string, wake: boolean): Promise<void> {
+  const [commit] = await Promise.allSettled(inOneWrite(client, () => [client.query('COMMIT'), ...(wake ? [client.query(wakeQuery(channel))] : [])]));
+  if (commit!.status === 'rejected') throw commit!.reason;
+}
+
 /** `"name"`: for the few identifiers (schema, channel) SQL parameters cannot carry. */
 export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;

@@ -14,7 +14,7 @@ import type { CheckedInboxListQuery, CheckedRecord } from '../engine/validate/in
 import { toSummary, type SummaryRecord } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
 import { LIST_INBOXES } from './dashboard.js';
-import { createPool, DB_NOW_MS, inOneWrite, parseConnection, type Connection } from './connection.js';
+import { commitThenWake, createPool, DB_NOW_MS, inOneWrite, parseConnection, wakeQuery, type Connection } from './connection.js';
 import { translate } from './errors.js';
 import type { Statement } from './call.js';
 import { besideWriters, inboxTransaction, withClient, type InboxTx } from './inbox-tx.js';
@@ -141,15 +141,8 @@ export class PostgresStore implements StorePort, InboxBackend {
           await client.query('ROLLBACK');
           return rows;
         }
-        if (!wake) {
-          await client.query('COMMIT');
-          return rows;
-        }
-        // The hint the call left goes out with the COMMIT, after it, in the same round trip; a lost hint fails nothing.
-        const [commit] = await Promise.allSettled(
-          inOneWrite(client, () => [client.query('COMMIT'), client.query({ name: 'vigil_wake', text: 'SELECT vigil_wake($1)', values: [this.channel] })]),
-        );
-        if (commit.status === 'rejected') throw commit.reason;
+        // The hint the call left goes out with the COMMIT, after it, in the same round trip.
+        await commitThenWake(client, this.channel, wake);
         return rows;
       } catch (error) {
         // On a lost connection this fails too, and withClient drops the connection.
@@ -172,7 +165,7 @@ export class PostgresStore implements StorePort, InboxBackend {
       const [result] = await Promise.allSettled(
         inOneWrite(client, () => [
           client.query<T>({ name: statement.name, text: statement.text, values: params }),
-          client.query({ name: 'vigil_wake', text: 'SELECT vigil_wake($1)', values: [this.channel] }),
+          client.query(wakeQuery(this.channel)),
         ]),
       );
       if (result.status === 'rejected') throw result.reason;

@@ -26,7 +26,7 @@
  * nothing when the store is not busy, and groups grow with the load.
  */
 import type pg from 'pg';
-import { inOneWrite } from './connection.js';
+import { commitThenWake, inOneWrite } from './connection.js';
 import { isUnavailable } from './errors.js';
 import { withClient } from './inbox-tx.js';
 import type { Statement } from './call.js';
@@ -125,14 +125,7 @@ export class StepGroups {
         if (isUnavailable(failed.reason)) throw failed.reason;
         return 'again alone';
       }
-      const wake = members.some(({ step }) => step.wake);
-      const [commit] = await Promise.allSettled(
-        inOneWrite(client, () => [
-          client.query('COMMIT'),
-          ...(wake ? [client.query({ name: 'vigil_wake', text: 'SELECT vigil_wake($1)', values: [this.channel] })] : []),
-        ]),
-      );
-      if (commit.status === 'rejected') throw commit.reason;
+      await commitThenWake(client, this.channel, members.some(({ step }) => step.wake));
       members.forEach((member, i) => member.resolve((answers[i + 1] as PromiseFulfilledResult<pg.QueryResult<object>>).value.rows));
       return 'committed';
     });
