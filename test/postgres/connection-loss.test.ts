@@ -28,6 +28,15 @@ async function open(url = db.url, schema = db.freshSchema()): Promise<{ store: S
   return { store, schema };
 }
 
+/** A store whose every connection goes through a proxy that can cut them all at once. */
+async function openThroughProxy(): Promise<{ proxy: { cut(): void }; store: Store; schema: string }> {
+  const proxy = await startProxy(new URL(db.url));
+  cleanups.push(proxy.close);
+  const url = new URL(db.url);
+  url.host = `127.0.0.1:${proxy.port}`;
+  return { proxy, ...(await open(url.toString())) };
+}
+
 /** A session that holds the inbox's work row locked until released. */
 async function holdWorkRow(schema: string, inboxId: string): Promise<() => Promise<void>> {
   const client = new pg.Client({ connectionString: db.url });
@@ -123,11 +132,7 @@ describe('connection loss in the middle of finish', () => {
   });
 
   it('the network drops (every socket cut): the transaction never commits, and the pool recovers', async () => {
-    const proxy = await startProxy(new URL(db.url));
-    cleanups.push(proxy.close);
-    const url = new URL(db.url);
-    url.host = `127.0.0.1:${proxy.port}`;
-    const { store, schema } = await open(url.toString());
+    const { proxy, store, schema } = await openThroughProxy();
     const observer = (await open(db.url, schema)).store.inbox('alice'); // a direct view of the same rows
     const inbox = store.inbox('alice');
     const { gen, ids } = await claimedRun(inbox);
@@ -151,11 +156,7 @@ describe('connection loss in the middle of finish', () => {
   });
 
   it('the network drops under a group of run steps (step-group.ts): no step of the group commits, not even one whose call had ended', async () => {
-    const proxy = await startProxy(new URL(db.url));
-    cleanups.push(proxy.close);
-    const url = new URL(db.url);
-    url.host = `127.0.0.1:${proxy.port}`;
-    const { store, schema } = await open(url.toString());
+    const { proxy, store, schema } = await openThroughProxy();
     const observer = (await open(db.url, schema)).store; // a direct view of the same rows
     const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
     for (const id of ids) await store.inbox(id).ingestMany([{ source: 's', sourceId: '1' }, { source: 's', sourceId: '2' }]);
