@@ -49,9 +49,9 @@ interface Waiting {
 
 /**
  * Groups on the server at once. A group runs on one connection, one call
- * after another, and takes about a flush and two round trips whatever its
- * size; more groups keep more server cores busy, fewer make larger ones.
- * Two did best of one, two and three (docs/design/postgres-store.md). While
+ * after another, and took about 9 ms whatever its size where measured;
+ * more groups keep more server cores busy, fewer make larger ones. Two did
+ * best of one, two and three (docs/design/postgres-store.md). While
  * both wait on another transaction's lock, the next steps wait for them.
  */
 const GROUPS_IN_FLIGHT = 2;
