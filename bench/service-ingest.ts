@@ -32,7 +32,15 @@ export interface IngestPlan {
   /** One untimed run per server before the rounds (JIT, first file, page cache). */
   warmupSeconds: number;
   rounds: number;
+  /** Each server's load in a round, in all. */
   roundSeconds: number;
+  /**
+   * A round runs each server this many times for roundSeconds ÷ slices, the
+   * servers in turn, forwards then backwards: a slow spell of the machine
+   * (another VM's load, seconds long) then falls on every server of the
+   * round alike instead of on whichever ran during it.
+   */
+  slices: number;
 }
 
 /**
@@ -70,7 +78,7 @@ export interface LoadRun {
 
 export interface IngestRound {
   runs: Record<ServerKind, LoadRun>;
-  /** Which went first, second, ... */
+  /** Which went first, second, ... in the round's first slice (the next slice runs them backwards). */
   order: ServerKind[];
   /** Vigil's 2xx/s ÷ the bare server's, this round. */
   ratio: number;
@@ -166,7 +174,21 @@ class Deliveries {
   }
 }
 
-async function load(server: ServerKind, target: ServerProcess, deliveries: Deliveries, plan: IngestPlan, seconds: number): Promise<LoadRun> {
+/** One timed run of one server: what a LoadRun is made of. */
+interface LoadSample {
+  seconds: number;
+  wallSeconds: number;
+  ok: number;
+  latencies: number[];
+  statuses: Record<string, number>;
+  errors: number;
+  timeouts: number;
+  serverCpuMicros: number;
+  serverMainMicros: number;
+  loadCpuMicros: number;
+}
+
+async function load(server: ServerKind, target: ServerProcess, deliveries: Deliveries, plan: IngestPlan, seconds: number): Promise<LoadSample> {
   const url = target.url;
   const latencies: number[] = [];
   const serverBefore = await target.stats();
@@ -192,26 +214,45 @@ async function load(server: ServerKind, target: ServerProcess, deliveries: Deliv
   });
   const wallSeconds = (performance.now() - wallStart) / 1000;
   const loadCpu = process.cpuUsage(loadBefore);
-  const serverCpuMicros = (await target.stats()).cpuMicros - serverBefore.cpuMicros;
-  const serverMainMicros = mainThreadCpuMicros(target.pid) - mainBefore;
-  latencies.sort((a, b) => a - b);
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count ?? 0;
-  const ok = result['2xx'];
+  return {
+    seconds: result.duration,
+    wallSeconds,
+    ok: result['2xx'],
+    latencies,
+    statuses,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    serverCpuMicros: (await target.stats()).cpuMicros - serverBefore.cpuMicros,
+    serverMainMicros: mainThreadCpuMicros(target.pid) - mainBefore,
+    loadCpuMicros: loadCpu.user + loadCpu.system,
+  };
+}
+
+/** A server's slices of one round (or its one warm-up run) as one run: counts and CPU added up, latencies together. */
+function combine(server: ServerKind, samples: LoadSample[]): LoadRun {
+  const sum = (f: (s: LoadSample) => number): number => samples.reduce((total, s) => total + f(s), 0);
+  const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const statuses: Record<string, number> = {};
+  for (const sample of samples) for (const [code, count] of Object.entries(sample.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
+  const seconds = sum((s) => s.seconds);
+  const wallSeconds = sum((s) => s.wallSeconds);
+  const serverCpuMicros = sum((s) => s.serverCpuMicros);
   return {
     server,
-    seconds: result.duration,
+    seconds,
     responses: latencies.length,
-    perSecond: ok / result.duration,
+    perSecond: sum((s) => s.ok) / seconds,
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     maxMs: latencies[latencies.length - 1] ?? Number.NaN,
     statuses,
-    errors: result.errors,
-    timeouts: result.timeouts,
+    errors: sum((s) => s.errors),
+    timeouts: sum((s) => s.timeouts),
     serverCpu: serverCpuMicros / 1e6 / wallSeconds,
-    serverMainCpu: serverMainMicros / 1e6 / wallSeconds,
-    loadCpu: (loadCpu.user + loadCpu.system) / 1e6 / wallSeconds,
+    serverMainCpu: sum((s) => s.serverMainMicros) / 1e6 / wallSeconds,
+    loadCpu: sum((s) => s.loadCpuMicros) / 1e6 / wallSeconds,
     serverCpuUsPerResponse: latencies.length === 0 ? Number.NaN : serverCpuMicros / latencies.length,
   };
 }
@@ -261,37 +302,44 @@ export async function runIngestBench(plan: IngestPlan, scratch: string, log: (li
     for (const kind of SERVER_KINDS) servers[kind] = await ServerProcess.start(args[kind]);
     log(`service: ${SERVER_KINDS.map((kind) => `${kind} (pid ${servers[kind]!.pid}) at ${servers[kind]!.url}`).join(', ')}`);
 
-    const run = async (kind: ServerKind, seconds: number): Promise<LoadRun> => {
-      const result = await load(kind, servers[kind]!, deliveries[kind], plan, seconds);
+    const describe = (result: LoadRun, label: string): void =>
       log(
-        `service: ${kind.padEnd(9)} ${Math.round(result.perSecond)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms` +
+        `service: ${result.server.padEnd(9)} ${Math.round(result.perSecond)} req/s, p50 ${result.p50Ms.toFixed(2)} ms, p99 ${result.p99Ms.toFixed(2)} ms` +
           ` (statuses ${JSON.stringify(result.statuses)}, errors ${result.errors};` +
           ` CPU: server ${result.serverCpu.toFixed(2)} (event loop ${result.serverMainCpu.toFixed(2)}), load generator ${result.loadCpu.toFixed(2)} cores,` +
-          ` server ${result.serverCpuUsPerResponse.toFixed(0)} µs/response)`,
+          ` server ${result.serverCpuUsPerResponse.toFixed(0)} µs/response${label})`,
       );
-      return result;
-    };
+    const sample = (kind: ServerKind, seconds: number): Promise<LoadSample> => load(kind, servers[kind]!, deliveries[kind], plan, seconds);
 
     log(`service: warm-up, ${plan.warmupSeconds} s per server`);
     const warmup = {} as Record<ServerKind, LoadRun>;
-    for (const kind of SERVER_KINDS) warmup[kind] = await run(kind, plan.warmupSeconds);
+    for (const kind of SERVER_KINDS) {
+      warmup[kind] = combine(kind, [await sample(kind, plan.warmupSeconds)]);
+      describe(warmup[kind], '');
+    }
 
+    const sliceSeconds = plan.roundSeconds / plan.slices;
     const rounds: IngestRound[] = [];
     for (let r = 0; r < plan.rounds; r++) {
-      log(`service: round ${r + 1}/${plan.rounds}, ${plan.roundSeconds} s per server, ${plan.connections} connections`);
-      // Each round starts with another server, and runs the others in turn.
+      log(`service: round ${r + 1}/${plan.rounds}, ${plan.roundSeconds} s per server in ${plan.slices} slices of ${sliceSeconds} s, ${plan.connections} connections`);
+      // Each round starts with another server; its slices run the servers forwards, then backwards, in turn.
       const order = SERVER_KINDS.map((_, i) => SERVER_KINDS[(i + r) % SERVER_KINDS.length] as ServerKind);
+      const before = { vigil: (await servers.vigil!.stats()).store, vigilMain: (await servers.vigilMain!.stats()).store };
+      const samples = Object.fromEntries(SERVER_KINDS.map((kind) => [kind, [] as LoadSample[]])) as Record<ServerKind, LoadSample[]>;
+      for (let slice = 0; slice < plan.slices; slice++) {
+        for (const kind of slice % 2 === 0 ? order : [...order].reverse()) samples[kind].push(await sample(kind, sliceSeconds));
+      }
       const runs = {} as Record<ServerKind, LoadRun>;
+      for (const kind of order) {
+        runs[kind] = combine(kind, samples[kind]);
+        describe(runs[kind], `, ${plan.slices} slices`);
+      }
       const stored = { vigil: 0, vigilMain: 0 };
       const commits = { vigil: 0, vigilMain: 0 };
-      for (const kind of order) {
-        const before = kind === 'vigil' || kind === 'vigilMain' ? (await servers[kind]!.stats()).store : null;
-        runs[kind] = await run(kind, plan.roundSeconds);
-        if (kind === 'vigil' || kind === 'vigilMain') {
-          const after = (await servers[kind]!.stats()).store;
-          stored[kind] = (after?.stored ?? 0) - (before?.stored ?? 0);
-          commits[kind] = (after?.groupCommits ?? 0) - (before?.groupCommits ?? 0);
-        }
+      for (const kind of VIGIL_KINDS) {
+        const after = (await servers[kind]!.stats()).store;
+        stored[kind] = (after?.stored ?? 0) - (before[kind]?.stored ?? 0);
+        commits[kind] = (after?.groupCommits ?? 0) - (before[kind]?.groupCommits ?? 0);
       }
       rounds.push({ runs, order, ratio: runs.vigil.perSecond / runs.bare.perSecond, stored, commits });
     }
