@@ -214,6 +214,8 @@ async function load(server: ServerKind, target: ServerProcess, deliveries: Deliv
   });
   const wallSeconds = (performance.now() - wallStart) / 1000;
   const loadCpu = process.cpuUsage(loadBefore);
+  const serverCpuMicros = (await target.stats()).cpuMicros - serverBefore.cpuMicros;
+  const serverMainMicros = mainThreadCpuMicros(target.pid) - mainBefore;
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = stat.count ?? 0;
   return {
@@ -224,18 +226,24 @@ async function load(server: ServerKind, target: ServerProcess, deliveries: Deliv
     statuses,
     errors: result.errors,
     timeouts: result.timeouts,
-    serverCpuMicros: (await target.stats()).cpuMicros - serverBefore.cpuMicros,
-    serverMainMicros: mainThreadCpuMicros(target.pid) - mainBefore,
+    serverCpuMicros,
+    serverMainMicros,
     loadCpuMicros: loadCpu.user + loadCpu.system,
   };
+}
+
+/** The responses of several runs by status code, added up. */
+export function addStatuses(runs: readonly { statuses: Record<string, number> }[]): Record<string, number> {
+  const statuses: Record<string, number> = {};
+  for (const run of runs) for (const [code, count] of Object.entries(run.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
+  return statuses;
 }
 
 /** A server's slices of one round (or its one warm-up run) as one run: counts and CPU added up, latencies together. */
 function combine(server: ServerKind, samples: LoadSample[]): LoadRun {
   const sum = (f: (s: LoadSample) => number): number => samples.reduce((total, s) => total + f(s), 0);
   const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
-  const statuses: Record<string, number> = {};
-  for (const sample of samples) for (const [code, count] of Object.entries(sample.statuses)) statuses[code] = (statuses[code] ?? 0) + count;
+  const statuses = addStatuses(samples);
   const seconds = sum((s) => s.seconds);
   const wallSeconds = sum((s) => s.wallSeconds);
   const serverCpuMicros = sum((s) => s.serverCpuMicros);

@@ -5,7 +5,7 @@
  */
 import { writeBenchmarkSection } from './benchmarks-file.js';
 import type { Machine } from './machine.js';
-import { ingestSummary, SERVER_KINDS, type IngestFigures, type IngestRound, type LoadRun, type ServerKind, type VigilKind } from './service-ingest.js';
+import { addStatuses, ingestSummary, SERVER_KINDS, type IngestFigures, type IngestRound, type LoadRun, type ServerKind, type VigilKind } from './service-ingest.js';
 import type { TickFigures, TickSample } from './service-tick.js';
 import { median } from './timing.js';
 
@@ -167,12 +167,12 @@ export function renderServiceSection(run: ServiceRun): string {
   const cores = (v: number): string => v.toFixed(2);
   for (const kind of SERVER_KINDS) {
     const all = ingest.rounds.map((r) => r.runs[kind]);
-    const merged: LoadRun = { ...(all[0] as LoadRun), statuses: {}, errors: 0, timeouts: 0 };
-    for (const r of all) {
-      for (const [code, count] of Object.entries(r.statuses)) merged.statuses[code] = (merged.statuses[code] ?? 0) + count;
-      merged.errors += r.errors;
-      merged.timeouts += r.timeouts;
-    }
+    const merged: LoadRun = {
+      ...(all[0] as LoadRun),
+      statuses: addStatuses(all),
+      errors: all.reduce((sum, r) => sum + r.errors, 0),
+      timeouts: all.reduce((sum, r) => sum + r.timeouts, 0),
+    };
     const label = kind === 'vigil' ? `**${LABELS[kind]}**` : LABELS[kind];
     const ratio = kind === 'bare' ? '' : kind === 'vigil' ? `**${s.ratios[kind].toFixed(2)}x**` : `${s.ratios[kind].toFixed(2)}x`;
     lines.push(
