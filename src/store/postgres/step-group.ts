@@ -132,10 +132,6 @@ export class StepGroups {
   }
 }
 
-async function settle(member: Waiting, rows: Promise<object[]>): Promise<void> {
-  try {
-    member.resolve(await rows);
-  } catch (error) {
-    member.reject(error);
-  }
+function settle(member: Waiting, rows: Promise<object[]>): Promise<void> {
+  return rows.then(member.resolve, member.reject);
 }
