@@ -17,17 +17,24 @@ import type { Service } from './service.js';
  */
 export const ECHO_WINDOW_MS = 250;
 
-export function runUntilSignal(service: Service, graceMs: number): Promise<number> {
+/**
+ * Listens from the moment it is called, before the service has started:
+ * the service logs its address while it starts, and a supervisor (or a
+ * test) that stops it as soon as it sees that line must find the handler
+ * in place, not Node's default, which kills the process without a drain.
+ * A signal during start-up drains the service once it has started.
+ * `signals`: where the signals come from (the process; a test's emitter).
+ */
+export function runUntilSignal(
+  starting: Promise<Service>,
+  graceMs: number,
+  signals: Pick<NodeJS.EventEmitter, 'on'> = process,
+): Promise<number> {
   return new Promise((resolve) => {
     let first: { signal: NodeJS.Signals; at: number } | null = null;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (first !== null) {
-        if (signal === first.signal && performance.now() - first.at < ECHO_WINDOW_MS) return;
-        service.logger.warn({ signal }, 'second signal: exiting now');
-        resolve(128 + (constants.signals[signal] ?? 0));
-        return;
-      }
-      first = { signal, at: performance.now() };
+    let started: Service | null = null;
+    starting.then((service) => (started = service), () => undefined);
+    const drain = (service: Service, signal: NodeJS.Signals): void => {
       service.logger.info({ signal, graceMs }, 'signal received: draining');
       service.stop(graceMs).then(
         () => resolve(0),
@@ -37,7 +44,18 @@ export function runUntilSignal(service: Service, graceMs: number): Promise<numbe
         },
       );
     };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (first !== null) {
+        if (signal === first.signal && performance.now() - first.at < ECHO_WINDOW_MS) return;
+        started?.logger.warn({ signal }, 'second signal: exiting now');
+        resolve(128 + (constants.signals[signal] ?? 0));
+        return;
+      }
+      first = { signal, at: performance.now() };
+      // A service that failed to start is the caller's to report (it awaits the same promise).
+      starting.then((service) => drain(service, signal), () => resolve(1));
+    };
+    signals.on('SIGTERM', onSignal);
+    signals.on('SIGINT', onSignal);
   });
 }

@@ -52,7 +52,10 @@ export async function runService(flags: ServeFlags, { dev }: { dev: boolean }): 
   if (file === null) {
     logger.warn("no --config and no ./vigil.json: using the built-in demo config (source 'demo' and token 'vigil-demo-token-everyone-knows-this' are public; 127.0.0.1 only)");
   }
-  const service = await startService(config, { logger });
+  const starting = startService(config, { logger });
+  // Listening before the service starts: it logs its address while starting (runUntilSignal).
+  const exitCode = runUntilSignal(starting, config.workers.shutdownGraceMs);
+  const service = await starting;
   let stopWatching = (): void => undefined;
   if (dev) {
     if (config.agent === undefined) {
@@ -63,7 +66,7 @@ export async function runService(flags: ServeFlags, { dev }: { dev: boolean }): 
       stopWatching = () => reloader.close();
     }
   }
-  process.exitCode = await runUntilSignal(service, config.workers.shutdownGraceMs);
+  process.exitCode = await exitCode;
   stopWatching();
   logger.flush();
   // A second signal does not wait for the drain: leave now, whatever is still open.
