@@ -5,7 +5,9 @@
  * (e.g. the four run-cycle variants) on every side, the sides' order flipping
  * each time. Samples with the same index were therefore taken moments apart,
  * and ratios are taken per repetition (paired) before the median, so a burst
- * of load from other processes falls on both terms of a ratio alike.
+ * of load from other processes falls on both terms of a ratio alike. A floor
+ * that a side's figure is divided by takes its own turn among the sides where
+ * it can (FloorStep), so that it, too, is sometimes first and sometimes last.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,7 +78,23 @@ export const CONCURRENT_DELIVERIES = 64;
 export const FAMILIES = ['ingest', 'cycle', 'scheduler', 'dispatch'] as const;
 export type Family = (typeof FAMILIES)[number];
 
-type Step = (side: BenchSide) => Promise<void>;
+/** A step run once per side, in the repetition's order. */
+type SideStep = (side: BenchSide) => Promise<void>;
+/**
+ * A step and its floor, which takes a turn of its own as if it were one more
+ * side: [A, B, floor], then [floor, B, A]. Run once after the sides instead,
+ * the floor never follows what the previous step left on the disk, while the
+ * side that goes first always does. So it was for single-event ingest, which
+ * followed ingestMany's 10,000-event steps: over three `--only ingest` runs,
+ * Vigil's per-repetition ratio to the floor had a median of 0.83x when it
+ * went first and 1.02x when it went second, and the runs' medians (five
+ * repetitions) read 0.73x-1.03x on the same code.
+ */
+interface FloorStep {
+  side: SideStep;
+  floor: () => Promise<void> | void;
+}
+type Step = SideStep | FloorStep;
 
 const n = (value: number): string => value.toLocaleString('en-US');
 
@@ -112,8 +130,10 @@ export async function runSuite(
     await quietDisk(log);
     for (let rep = 0; rep < reps; rep++) {
       if (what !== '') log(`${what}: repetition ${rep + 1} of ${reps}`);
-      const order = rep % 2 === 0 ? sides : [...sides].reverse();
-      for (const step of steps) for (const side of order) await step(side);
+      for (const step of steps) {
+        const turns = typeof step === 'function' ? sides.map((side) => () => step(side)) : [...sides.map((side) => () => step.side(side)), step.floor];
+        for (const turn of rep % 2 === 0 ? turns : turns.reverse()) await turn();
+      }
     }
   };
 
@@ -131,10 +151,19 @@ export async function runSuite(
   }
 
   if (only.has('ingest')) {
-    await interleave('ingest and ingestMany', plan.reps, [
-      async (side) => {
-        const r = await side.ingest(plan.ingestEvents);
-        results.add('ingest', `ingest, one event per call (${n(plan.ingestEvents)} events)`, 'events/s', side.label, r.events / r.seconds);
+    // Single events and batches in groups of their own: a batch step writes ten times as much, and
+    // whichever single-event step followed it would time its commits against that writeback.
+    await interleave('single-event ingest', plan.reps, [
+      {
+        side: async (side) => {
+          const r = await side.ingest(plan.ingestEvents);
+          results.add('ingest', `ingest, one event per call (${n(plan.ingestEvents)} events)`, 'events/s', side.label, r.events / r.seconds);
+        },
+        // Bare one-row commits on a fresh file.
+        floor: () => {
+          const r = bareCommits(scratch, plan.ingestEvents);
+          results.add('ingestFloor', `bare one-row commits (better-sqlite3, WAL, synchronous=FULL; ${n(plan.ingestEvents)})`, 'events/s', FLOOR, r.events / r.seconds);
+        },
       },
       async (side) => {
         if (side.ingestConcurrent === undefined) return;
@@ -142,23 +171,20 @@ export async function runSuite(
         const label = `ingest, one event per call, ${CONCURRENT_DELIVERIES} calls in flight (${n(plan.ingestEvents)} events)`;
         results.add('ingestConcurrent', label, 'events/s', side.label, r.events / r.seconds);
       },
-      async (side) => {
-        // The floor, once per repetition among the sides' turns: bare one-row commits on a fresh file.
-        if (side !== sides[0]) return;
-        const r = bareCommits(scratch, plan.ingestEvents);
-        results.add('ingestFloor', `bare one-row commits (better-sqlite3, WAL, synchronous=FULL; ${n(plan.ingestEvents)})`, 'events/s', FLOOR, r.events / r.seconds);
-      },
-      async (side) => {
-        const r = await side.ingestMany(plan.ingestManyEvents, plan.ingestManyBatch);
-        const label = `ingestMany, ${plan.ingestManyBatch} events per call and transaction (${n(plan.ingestManyEvents)} events)`;
-        results.add('ingestMany', label, 'events/s', side.label, r.events / r.seconds);
-      },
-      async (side) => {
-        // ingestMany's floor (floors.ts), once per repetition: the same rows and schema, bare multi-row INSERTs.
-        if (side !== sides[0]) return;
-        const r = await ingestManyFloor(scratch, plan.ingestManyEvents, plan.ingestManyBatch);
-        const label = `bare multi-row INSERTs of ingestMany's rows into an inbox file (better-sqlite3, WAL, synchronous=FULL; ${plan.ingestManyBatch} per transaction)`;
-        results.add('ingestManyFloor', label, 'events/s', FLOOR, r.events / r.seconds);
+    ]);
+    await interleave('ingestMany', plan.reps, [
+      {
+        side: async (side) => {
+          const r = await side.ingestMany(plan.ingestManyEvents, plan.ingestManyBatch);
+          const label = `ingestMany, ${plan.ingestManyBatch} events per call and transaction (${n(plan.ingestManyEvents)} events)`;
+          results.add('ingestMany', label, 'events/s', side.label, r.events / r.seconds);
+        },
+        // ingestMany's floor (floors.ts): the same rows and schema, bare multi-row INSERTs.
+        floor: async () => {
+          const r = await ingestManyFloor(scratch, plan.ingestManyEvents, plan.ingestManyBatch);
+          const label = `bare multi-row INSERTs of ingestMany's rows into an inbox file (better-sqlite3, WAL, synchronous=FULL; ${plan.ingestManyBatch} per transaction)`;
+          results.add('ingestManyFloor', label, 'events/s', FLOOR, r.events / r.seconds);
+        },
       },
     ]);
   }

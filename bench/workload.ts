@@ -101,7 +101,11 @@ export interface Plan {
 }
 
 export const FULL_PLAN: Plan = {
-  reps: 5,
+  // The ingest groups. A repetition of single-event ingest is 1,000 commits, about 0.17 s per side, so one slow
+  // spell of the disk moves its ratio to the floor: per repetition it ranged 0.7x-1.5x. With 5 repetitions (and
+  // the floor in its own turn, suite.ts) twelve runs' medians read 0.72x-1.13x on the same code, with 15 five
+  // read 0.95x-1.10x. Fifteen cost about 8 s more.
+  reps: 15,
   ingestEvents: 1000,
   ingestManyEvents: 10_000,
   ingestManyBatch: 100,
