@@ -5,9 +5,10 @@
  * (e.g. the four run-cycle variants) on every side, the sides' order flipping
  * each time. Samples with the same index were therefore taken moments apart,
  * and ratios are taken per repetition (paired) before the median, so a burst
- * of load from other processes falls on both terms of a ratio alike. A floor
- * that a side's figure is divided by takes its own turn among the sides where
- * it can (FloorStep), so that it, too, is sometimes first and sometimes last.
+ * of load from other processes falls on both terms of a ratio alike. The
+ * floors of the ingest groups take a turn of their own among the sides
+ * (FloorStep), so they too are sometimes first and sometimes last; the other
+ * families' floors still run once after the sides.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
