@@ -80,7 +80,7 @@ export function payload(i: number): { text: string; n: number } {
 
 /** Sizes and repetitions of one run of `npm run bench`. */
 export interface Plan {
-  /** Repetitions per figure; the median is reported. */
+  /** Repetitions of the ingest groups (the other groups have their own below); the median is reported. */
   reps: number;
   ingestEvents: number;
   ingestManyEvents: number;
