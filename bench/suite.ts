@@ -154,7 +154,7 @@ export async function runSuite(
   if (only.has('ingest')) {
     // Single events and batches in groups of their own: a batch step writes ten times as much, and
     // whichever single-event step followed it would time its commits against that writeback.
-    await interleave('single-event ingest', plan.reps, [
+    await interleave('single-event ingest', plan.ingestReps, [
       {
         side: async (side) => {
           const r = await side.ingest(plan.ingestEvents);
@@ -173,7 +173,7 @@ export async function runSuite(
         results.add('ingestConcurrent', label, 'events/s', side.label, r.events / r.seconds);
       },
     ]);
-    await interleave('ingestMany', plan.reps, [
+    await interleave('ingestMany', plan.ingestReps, [
       {
         side: async (side) => {
           const r = await side.ingestMany(plan.ingestManyEvents, plan.ingestManyBatch);

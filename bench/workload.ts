@@ -81,7 +81,7 @@ export function payload(i: number): { text: string; n: number } {
 /** Sizes and repetitions of one run of `npm run bench`. */
 export interface Plan {
   /** Repetitions of the ingest groups (the other groups have their own below); the median is reported. */
-  reps: number;
+  ingestReps: number;
   ingestEvents: number;
   ingestManyEvents: number;
   ingestManyBatch: number;
@@ -105,7 +105,7 @@ export const FULL_PLAN: Plan = {
   // spell of the disk moves its ratio to the floor: per repetition it ranged 0.7x-1.5x. With 5 repetitions (and
   // the floor in its own turn, suite.ts) twelve runs' medians read 0.72x-1.13x on the same code, with 15 five
   // read 0.95x-1.10x. Fifteen cost about 8 s more.
-  reps: 15,
+  ingestReps: 15,
   ingestEvents: 1000,
   ingestManyEvents: 10_000,
   ingestManyBatch: 100,
@@ -135,7 +135,7 @@ export const FULL_PLAN: Plan = {
 
 /** `npm run bench -- --quick`: a smoke run of every step in seconds (figures are not meaningful). */
 export const QUICK_PLAN: Plan = {
-  reps: 1,
+  ingestReps: 1,
   ingestEvents: 50,
   ingestManyEvents: 500,
   ingestManyBatch: 100,
