@@ -126,7 +126,7 @@ export async function runSuite(
   scratch: string = tmpdir(),
 ): Promise<Results> {
   const results = new Results();
-  /** Each repetition runs every step on every side; the sides' order flips every repetition. */
+  /** Each repetition runs every step on every side (and a FloorStep's floor as one more); the order flips every repetition. */
   const interleave = async (what: string, reps: number, steps: Step[]): Promise<void> => {
     await quietDisk(log);
     for (let rep = 0; rep < reps; rep++) {
