@@ -1,8 +1,13 @@
 /**
- * The work row (functions/work.sql) after a step that took the lease and
- * claimed: vigil_refresh_work_claimed reads only the timers and approvals
- * again, and an inbox that has no work row yet gets the whole refresh, so
- * readyInboxes() still finds what the run leaves pending.
+ * The work row (functions/work.sql) after the run steps' shortcuts:
+ *   - a step that took the lease and claimed: vigil_refresh_work_claimed
+ *     reads only the timers and approvals again, and an inbox that has no
+ *     work row yet gets the whole refresh, so readyInboxes() still finds
+ *     what the run leaves pending;
+ *   - a finish that leaves no event pending or running (a run's last):
+ *     vigil_refresh_work skips its parts read from the events, and the row
+ *     still holds the timers, the approvals and the queued reply; a finish
+ *     that leaves a retry or a running event reads them all.
  */
 import { afterEach, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/index.js';
@@ -34,4 +39,71 @@ it('a claiming acquire on an inbox without a work row writes the whole row: the 
   ]);
   now = T0 + TTL + 1;
   expect(await store.readyInboxes()).toEqual(['alice']);
+});
+
+const row = async (schema: string, inbox = 'alice'): Promise<unknown[]> =>
+  db.query(`SELECT wake_at::float8 AS wake_at, send_at::float8 AS send_at FROM ${schema}.work WHERE inbox_id = $1`, [inbox]);
+
+it("a run's last finish leaves the row of the inbox's timer or approval and its reply: listed when it falls due, sent at once", async () => {
+  const schema = db.freshSchema('last');
+  let now = T0;
+  const store = await openStore(db.url, { schema, clock: () => now, leaseTtlMs: TTL });
+  opened.push(store);
+  const alice = store.inbox('alice');
+  const bob = store.inbox('bob');
+  await alice.addTimer({ id: 'later', due: T0 + 400_000 });
+  await bob.requestApproval({ id: 'refund', expiresInMs: 500_000, action: { refund: 42 } });
+  for (const inbox of [alice, bob]) {
+    now = T0;
+    await inbox.ingest({ source: 's', sourceId: 'a' });
+    const run = await inbox.acquireAndClaim('A');
+    now = T0 + 10;
+    const next = await inbox.finishAndClaim('A', run!.gen, run!.events.map((e) => e.id), { messages: [{ body: 'done' }] });
+    expect(next).toMatchObject({ finished: true, events: [] });
+  }
+  expect(await row(schema, 'alice')).toEqual([{ wake_at: T0 + 400_000, send_at: T0 + 10 }]);
+  expect(await row(schema, 'bob')).toEqual([{ wake_at: T0 + 500_000, send_at: T0 + 10 }]);
+  expect(await store.readyInboxes()).toEqual([]);
+  expect((await store.dispatchableInboxes()).sort()).toEqual(['alice', 'bob']);
+  now = T0 + 400_000;
+  expect(await store.readyInboxes()).toEqual(['alice']);
+  now = T0 + 500_000;
+  expect((await store.readyInboxes()).sort()).toEqual(['alice', 'bob']);
+});
+
+it('a finish that puts its event back for a retry reads the events: the inbox is listed when the backoff has passed', async () => {
+  const schema = db.freshSchema('retry');
+  let now = T0;
+  const store = await openStore(db.url, { schema, clock: () => now, leaseTtlMs: TTL, retryBackoff: { baseMs: 5_000, maxMs: 5_000 } });
+  opened.push(store);
+  const inbox = store.inbox('alice');
+  await inbox.ingest({ source: 's', sourceId: 'a' });
+
+  const run = await inbox.acquireAndClaim('A');
+  now = T0 + 10;
+  const next = await inbox.finishAndClaim('A', run!.gen, run!.events.map((e) => e.id), { error: 'model timed out' });
+  expect(next).toMatchObject({ finished: true, events: [] });
+  expect(await row(schema)).toEqual([{ wake_at: T0 + 5_000, send_at: null }]);
+  now = T0 + 4_999;
+  expect(await store.readyInboxes()).toEqual([]);
+  now = T0 + 5_000;
+  expect(await store.readyInboxes()).toEqual(['alice']);
+});
+
+it('a finish of part of a batch reads the events: its lease stays, and the rest are listed at until + 1', async () => {
+  const schema = db.freshSchema('part');
+  let now = T0;
+  const store = await openStore(db.url, { schema, clock: () => now, leaseTtlMs: TTL });
+  opened.push(store);
+  const inbox = store.inbox('alice');
+  await inbox.ingest({ source: 's', sourceId: 'a' });
+  await inbox.ingest({ source: 's', sourceId: 'b' });
+
+  const run = await inbox.acquireAndClaim('A');
+  expect(run?.events.map((e) => e.sourceId)).toEqual(['a', 'b']);
+  now = T0 + 10;
+  const next = await inbox.finishAndClaim('A', run!.gen, [run!.events[0]!.id]);
+  expect(next).toMatchObject({ finished: true, events: [] });
+  expect(await row(schema)).toEqual([{ wake_at: T0 + 10 + TTL + 1, send_at: null }]);
+  expect(await inbox.acquire('B')).toBeNull(); // the lease was renewed, not ended
 });

@@ -60,7 +60,7 @@ BEGIN
   IF v_claimed THEN
     PERFORM vigil_refresh_work_claimed(p_inbox, v_now + p_lease_ttl, v_now, p_max_attempts, p_base, p_max, p_gap);
   ELSE
-    PERFORM vigil_continue_or_end_run(p_inbox, false, v_now, NULL);
+    PERFORM vigil_continue_or_end_run(p_inbox, false, true, v_now, NULL);
     PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
   END IF;
 END $$;
@@ -78,6 +78,9 @@ LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_pl
 DECLARE
   r inboxes%ROWTYPE;
   v_now bigint;
+  v_pending boolean;
+  v_running boolean;
+  v_claim boolean;
   v_claimed boolean := false;
 BEGIN
   UPDATE inboxes SET write_seq = write_seq + 1 WHERE inbox_id = p_inbox RETURNING * INTO r;
@@ -96,11 +99,18 @@ BEGIN
   kind := 'finished';
   RETURN NEXT;
 
-  -- The claim only where it can find something (as vigil_claim asks before it locks): a pending
-  -- event, or one left running by an older generation. The last batch's finish, the common case,
-  -- then skips calling it.
-  IF EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'pending')
-     OR EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running' AND claim_gen < p_gen) THEN
+  -- What the inbox has left, read once: the claim runs only where it can find something (as
+  -- vigil_claim asks before it locks), a pending event or one left running by an older generation,
+  -- and the run's end and the work row are then decided without reading the events again. The
+  -- last batch's finish, the common case, finds neither and skips all three.
+  SELECT EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'pending'),
+         EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running')
+    INTO v_pending, v_running;
+  v_claim := v_pending;
+  IF v_running AND NOT v_claim THEN
+    v_claim := EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running' AND claim_gen < p_gen);
+  END IF;
+  IF v_claim THEN
     FOR kind, id, source, source_id, payload, attempts, last_error IN
       SELECT * FROM vigil_claim_locked(p_inbox, p_gen, v_now, p_max_attempts, p_batch_limit, p_base, p_max)
     LOOP
@@ -109,8 +119,9 @@ BEGIN
     END LOOP;
   END IF;
 
-  PERFORM vigil_continue_or_end_run(p_inbox, v_claimed, v_now, p_lease_ttl);
-  PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
+  -- An event runs now only if one did before, or the claim took it (v_claimed).
+  PERFORM vigil_continue_or_end_run(p_inbox, v_claimed, v_running, v_now, p_lease_ttl);
+  PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap, v_pending OR v_running);
 END $$;
 
 -- engine/lease.ts, endsRun: after a step's claim, a run that claimed
@@ -119,12 +130,19 @@ END $$;
 -- ends it, lease_until = now - 1, so the next acquire takes over at once
 -- with gen + 1. A run that goes on keeps its lease, renewed to now +
 -- p_lease_ttl when one is given (a finish's step: as acquire renews, same
--- generation; an acquire's step has just set it).
-CREATE OR REPLACE FUNCTION vigil_continue_or_end_run(p_inbox text, p_claimed boolean, p_now bigint, p_lease_ttl bigint)
+-- generation; an acquire's step has just set it). p_may_run false says the
+-- caller saw no running event before a claim that did not run, so there is
+-- none to look for.
+CREATE OR REPLACE FUNCTION vigil_continue_or_end_run(p_inbox text, p_claimed boolean, p_may_run boolean, p_now bigint, p_lease_ttl bigint)
 RETURNS void
 LANGUAGE plpgsql AS $$
+DECLARE
+  v_ends boolean := NOT p_claimed;
 BEGIN
-  IF NOT p_claimed AND NOT EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running') THEN
+  IF v_ends AND p_may_run THEN                       -- two IFs: a condition with a query in it is a query to run
+    v_ends := NOT EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running');
+  END IF;
+  IF v_ends THEN
     UPDATE inboxes SET lease_until = p_now - 1 WHERE inbox_id = p_inbox;
   ELSIF p_lease_ttl IS NOT NULL THEN
     UPDATE inboxes SET lease_until = p_now + p_lease_ttl WHERE inbox_id = p_inbox;

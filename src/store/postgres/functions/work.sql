@@ -2,22 +2,25 @@
 -- rows, inside the transaction that changed them, under the inbox row lock.
 -- Each part reads a partial index or one inbox's pending rows: the cost
 -- follows the work in the inbox, not its history. Same rules as sqlite/wake.ts.
+-- p_events false: the caller knows, under the lock, that the inbox has no
+-- pending and no running event (a run's last finish), so the four parts
+-- read from the events are NULL without reading them.
 CREATE OR REPLACE FUNCTION vigil_refresh_work(p_inbox text, p_now bigint, p_max_attempts integer,
-                                   p_base bigint, p_max bigint, p_gap bigint) RETURNS void
+                                   p_base bigint, p_max bigint, p_gap bigint, p_events boolean DEFAULT true) RETURNS void
 LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
   WITH parts AS MATERIALIZED (                      -- each part read once, however often it is used below
     SELECT
       (SELECT received_at FROM events
-        WHERE inbox_id = p_inbox AND status = 'pending' AND attempts = 0 ORDER BY id LIMIT 1) AS fresh,
+        WHERE p_events AND inbox_id = p_inbox AND status = 'pending' AND attempts = 0 ORDER BY id LIMIT 1) AS fresh,
       (SELECT received_at FROM events                -- read only for a debounced inbox
-        WHERE i.debounce_ms IS NOT NULL AND inbox_id = p_inbox AND status = 'pending' AND attempts = 0
+        WHERE p_events AND i.debounce_ms IS NOT NULL AND inbox_id = p_inbox AND status = 'pending' AND attempts = 0
         ORDER BY id DESC LIMIT 1) AS newest,
       (SELECT min(CASE WHEN attempts >= p_max_attempts THEN 0
                        ELSE vigil_retry_ready_at(last_claim_at, attempts, p_base, p_max) END)
-         FROM events WHERE inbox_id = p_inbox AND status = 'pending' AND attempts > 0) AS retry,
+         FROM events WHERE p_events AND inbox_id = p_inbox AND status = 'pending' AND attempts > 0) AS retry,
       (SELECT i.lease_until + 1
-        WHERE EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running')) AS stalled,
+        WHERE p_events AND EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running')) AS stalled,
       i.lease_until,
       i.last_paced_at,
       i.gap_ms,
