@@ -130,9 +130,9 @@ END $$;
 -- ends it, lease_until = now - 1, so the next acquire takes over at once
 -- with gen + 1. A run that goes on keeps its lease, renewed to now +
 -- p_lease_ttl when one is given (a finish's step: as acquire renews, same
--- generation; an acquire's step has just set it). p_may_run false says the
--- caller saw no running event before a claim that did not run, so there is
--- none to look for.
+-- generation; an acquire's step has just set it). p_may_run false: the
+-- caller saw no running event before its claim, and a claim makes running
+-- only what it takes, so with p_claimed false there is none to look for.
 CREATE OR REPLACE FUNCTION vigil_continue_or_end_run(p_inbox text, p_claimed boolean, p_may_run boolean, p_now bigint, p_lease_ttl bigint)
 RETURNS void
 LANGUAGE plpgsql AS $$
