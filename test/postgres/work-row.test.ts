@@ -10,7 +10,7 @@
  *     that leaves a retry or a running event reads them all.
  */
 import { afterEach, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/index.js';
+import { openStore, type Store, type StoreOptions } from '../../src/index.js';
 import { useTestDatabase } from './test-database.js';
 
 const db = useTestDatabase('work_row');
@@ -22,11 +22,20 @@ afterEach(async () => {
 const T0 = 1_000_000;
 const TTL = 60_000;
 
-it('a claiming acquire on an inbox without a work row writes the whole row: the event it left pending is listed when the lease lapses', async () => {
-  const schema = db.freshSchema('work');
-  let now = T0;
-  const store = await openStore(db.url, { schema, clock: () => now, leaseTtlMs: TTL, batchLimit: 1 });
+/** A store on a fresh schema whose clock reads `clock.now`, starting at T0. */
+async function storeAt(name: string, options: StoreOptions = {}): Promise<{ schema: string; store: Store; clock: { now: number } }> {
+  const schema = db.freshSchema(name);
+  const clock = { now: T0 };
+  const store = await openStore(db.url, { schema, clock: () => clock.now, leaseTtlMs: TTL, ...options });
   opened.push(store);
+  return { schema, store, clock };
+}
+
+const row = async (schema: string, inbox = 'alice'): Promise<unknown[]> =>
+  db.query(`SELECT wake_at::float8 AS wake_at, send_at::float8 AS send_at FROM ${schema}.work WHERE inbox_id = $1`, [inbox]);
+
+it('a claiming acquire on an inbox without a work row writes the whole row: the event it left pending is listed when the lease lapses', async () => {
+  const { schema, store, clock } = await storeAt('work', { batchLimit: 1 });
   const inbox = store.inbox('alice');
   await inbox.ingest({ source: 's', sourceId: 'a' });
   await inbox.ingest({ source: 's', sourceId: 'b' });
@@ -34,30 +43,22 @@ it('a claiming acquire on an inbox without a work row writes the whole row: the 
 
   const run = await inbox.acquireAndClaim('A');
   expect(run?.events.map((e) => e.sourceId)).toEqual(['a']);
-  expect(await db.query(`SELECT wake_at::float8 AS wake_at, send_at FROM ${schema}.work WHERE inbox_id = 'alice'`)).toEqual([
-    { wake_at: T0 + TTL + 1, send_at: null },
-  ]);
-  now = T0 + TTL + 1;
+  expect(await row(schema)).toEqual([{ wake_at: T0 + TTL + 1, send_at: null }]);
+  clock.now = T0 + TTL + 1;
   expect(await store.readyInboxes()).toEqual(['alice']);
 });
 
-const row = async (schema: string, inbox = 'alice'): Promise<unknown[]> =>
-  db.query(`SELECT wake_at::float8 AS wake_at, send_at::float8 AS send_at FROM ${schema}.work WHERE inbox_id = $1`, [inbox]);
-
 it("a run's last finish leaves the row of the inbox's timer or approval and its reply: listed when it falls due, sent at once", async () => {
-  const schema = db.freshSchema('last');
-  let now = T0;
-  const store = await openStore(db.url, { schema, clock: () => now, leaseTtlMs: TTL });
-  opened.push(store);
+  const { schema, store, clock } = await storeAt('last');
   const alice = store.inbox('alice');
   const bob = store.inbox('bob');
   await alice.addTimer({ id: 'later', due: T0 + 400_000 });
   await bob.requestApproval({ id: 'refund', expiresInMs: 500_000, action: { refund: 42 } });
   for (const inbox of [alice, bob]) {
-    now = T0;
+    clock.now = T0;
     await inbox.ingest({ source: 's', sourceId: 'a' });
     const run = await inbox.acquireAndClaim('A');
-    now = T0 + 10;
+    clock.now = T0 + 10;
     const next = await inbox.finishAndClaim('A', run!.gen, run!.events.map((e) => e.id), { messages: [{ body: 'done' }] });
     expect(next).toMatchObject({ finished: true, events: [] });
   }
@@ -65,43 +66,37 @@ it("a run's last finish leaves the row of the inbox's timer or approval and its 
   expect(await row(schema, 'bob')).toEqual([{ wake_at: T0 + 500_000, send_at: T0 + 10 }]);
   expect(await store.readyInboxes()).toEqual([]);
   expect((await store.dispatchableInboxes()).sort()).toEqual(['alice', 'bob']);
-  now = T0 + 400_000;
+  clock.now = T0 + 400_000;
   expect(await store.readyInboxes()).toEqual(['alice']);
-  now = T0 + 500_000;
+  clock.now = T0 + 500_000;
   expect((await store.readyInboxes()).sort()).toEqual(['alice', 'bob']);
 });
 
 it('a finish that puts its event back for a retry reads the events: the inbox is listed when the backoff has passed', async () => {
-  const schema = db.freshSchema('retry');
-  let now = T0;
-  const store = await openStore(db.url, { schema, clock: () => now, leaseTtlMs: TTL, retryBackoff: { baseMs: 5_000, maxMs: 5_000 } });
-  opened.push(store);
+  const { schema, store, clock } = await storeAt('retry', { retryBackoff: { baseMs: 5_000, maxMs: 5_000 } });
   const inbox = store.inbox('alice');
   await inbox.ingest({ source: 's', sourceId: 'a' });
 
   const run = await inbox.acquireAndClaim('A');
-  now = T0 + 10;
+  clock.now = T0 + 10;
   const next = await inbox.finishAndClaim('A', run!.gen, run!.events.map((e) => e.id), { error: 'model timed out' });
   expect(next).toMatchObject({ finished: true, events: [] });
   expect(await row(schema)).toEqual([{ wake_at: T0 + 5_000, send_at: null }]);
-  now = T0 + 4_999;
+  clock.now = T0 + 4_999;
   expect(await store.readyInboxes()).toEqual([]);
-  now = T0 + 5_000;
+  clock.now = T0 + 5_000;
   expect(await store.readyInboxes()).toEqual(['alice']);
 });
 
 it('a finish of part of a batch reads the events: its lease stays, and the rest are listed at until + 1', async () => {
-  const schema = db.freshSchema('part');
-  let now = T0;
-  const store = await openStore(db.url, { schema, clock: () => now, leaseTtlMs: TTL });
-  opened.push(store);
+  const { schema, clock, store } = await storeAt('part');
   const inbox = store.inbox('alice');
   await inbox.ingest({ source: 's', sourceId: 'a' });
   await inbox.ingest({ source: 's', sourceId: 'b' });
 
   const run = await inbox.acquireAndClaim('A');
   expect(run?.events.map((e) => e.sourceId)).toEqual(['a', 'b']);
-  now = T0 + 10;
+  clock.now = T0 + 10;
   const next = await inbox.finishAndClaim('A', run!.gen, [run!.events[0]!.id]);
   expect(next).toMatchObject({ finished: true, events: [] });
   expect(await row(schema)).toEqual([{ wake_at: T0 + 10 + TTL + 1, send_at: null }]);
