@@ -106,6 +106,9 @@ function statuses(run: LoadRun): string {
   return parts.join(', ');
 }
 
+/** "1", "1 and 2", "1, 2, and 3": the runtime's own English list. */
+const ROUND_LIST = new Intl.ListFormat('en', { type: 'conjunction' });
+
 /**
  * What the durable floor says of the goal, round by round. Where the floor
  * itself missed INGEST_GOAL the goal is out of reach of any receiver built
@@ -113,8 +116,7 @@ function statuses(run: LoadRun): string {
  * paragraph names those rounds rather than averaging them away.
  */
 export function durableFloorParagraph(durableOverBare: number[], vigilOverDurable: number[], loadCores: number): string[] {
-  const rounds = (indexes: number[]): string =>
-    `${indexes.length === 1 ? 'round' : 'rounds'} ${indexes.map((i) => i + 1).join(indexes.length === 2 ? ' and ' : ', ')}`;
+  const rounds = (indexes: number[]): string => `${indexes.length === 1 ? 'round' : 'rounds'} ${ROUND_LIST.format(indexes.map((i) => String(i + 1)))}`;
   const below = durableOverBare.flatMap((ratio, i) => (ratio < INGEST_GOAL ? [i] : []));
   const reached = durableOverBare.flatMap((ratio, i) => (ratio < INGEST_GOAL ? [] : [i]));
   const heading = '**The durable floor against the goal.** Storing each delivery durably before answering it took the durable floor to';

@@ -26,7 +26,7 @@ describe('durableFloorParagraph', () => {
 
   it('says nothing is within reach when the floor missed the goal in every round', () => {
     const said = text([0.69, 0.64, 0.64]);
-    expect(said).toContain('below the goal of 0.75x in rounds 1, 2, 3.');
+    expect(said).toContain('below the goal of 0.75x in rounds 1, 2, and 3.');
     expect(said).toContain("the load generator's limit (1.04 cores)");
     expect(said).not.toContain('within reach');
     expect(said).toContain('tombstones, reached 0.71x, 0.69x, 0.76x of the durable floor (the target proposed instead: at least 0.60x in each round)');
