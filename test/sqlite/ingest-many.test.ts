@@ -8,8 +8,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Inbox, NewEvent } from '../../src/index.js';
-import { INSERT_EVENT, insertManySql } from '../../src/store/sqlite/ingest.js';
-import { sqliteBackendOf } from '../../src/store/sqlite/sqlite-store.js';
 import { useTempStores } from './temp-dirs.js';
 
 const DAY = 86_400_000;
@@ -80,20 +78,4 @@ describe('ingestMany in multi-row chunks (SQLite)', () => {
     expect(await inbox.getEvent('s', 'old-3')).toBeNull();
   });
 
-  // A statement that may write several rows and may abort half-way gets a statement journal: a copy of every
-  // page it touches, spilled to a temporary file past 64 KiB, which doubled the CPU of a 32-row insert of
-  // webhook deliveries (random keys). No event insert may abort (ingest.ts): in SQLite's program for each
-  // form, no instruction halts the statement with an error (Halt with an error code, HaltIfNull).
-  it('inserts events with statements that cannot abort half-way, so SQLite keeps no statement journal for them', async () => {
-    const { store } = await temp.open(temp.dir());
-    await store.inbox('alice').ingest({ source: 's', sourceId: 'first' });
-    const db = sqliteBackendOf(store).connection('alice', false)!.db;
-    const forms = [INSERT_EVENT, ...[2, 4, 32].flatMap((rows) => [insertManySql(rows, false), insertManySql(rows, true)])];
-    for (const sql of forms) {
-      const parameters = sql.split('?').length - 1;
-      const program = db.prepare(`EXPLAIN ${sql}`).all(Array(parameters).fill(null)) as { opcode: string; p1: number }[];
-      const aborts = program.filter((op) => op.opcode === 'HaltIfNull' || (op.opcode === 'Halt' && op.p1 !== 0));
-      expect({ sql, aborts }).toEqual({ sql, aborts: [] });
-    }
-  });
 });

@@ -11,16 +11,17 @@ const COUNT_OWNED = `
 SELECT count(*) FROM events
 WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running' AND claim_gen = ?`;
 
-const MARK_DONE = `
-UPDATE events SET status = 'done', error = NULL, finished_at = ?
+// OR IGNORE, as claim.ts's UPDATEs (which say why): no statement journal, and no row ever ignored.
+export const MARK_DONE = `
+UPDATE OR IGNORE events SET status = 'done', error = NULL, finished_at = ?
 WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running' AND claim_gen = ?`;
 
-const MARK_FAILED = `
-UPDATE events SET status = 'pending', error = ?, last_error = ?
+export const MARK_FAILED = `
+UPDATE OR IGNORE events SET status = 'pending', error = ?, last_error = ?
 WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running' AND claim_gen = ?`;
 
-const MARK_DEAD = `
-UPDATE events SET status = 'dead', error = ?, last_error = ?, finished_at = ?
+export const MARK_DEAD = `
+UPDATE OR IGNORE events SET status = 'dead', error = ?, last_error = ?, finished_at = ?
 WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running' AND claim_gen = ?`;
 
 const QUEUE_MESSAGE = 'INSERT INTO outbox (body, urgent, created_at) VALUES (?, ?, ?)';
