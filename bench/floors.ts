@@ -37,19 +37,20 @@ export async function bareInbox(
   return { db: c.db, inbox: c, close: () => store.close() };
 }
 
-/** One prepared INSERT of `rows` rows (the unique key's ON CONFLICT as Vigil's), per size. */
-function inserter(db: Db): (rows: unknown[][], now: number) => void {
+/**
+ * One prepared INSERT of `rows` rows, per size: OR IGNORE, as Vigil's, so a
+ * taken key is skipped and SQLite keeps no statement journal
+ * (src/store/sqlite/ingest.ts says why that is the cheaper form).
+ */
+export function inserter(db: Db): (rows: unknown[][], now: number) => number {
   const bySize = new Map<number, Statement>();
   return (rows, now) => {
     let statement = bySize.get(rows.length);
     if (statement === undefined) {
-      statement = db.prepare(
-        `INSERT INTO events (source, source_id, payload, received_at) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}
-         ON CONFLICT (source, source_id) DO NOTHING`,
-      );
+      statement = db.prepare(`INSERT OR IGNORE INTO events (source, source_id, payload, received_at) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}`);
       bySize.set(rows.length, statement);
     }
-    statement.run(rows.flatMap((row) => [...row, now]));
+    return statement.run(rows.flatMap((row) => [...row, now])).changes;
   };
 }
 
@@ -131,7 +132,7 @@ export class SchedulerFloor {
  * is stored in a durable commit, as both sides ingest it; `preloadDone`
  * done events are in the file first. No fencing reads, repairs, retry
  * order, ready index or wake computation: what no code keeping Vigil's
- * schema and commits can beat.
+ * schema and commits can beat. Its UPDATEs are OR IGNORE, as Vigil's are.
  */
 export async function cycleFloor(scratch: string, runs: number, preloadDone: number): Promise<{ seconds: number; runs: number }> {
   const { db, close } = await bareInbox(scratch, 'cycle', (c, now) => {
@@ -145,11 +146,11 @@ export async function cycleFloor(scratch: string, runs: number, preloadDone: num
        ON CONFLICT (one) DO UPDATE SET until = excluded.until`,
     );
     const claim = db.prepare(
-      `UPDATE events SET status = 'running', attempts = attempts + 1, claim_gen = 1, last_claim_at = ?
+      `UPDATE OR IGNORE events SET status = 'running', attempts = attempts + 1, claim_gen = 1, last_claim_at = ?
        WHERE id IN (SELECT id FROM events WHERE status = 'pending' AND attempts = 0 ORDER BY id LIMIT 100)
        RETURNING id, source, source_id, payload, attempts`,
     );
-    const done = db.prepare("UPDATE events SET status = 'done', error = NULL, finished_at = ? WHERE id = ? AND status = 'running' AND claim_gen = 1");
+    const done = db.prepare("UPDATE OR IGNORE events SET status = 'done', error = NULL, finished_at = ? WHERE id = ? AND status = 'running' AND claim_gen = 1");
     const reply = db.prepare('INSERT INTO outbox (body, urgent, created_at) VALUES (?, 0, ?)');
     const relaxed = db.prepare('PRAGMA synchronous = NORMAL');
     const full = db.prepare('PRAGMA synchronous = FULL');
