@@ -77,5 +77,4 @@ describe('ingestMany in multi-row chunks (SQLite)', () => {
     await payloadsOf(inbox, batch, stored);
     expect(await inbox.getEvent('s', 'old-3')).toBeNull();
   });
-
 });

@@ -7,7 +7,7 @@ import { boundLimit } from './bound-limit.js';
 
 // Every UPDATE here is OR IGNORE, as ingest.ts's inserts are, and for the same reason: a statement
 // that may change many rows and may abort half-way gets a statement journal, a copy of every page it
-// touches (with 2 KB payloads, a third of what claiming and finishing 100 events cost). Their
+// touches (with 2 KB payloads, two fifths of what claiming and finishing 100 events cost). Their
 // statuses are constants the CHECK allows and they set no NOT NULL column to NULL, so no row is
 // ever ignored: SQLite only learns that nothing can abort.
 
