@@ -207,11 +207,13 @@ async function startVigil(dir: string, secret: string, writerThread: boolean): P
 }
 
 async function main(): Promise<void> {
-  const [mode, dir, secret, commits] = process.argv.slice(2);
+  const [mode, ...args] = process.argv.slice(2);
+  // `floor <secret>`; the stores' modes: `<dir> <secret>`, and for vigil `thread|main` after them.
+  const [dir, secret, commits] = args;
   if (process.send === undefined) throw new Error('service-server.ts runs as a child of the bench (IPC channel required)');
   let started: { url: string; running: Running };
   if (mode === 'bare') started = await startBare();
-  else if (mode === 'floor' && dir !== undefined) started = await startFloor(dir);
+  else if (mode === 'floor' && args.length === 1) started = await startFloor(args[0]!);
   else if (mode === 'durable' && dir !== undefined && secret !== undefined) started = await startDurableFloor(dir, secret);
   else if (mode === 'vigil' && dir !== undefined && secret !== undefined && (commits === 'thread' || commits === 'main')) {
     started = await startVigil(dir, secret, commits === 'thread');
