@@ -9,7 +9,7 @@
  */
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Database as Db, Statement } from 'better-sqlite3';
+import type { Database as Db, RunResult, Statement } from 'better-sqlite3';
 import type { InboxDb } from '../src/store/sqlite/inbox-db.js';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
 import { elapsedSeconds, startTimer } from './timing.js';
@@ -42,7 +42,7 @@ export async function bareInbox(
  * taken key is skipped and SQLite keeps no statement journal
  * (src/store/sqlite/ingest.ts says why that is the cheaper form).
  */
-export function inserter(db: Db): (rows: unknown[][], now: number) => number {
+export function inserter(db: Db): (rows: unknown[][], now: number) => RunResult {
   const bySize = new Map<number, Statement>();
   return (rows, now) => {
     let statement = bySize.get(rows.length);
@@ -50,7 +50,7 @@ export function inserter(db: Db): (rows: unknown[][], now: number) => number {
       statement = db.prepare(`INSERT OR IGNORE INTO events (source, source_id, payload, received_at) VALUES ${rows.map(() => '(?, ?, ?, ?)').join(', ')}`);
       bySize.set(rows.length, statement);
     }
-    return statement.run(rows.flatMap((row) => [...row, now])).changes;
+    return statement.run(rows.flatMap((row) => [...row, now]));
   };
 }
 

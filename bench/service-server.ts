@@ -105,17 +105,16 @@ async function startDurableFloor(dir: string, secret: string): Promise<{ url: st
   const { db, inbox, close } = await bareInbox(dir, 'durable');
   inbox.checkpointLessOften();
   const insert = inserter(db);
-  const lastId = db.prepare('SELECT max(id) FROM events').pluck();
   const keysAfter = db.prepare('SELECT source_id FROM events WHERE id > ?').pluck();
   const commit = db.transaction((batch: Delivery[]): boolean[] => {
-    const before = lastId.get() as number | null;
-    const changes = insert(
+    const { changes, lastInsertRowid } = insert(
       batch.map((d) => [BENCH_SOURCE, d.id, d.payload]),
       Date.now(),
     );
     if (changes === batch.length) return batch.map(() => true);
-    // Some were duplicates (never in the benchmark, which sends each delivery once): the keys stored say which.
-    const stored = new Set(keysAfter.all(before ?? 0) as string[]);
+    // Some were duplicates (never in the benchmark, which sends each delivery once). The rows stored
+    // are the ids up to the last one inserted, as Vigil reads them back (src/store/sqlite/ingest.ts, storedOf).
+    const stored = new Set(keysAfter.all(Number(lastInsertRowid) - changes) as string[]);
     return batch.map((d) => stored.delete(d.id));
   });
   interface Delivery {
