@@ -131,7 +131,7 @@ export function renderSection(run: RunInfo): string {
 
   lines.push('### Figures', '');
   lines.push(
-    `Median of repetitions (ingest: ${plan.ingestReps}; run cycles: ${plan.cycleReps}; scheduler passes: ${plan.schedulerPasses}; idle passes: ${plan.idlePasses}; dispatch: ${plan.dispatchReps}),`,
+    `Median of repetitions (ingest: ${plan.ingestReps}; run cycles: ${plan.cycleReps}; scheduler passes: ${plan.schedulerPasses}; idle passes: ${plan.idlePasses}; dispatch of ${plan.dispatchMessages.toLocaleString('en-US')}: ${plan.dispatchReps}; dispatcher pass: ${plan.dispatchSpreadReps}),`,
     'range in brackets. Each repetition runs every variant of a group on both sides, in alternating order, so',
     'load from other processes falls on both alike; ratios are the median of the per-repetition ratios. The floors',
     'under single-event ingest and ingestMany take a turn of their own in that order, as a third side.',

@@ -95,9 +95,12 @@ export interface Plan {
   schedulerPasses: number;
   idlePasses: number;
   dispatchMessages: number;
+  /** Repetitions of the dispatch of dispatchMessages held messages (a second or so each). */
   dispatchReps: number;
   /** Inboxes of one held message each, for the dispatcher's pass. */
   dispatchInboxes: number;
+  /** Repetitions of the dispatcher's pass (its inbox files set up each time: ~26 s). */
+  dispatchSpreadReps: number;
 }
 
 export const FULL_PLAN: Plan = {
@@ -127,10 +130,13 @@ export const FULL_PLAN: Plan = {
   schedulerPasses: 25,
   idlePasses: 200,
   dispatchMessages: 10_000,
-  // The dispatch rows are single durable passes too; a median of 3 moved 0.62x-1.03x against the floor on
-  // unchanged code. Each repetition costs ~26 s (1,000 inbox files set up).
-  dispatchReps: 5,
+  // A dispatch of 10,000 is one pass of two commits (one durable), so its median follows the disk's fsync
+  // timing: with 3 repetitions it moved 0.62x-1.03x against its floor on unchanged code, with 5 it read
+  // 0.60x-0.62x, and single repetitions ran 16-67 ms. A repetition costs about a second, so it gets 15.
+  dispatchReps: 15,
   dispatchInboxes: 1_000,
+  // Each repetition sets up 1,000 inbox files per side (~26 s); a pass is 1,000 commits, so steadier.
+  dispatchSpreadReps: 5,
 };
 
 /** `npm run bench -- --quick`: a smoke run of every step in seconds (figures are not meaningful). */
@@ -153,4 +159,5 @@ export const QUICK_PLAN: Plan = {
   dispatchMessages: 500,
   dispatchReps: 1,
   dispatchInboxes: 50,
+  dispatchSpreadReps: 1,
 };
