@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import Database from 'better-sqlite3';
+import { probeDuring } from './health-probe.js';
 import { ServerProcess } from './service-children.js';
 import { BENCH_INBOX, BENCH_SOURCE, type StoreStats } from './service-protocol.js';
 import { median } from './timing.js';
@@ -41,6 +42,12 @@ export interface IngestPlan {
    * round alike instead of on whichever ran during it.
    */
   slices: number;
+  /**
+   * After the rounds, each Vigil server's load for this long in all (two
+   * turns, forwards then backwards) while GET /healthz is probed: what its
+   * other routes feel meanwhile. Not part of any ratio.
+   */
+  probeSeconds: number;
 }
 
 /**
@@ -87,6 +94,16 @@ export interface IngestRound {
   commits: Record<VigilKind, number>;
 }
 
+/** GET /healthz probed during a Vigil server's load (health-probe.ts): the load's own rate, and the probes' times. */
+export interface HealthUnderLoad {
+  perSecond: number;
+  probes: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
 export interface IngestVerification {
   /** Deliveries answered 202 {"stored":true}. */
   acked: number;
@@ -111,6 +128,7 @@ export interface IngestFigures {
   body: { minBytes: number; maxBytes: number; meanBytes: number };
   rounds: IngestRound[];
   warmup: Record<ServerKind, LoadRun>;
+  health: Record<VigilKind, HealthUnderLoad>;
   settings: StoreStats;
   verification: Record<VigilKind, IngestVerification>;
 }
@@ -352,6 +370,8 @@ export async function runIngestBench(plan: IngestPlan, scratch: string, log: (li
       rounds.push({ runs, order, ratio: runs.vigil.perSecond / runs.bare.perSecond, stored, commits });
     }
 
+    const health = await healthUnderLoad(plan, (kind) => `${servers[kind]!.url}/healthz`, (kind, seconds) => sample(kind, seconds), log);
+
     // Stopping answers every request still in flight, so the counts below are final.
     const verification = {} as Record<VigilKind, IngestVerification>;
     let settings: StoreStats | null = null;
@@ -362,10 +382,47 @@ export async function runIngestBench(plan: IngestPlan, scratch: string, log: (li
       if (kind === 'vigil') settings = final;
       verification[kind] = verify(join(dirs[kind], `${BENCH_INBOX}.db`), deliveries[kind], final.stored);
     }
-    return { plan, body: deliveries.vigil.body(), rounds, warmup, settings: settings!, verification };
+    return { plan, body: deliveries.vigil.body(), rounds, warmup, health, settings: settings!, verification };
   } finally {
     for (const server of Object.values(servers)) await server.stop();
   }
+}
+
+/** Pause between two health probes: ~50 a second against the load's thousands. */
+const PROBE_PAUSE_MS = 20;
+
+/** Each Vigil server's load again, in two turns (forwards, then backwards), with /healthz probed throughout. */
+async function healthUnderLoad(
+  plan: IngestPlan,
+  healthUrl: (kind: VigilKind) => string,
+  sample: (kind: VigilKind, seconds: number) => Promise<LoadSample>,
+  log: (line: string) => void,
+): Promise<Record<VigilKind, HealthUnderLoad>> {
+  log(`service: /healthz probed every ${PROBE_PAUSE_MS} ms during ${plan.probeSeconds} s of load per Vigil server`);
+  const loads = { vigil: [] as LoadSample[], vigilMain: [] as LoadSample[] };
+  const probes = { vigil: [] as number[], vigilMain: [] as number[] };
+  for (const kind of [...VIGIL_KINDS, ...[...VIGIL_KINDS].reverse()]) {
+    const { value, latenciesMs } = await probeDuring(healthUrl(kind), PROBE_PAUSE_MS, () => sample(kind, plan.probeSeconds / 2));
+    loads[kind].push(value);
+    probes[kind].push(...latenciesMs);
+  }
+  const health = {} as Record<VigilKind, HealthUnderLoad>;
+  for (const kind of VIGIL_KINDS) {
+    const sorted = probes[kind].sort((a, b) => a - b);
+    const ok = loads[kind].reduce((sum, s) => sum + s.ok, 0);
+    const seconds = loads[kind].reduce((sum, s) => sum + s.seconds, 0);
+    health[kind] = {
+      perSecond: ok / seconds,
+      probes: sorted.length,
+      p50Ms: percentile(sorted, 0.5),
+      p90Ms: percentile(sorted, 0.9),
+      p99Ms: percentile(sorted, 0.99),
+      maxMs: sorted[sorted.length - 1] ?? Number.NaN,
+    };
+    const h = health[kind];
+    log(`service: ${kind.padEnd(9)} ${Math.round(h.perSecond)} req/s; /healthz ×${h.probes}: p50 ${h.p50Ms.toFixed(2)}, p90 ${h.p90Ms.toFixed(2)}, p99 ${h.p99Ms.toFixed(2)}, max ${h.maxMs.toFixed(2)} ms`);
+  }
+  return health;
 }
 
 /** Reads the inbox file (the server has exited) and holds every 202 to exactly one stored row. */

@@ -5,7 +5,7 @@
  */
 import { writeBenchmarkSection } from './benchmarks-file.js';
 import type { Machine } from './machine.js';
-import { addStatuses, ingestSummary, SERVER_KINDS, type IngestFigures, type IngestRound, type LoadRun, type ServerKind, type VigilKind } from './service-ingest.js';
+import { addStatuses, ingestSummary, SERVER_KINDS, type HealthUnderLoad, type IngestFigures, type IngestRound, type LoadRun, type ServerKind, type VigilKind } from './service-ingest.js';
 import type { TickFigures, TickSample } from './service-tick.js';
 import { median } from './timing.js';
 
@@ -248,6 +248,7 @@ export function renderServiceSection(run: ServiceRun): string {
     'page is written once for many commits. The price: longer stalls when a checkpoint runs (the p99).',
     '',
   );
+  lines.push(...healthParagraph(ingest.health, plan.probeSeconds));
   for (const kind of ['vigil', 'vigilMain'] as const) {
     const v = ingest.verification[kind];
     lines.push(
@@ -327,6 +328,31 @@ function syncName(value: number | null): string {
 }
 
 /** The short table for stdout. */
+/**
+ * What the rest of a Vigil server feels under the webhook load: GET /healthz
+ * probed during it (service-ingest.ts, healthUnderLoad). Not a target: the
+ * measurement behind `vigil serve`'s writer thread beside its throughput.
+ */
+export function healthParagraph(health: Record<VigilKind, HealthUnderLoad>, seconds: number): string[] {
+  const row = (kind: VigilKind): string => {
+    const h = health[kind];
+    return `| ${LABELS[kind]} | ${n(h.perSecond)} | ${n(h.probes)} | ${ms(h.p50Ms)} | ${ms(h.p90Ms)} | ${ms(h.p99Ms)} | ${ms(h.maxMs)} |`;
+  };
+  return [
+    `**The other routes under the load.** After the rounds, each Vigil server took the same load for ${seconds} s more (two turns`,
+    'each, the two servers alternating) while `GET /healthz` was asked on a connection of its own, one request at a time,',
+    "20 ms apart. A health check needs only the event loop (and a read of the ready index), so its time is how long the loop",
+    'kept everything else waiting: with commits on the event loop the loop also waits out each commit\'s fsync; on the writer',
+    'thread only that thread does. Not a target; the measurement behind `vigil serve` committing on the writer thread.',
+    '',
+    '| Server | webhooks 2xx/s | probes | /healthz p50 ms | p90 ms | p99 ms | max ms |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    row('vigil'),
+    row('vigilMain'),
+    '',
+  ];
+}
+
 export function renderServiceConsole(run: ServiceRun): string {
   const s = ingestSummary(run.ingest);
   const tp = run.tick.plan;
@@ -361,6 +387,8 @@ export function renderServiceConsole(run: ServiceRun): string {
       '',
     ],
     ['  events per transaction', '', s.eventsPerCommit.vigil === null ? '-' : s.eventsPerCommit.vigil.toFixed(1), ''],
+    ['  /healthz under load p50 / p99, ms (event loop)', '', `${ms(run.ingest.health.vigilMain.p50Ms)} / ${ms(run.ingest.health.vigilMain.p99Ms)}`, ''],
+    ['  /healthz under load p50 / p99, ms (writer thread)', '', `${ms(run.ingest.health.vigil.p50Ms)} / ${ms(run.ingest.health.vigil.p99Ms)}`, ''],
     ['', `${n(tp.small)} inboxes`, `${n(tp.big)} inboxes`, ''],
     ['idle-to-work tick, ms', ms(med(run.tick.small, (t) => t.tickMs)), ms(med(run.tick.big, (t) => t.tickMs)), `${run.tick.tickRatio.toFixed(2)}x`],
     [

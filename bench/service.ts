@@ -27,13 +27,13 @@ export interface ServicePlan {
 
 /** About 3 minutes on a 2-core machine: 165 s of load (5 servers × 33 s), ~15 s of tick setup and ticks, process starts and cleanup. */
 export const SERVICE_FULL_PLAN: ServicePlan = {
-  ingest: { connections: 64, warmupSeconds: 3, rounds: 3, roundSeconds: 10, slices: 5 },
+  ingest: { connections: 64, warmupSeconds: 3, rounds: 3, roundSeconds: 10, slices: 5, probeSeconds: 10 },
   tick: { small: 100, big: 10_000, working: 10, reps: 7, queryCalls: 200 },
 };
 
 /** A smoke run of every step; its figures mean nothing. */
 export const SERVICE_QUICK_PLAN: ServicePlan = {
-  ingest: { connections: 64, warmupSeconds: 1, rounds: 1, roundSeconds: 2, slices: 2 },
+  ingest: { connections: 64, warmupSeconds: 1, rounds: 1, roundSeconds: 2, slices: 2, probeSeconds: 2 },
   tick: { small: 100, big: 1_000, working: 10, reps: 2, queryCalls: 20 },
 };
 
