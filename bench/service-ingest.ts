@@ -389,7 +389,7 @@ export async function runIngestBench(plan: IngestPlan, scratch: string, log: (li
 }
 
 /** Pause between two health probes: ~50 a second against the load's thousands. */
-const PROBE_PAUSE_MS = 20;
+export const PROBE_PAUSE_MS = 20;
 
 /** Each Vigil server's load again, in two turns (forwards, then backwards), with /healthz probed throughout. */
 async function healthUnderLoad(

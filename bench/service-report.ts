@@ -5,7 +5,7 @@
  */
 import { writeBenchmarkSection } from './benchmarks-file.js';
 import type { Machine } from './machine.js';
-import { addStatuses, ingestSummary, SERVER_KINDS, type HealthUnderLoad, type IngestFigures, type IngestRound, type LoadRun, type ServerKind, type VigilKind } from './service-ingest.js';
+import { addStatuses, ingestSummary, SERVER_KINDS, PROBE_PAUSE_MS, type HealthUnderLoad, type IngestFigures, type IngestRound, type LoadRun, type ServerKind, type VigilKind } from './service-ingest.js';
 import type { TickFigures, TickSample } from './service-tick.js';
 import { median } from './timing.js';
 
@@ -327,7 +327,6 @@ function syncName(value: number | null): string {
   return value === null ? '?' : `${SYNC_NAMES[value] ?? '?'} (${value})`;
 }
 
-/** The short table for stdout. */
 /**
  * What the rest of a Vigil server feels under the webhook load: GET /healthz
  * probed during it (service-ingest.ts, healthUnderLoad). Not a target: the
@@ -341,7 +340,7 @@ export function healthParagraph(health: Record<VigilKind, HealthUnderLoad>, seco
   return [
     `**The other routes under the load.** After the rounds, each Vigil server took the same load for ${seconds} s more (two turns`,
     'each, the two servers alternating) while `GET /healthz` was asked on a connection of its own, one request at a time,',
-    "20 ms apart. A health check needs only the event loop (and a read of the ready index), so its time is how long the loop",
+    `${PROBE_PAUSE_MS} ms apart. A health check needs only the event loop (and a read of the ready index), so its time is how long the loop`,
     'kept everything else waiting: with commits on the event loop the loop also waits out each commit\'s fsync; on the writer',
     'thread only that thread does. Not a target; the measurement behind `vigil serve` committing on the writer thread.',
     '',
@@ -353,6 +352,7 @@ export function healthParagraph(health: Record<VigilKind, HealthUnderLoad>, seco
   ];
 }
 
+/** The short table for stdout. */
 export function renderServiceConsole(run: ServiceRun): string {
   const s = ingestSummary(run.ingest);
   const tp = run.tick.plan;
