@@ -37,6 +37,8 @@ export async function probeDuring<T>(url: string, pauseMs: number, load: () => P
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   })();
+  // A probe that fails ends the probing at once, but is reported after the load, by the await below.
+  probing.catch(() => undefined);
   try {
     const value = await load();
     return { value, latenciesMs };

@@ -72,3 +72,16 @@ describe('probeDuring', () => {
     expect(served).toBeGreaterThan(2);
   });
 });
+
+describe('probeDuring, when the server answers the probe with an error', () => {
+  it('fails with what the server answered once the load is done, and leaves no rejection unhandled meanwhile', async () => {
+    const base = await startServer();
+    let loaded = false;
+    const load = async (): Promise<void> => {
+      await pause(100);
+      loaded = true;
+    };
+    await expect(probeDuring(`${base}/missing`, 5, load)).rejects.toThrow(`${base}/missing answered 404`);
+    expect(loaded).toBe(true);
+  });
+});
