@@ -120,7 +120,7 @@ export function insertEvents(c: InboxDb, events: readonly CheckedEvent[], now: n
 }
 
 /** Which of `chunk` were stored, from the keys of the rows above `before`: a key's first event in the chunk. */
-function storedOf(c: InboxDb, chunk: readonly CheckedEvent[], before: number): boolean[] {
+export function storedOf(c: InboxDb, chunk: readonly CheckedEvent[], before: number): boolean[] {
   // NUL cannot be in a key (validate/text.ts), so it separates source from sourceId.
   const fresh = new Set((c.stmt(KEYS_AFTER).raw().all(before) as [string, string][]).map(([source, sourceId]) => `${source}\u0000${sourceId}`));
   return chunk.map((event) => fresh.delete(`${event.source}\u0000${event.sourceId}`));
