@@ -19,19 +19,19 @@
  * {type:'stats'}, and {type:'stop'} with the final stats once every request
  * in flight is answered. Exits when the parent goes away.
  */
-import { storedOf } from '../src/store/sqlite/ingest.js';
-import { sqliteBackendOf } from '../src/store/sqlite/sqlite-store.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { configSchema } from '../src/config/schema.js';
+import { RuntimeEvents } from '../src/events.js';
 import { createApp } from '../src/http/app.js';
 import { startHttpServer } from '../src/http/server.js';
 import { openStore } from '../src/index.js';
 import { createLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
-import { RuntimeEvents } from '../src/events.js';
 import { observe } from '../src/observability/observe.js';
+import { storedOf } from '../src/store/sqlite/ingest.js';
+import { sqliteBackendOf } from '../src/store/sqlite/sqlite-store.js';
 import { bareInbox, inserter } from './floors.js';
 import { BENCH_INBOX, BENCH_SOURCE, type FromChild, type ServerStats, type StoreStats, type ToChild } from './service-protocol.js';
 

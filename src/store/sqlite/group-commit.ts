@@ -20,8 +20,8 @@
  * (1.6 ms of a 3.1 ms commit cycle under the service benchmark's load), yet
  * deliveries per second did not rise: transactions held about five groups
  * each, so five times the messages between the threads, and Vigil ÷ durable
- * floor read 0.66–0.81 against 0.72–0.84 for this way (three paired runs
- * of two rounds each, 2026-12-04).
+ * floor read 0.66–0.81 with it against 0.72–0.84 with one group committing
+ * at a time (three paired runs of two rounds each, 2026-12-04).
  */
 import type { CheckedEvent } from '../engine/validate/index.js';
 
