@@ -6,7 +6,7 @@
  */
 import type pg from 'pg';
 import { openStore, type NewEvent, type RunOutcome, type Store, type StoreOptions } from '../src/index.js';
-import { DEFAULTS } from '../src/store/options.js';
+import { STORE_DEFAULTS } from '../src/store/index.js';
 import { dropSchema, settle, settledCounters, workSince, type ServerWork } from './postgres-server.js';
 import { benchEvents, inParallel, replyBody, SOURCE, type PgPlan } from './postgres-workload.js';
 import { elapsedSeconds, startTimer } from './timing.js';
@@ -124,7 +124,7 @@ async function timedRuns(
   batchLimit: number | undefined,
 ): Promise<Omit<RunFigures, 'work'> & { before: ServerWork }> {
   const events = benchEvents(plan);
-  const limit = batchLimit ?? DEFAULTS.batchLimit;
+  const limit = batchLimit ?? STORE_DEFAULTS.batchLimit;
   await settle(admin, schema);
   const before = await settledCounters(admin);
 

@@ -1,6 +1,6 @@
 /**
  * The worker's store: the real one, with its backend verbs wrapped
- * (src/testing/wrap-port.ts) to write the grant log (every lease acquired
+ * (src/store/seam.ts) to write the grant log (every lease acquired
  * or renewed, every release) and to die at armed crash points. It changes
  * no result: whatever the store answers is what the engine and the runtime
  * get.
@@ -15,7 +15,7 @@
  * and after-claim after acquireAndClaim, after-finish after finishAndClaim.
  */
 import type { ClaimedEvent, Store } from '../src/store/contract.js';
-import { wrapPort } from '../src/testing/wrap-port.js';
+import { interceptPorts } from '../src/store/seam.js';
 import type { CrashPoints } from './crash-points.js';
 import { leaseClockMs, type Journal } from './journal.js';
 
@@ -25,7 +25,7 @@ export interface ChaosStoreOptions {
 }
 
 export function chaosStore(inner: Store, { journal, crashes }: ChaosStoreOptions): Store {
-  return wrapPort(inner, (port) => {
+  return interceptPorts(inner, (port) => {
     const inbox = port.id;
     const claimed = (holder: string, gen: number, batch: readonly ClaimedEvent[]): void => {
       const [events, attempts] = [batch.map((e) => `${e.source}/${e.sourceId}`), batch.map((e) => e.attempts)];

@@ -13,7 +13,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { StoreOptions } from '../src/store/contract.js';
-import { openStore } from '../src/store/open-store.js';
+import { openStore } from '../src/store/index.js';
 import { ApprovalClerk } from './approvals.js';
 import { checkRun, type CheckResult } from './checks.js';
 import type { ChaosConfig } from './config.js';

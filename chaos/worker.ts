@@ -15,7 +15,7 @@ import { Dispatcher } from '../src/runtime/dispatcher.js';
 import { RuntimeEvents } from '../src/events.js';
 import { WorkerPool } from '../src/runtime/worker-pool.js';
 import type { StoreOptions } from '../src/store/contract.js';
-import { openStore } from '../src/store/open-store.js';
+import { openStore } from '../src/store/index.js';
 import { chaosAgent } from './chaos-agent.js';
 import { chaosStore } from './chaos-store.js';
 import { CHAOS_POINTS, CrashPoints, type ChaosPoint } from './crash-points.js';

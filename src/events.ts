@@ -9,7 +9,7 @@
  * has committed by then, and a failing log line must not turn it into an
  * error its caller retries.
  */
-import type { DecisionRecord } from './agent/tools.js';
+import type { DecisionRecord } from './store/contract/decisions.js';
 import { EventEmitter, once } from 'node:events';
 
 /** An event that went dead, as the warning about it names it. */

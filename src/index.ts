@@ -3,13 +3,12 @@ export { VigilError, isVigilError, type VigilErrorCode } from './errors.js';
 export { createFakeClock, systemClock, type Clock, type FakeClock } from './clock.js';
 
 // The engine: one contract, two stores.
-export { openStore } from './store/open-store.js';
 export type * from './store/contract.js';
-export { MEMORY_LIMITS } from './store/engine/validate/index.js';
+export { MEMORY_LIMITS, openStore } from './store/index.js';
 
 // Agents and the runtime that runs them.
 export { defineAgent, TerminalError, type Agent, type AgentContext, type AgentDefinition, type AgentResult, type InboxRouter, type ScreenVerdict } from './agent/agent.js';
-export { defineTool, type Tool, type ToolBox, type ToolCall, type ToolOutcome, type DecisionRecord, type ToolAction } from './agent/tools.js';
+export { defineTool, type Tool, type ToolBox, type ToolCall, type ToolOutcome, type ToolAction } from './agent/tools.js';
 export type { Permission, Permissions } from './agent/permissions.js';
 export type { AgentMemory } from './agent/memory.js';
 export type { AgentSession } from './agent/session.js';

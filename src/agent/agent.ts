@@ -5,7 +5,6 @@
  * run's messages are then the urgent question, and the session it saves
  * says which call the answer resumes; tool-loop.ts does this for a model).
  */
-import { createHash } from 'node:crypto';
 import { VigilError } from '../errors.js';
 import type { ProxyFetch } from './proxy-fetch.js';
 import type { ApprovalRequest, ClaimedEvent, InboxSettings, InboxStats, OutboxMessage, TimerSpec } from '../store/contract.js';
@@ -137,13 +136,4 @@ export class TerminalError extends Error {
  */
 export function isTerminalError(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[TERMINAL] === true;
-}
-
-/** Stable across retries: derived from the inbox, the events' source keys (not their ids) and the name. */
-export function idempotencyKeyFor(inboxId: string, events: readonly Pick<ClaimedEvent, 'id' | 'source' | 'sourceId'>[], name: string): string {
-  const hash = createHash('sha256');
-  hash.update(inboxId);
-  for (const event of [...events].sort((a, b) => a.id - b.id)) hash.update(`\u0000${event.source}\u0000${event.sourceId}`);
-  hash.update(`\u0000${name}`);
-  return hash.digest('base64url').slice(0, 32);
 }

@@ -7,7 +7,7 @@
  * a bad value or a full memory while it can still do something about it.
  */
 import { VigilError } from '../errors.js';
-import { MEMORY_LIMITS, validateMemoryKey, validateMemoryValue } from '../store/engine/validate/index.js';
+import { MEMORY_LIMITS, validateMemoryKey, validateMemoryValue } from '../store/index.js';
 import type { Inbox, MemoryChanges } from '../store/contract.js';
 
 export interface AgentMemory {

@@ -18,12 +18,12 @@
  * saved in the same transaction as that event's finish.
  */
 import { VigilError } from '../errors.js';
-import type { ClaimedEvent, OutboxMessage } from '../store/contract.js';
+import type { ClaimedEvent, DecisionRecord, OutboxMessage } from '../store/contract.js';
 import { defineAgent, TerminalError, type Agent, type AgentContext } from './agent.js';
 import { textOf, type AssistantTurn, type TextBlock, type ToolResultBlock, type ToolUseBlock, type Turn } from './conversation.js';
 import { ModelError, type Model } from './model.js';
 import { validatePermissions, type Permissions } from './permissions.js';
-import { stableJson, type DecisionRecord, type Tool, type ToolOutcome } from './tools.js';
+import { stableJson, type Tool, type ToolOutcome } from './tools.js';
 
 export interface ToolAgentOptions {
   name?: string;

@@ -12,13 +12,13 @@
  * crash hands the tool the same key, and the API behind it (like Stripe's)
  * performs it once.
  */
-import { idempotencyKeyFor } from './agent.js';
+import { idempotencyKeyFor } from './idempotency-key.js';
 import type { ToolSpec } from './model.js';
 import { decide, type Permissions } from './permissions.js';
 import { inputProblems } from './tool-input.js';
 import type { AgentMemory } from './memory.js';
 import type { ProxyFetch } from './proxy-fetch.js';
-import type { ClaimedEvent, OutboxMessage } from '../store/contract.js';
+import type { ClaimedEvent, DecisionRecord, OutboxMessage } from '../store/contract.js';
 
 export interface ToolCall {
   readonly inboxId: string;
@@ -53,15 +53,6 @@ export type ToolOutcome =
   | { status: 'invalid'; reason: string }
   | { status: 'declined'; reason: string }
   | { status: 'deferred'; approvalId: string; message: OutboxMessage };
-
-/** One permission decision, recorded with the run (runtime event, log, and the tool loop's session). */
-export interface DecisionRecord {
-  tool: string;
-  decision: 'allow' | 'deny' | 'invalid' | 'ask' | 'approved' | 'declined' | 'expired';
-  reason?: string;
-  approvalId?: string;
-  at: number;
-}
 
 /** What an approval for a tool call carries; it comes back in the approval event's payload. */
 export interface ToolAction {

@@ -1,12 +1,13 @@
 /**
  * Where the CLI's store comes from: `--store URL`, else the `store` of the
  * config given with `--config` (or of ./vigil.json, in a project made by
- * `vigil init`), else `sqlite:./data` (what `npm start` uses). The engine options (leaseTtlMs, maxAttempts, …) come from the
- * config too, so `vigil status` sees the store the way the service does.
+ * `vigil init`), else the embedded default's (what `npm start` uses). The
+ * engine options (leaseTtlMs, maxAttempts, …) come from the config too, so
+ * `vigil status` sees the store the way the service does.
  */
 import type { Command } from 'commander';
 import type { ServiceConfig } from '../config/schema.js';
-import type { Store } from '../store/contract.js';
+import type { Store, StoreOptions } from '../store/contract.js';
 
 export interface StoreFlags {
   store?: string;
@@ -20,14 +21,18 @@ export function withStoreFlags(command: Command): Command {
     .option('--config <file>', 'a vigil config (.json, .js, .mjs, .ts) to take the store and engine options from (default: ./vigil.json if there is one)');
 }
 
-export async function openCliStore(flags: StoreFlags): Promise<{ store: Store; url: string; config: ServiceConfig }> {
+/** The store a command works on, and the options to open it with. */
+export async function cliStoreTarget(flags: StoreFlags): Promise<{ url: string; options: StoreOptions; config: ServiceConfig }> {
   // Imported when a command runs, not when the CLI starts: `vigil --help` needs neither zod nor SQLite.
-  const [{ loadConfig }, { openStore }] = await Promise.all([import('../config/load-config.js'), import('../store/open-store.js')]);
+  const { loadConfig } = await import('../config/load-config.js');
   const { config } = await loadConfig(flags.config);
-  const url = flags.store ?? config.store;
   // A command makes a few writes: the writer thread (engine.writerThread) is for a service's stream of them.
-  const store = await openStore(url, { ...config.engine, writerThread: false });
-  return { store, url, config };
+  return { url: flags.store ?? config.store, options: { ...config.engine, writerThread: false }, config };
+}
+
+export async function openCliStore(flags: StoreFlags): Promise<{ store: Store; url: string; config: ServiceConfig }> {
+  const [{ url, options, config }, { openStore }] = await Promise.all([cliStoreTarget(flags), import('../store/index.js')]);
+  return { store: await openStore(url, options), url, config };
 }
 
 /** Opens the store, runs `body`, closes the store whatever happens. */

@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
+import { DEFAULT_STORE_URL, resolveStoreUrl } from '../store/index.js';
 import { configSchema, type ServiceConfig, type ServiceConfigInput } from './schema.js';
 import { ConfigError } from './config-error.js';
 import { describeIssue } from './describe-issue.js';
@@ -31,7 +32,7 @@ export const DEMO_TOKEN = 'vigil-demo-token-everyone-knows-this';
 
 export function defaultConfigInput(): ServiceConfigInput {
   return {
-    store: 'sqlite:./data',
+    store: DEFAULT_STORE_URL,
     host: '127.0.0.1',
     port: 8787,
     token: DEMO_TOKEN,
@@ -110,11 +111,7 @@ async function readConfigFile(path: string): Promise<unknown> {
  * working directory (./data where you ran `npm start`).
  */
 function resolvePaths(config: ServiceConfig, base: string): ServiceConfig {
-  const resolved = { ...config };
-  if (config.store.startsWith('sqlite:')) {
-    const dir = config.store.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (dir !== '' && !isAbsolute(dir)) resolved.store = `sqlite:${resolve(base, dir)}`;
-  }
+  const resolved = { ...config, store: resolveStoreUrl(config.store, base) };
   if (config.agent !== undefined && !isAbsolute(config.agent)) {
     resolved.agent = resolve(base, config.agent);
   }

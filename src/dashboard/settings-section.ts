@@ -7,7 +7,7 @@
  */
 import { html, type Html } from '../http/html.js';
 import type { InboxSettings } from '../store/contract.js';
-import { quietState } from '../store/pacing.js';
+import { quietState } from '../store/index.js';
 import { duration, when } from './format.js';
 import { formValues, NEW_CONTACT_ADDRESS, NEW_CONTACT_CHANNEL, NUMBER_FIELDS, QUIET_FIELDS, WAS } from './settings-form.js';
 

@@ -4,12 +4,13 @@
  * has fired they refuse: a run that lost its inbox must not schedule or ask
  * anything on behalf of events another worker now owns.
  */
-import { idempotencyKeyFor, type Agent, type AgentContext } from '../agent/agent.js';
+import type { Agent, AgentContext } from '../agent/agent.js';
+import { idempotencyKeyFor } from '../agent/idempotency-key.js';
 import { StagedMemory } from '../agent/memory.js';
 import { StagedSession } from '../agent/session.js';
 import { createToolBox } from '../agent/tools.js';
 import { VigilError } from '../errors.js';
-import { validateApprovalRequest } from '../store/engine/validate/index.js';
+import { validateApprovalRequest } from '../store/index.js';
 import { describeAction, type ApprovalLink } from '../agent/approval-summary.js';
 import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import type { ApprovalRequest, ClaimedEvent, Inbox, InboxSettings, MemoryChanges } from '../store/contract.js';

@@ -25,7 +25,7 @@ import type { ApprovalLink } from '../agent/approval-summary.js';
 import type { Logger } from '../observability/logger.js';
 import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import { isVigilError } from '../errors.js';
-import { storableText } from '../store/engine/validate/index.js';
+import { storableText } from '../store/index.js';
 import type { ClaimedEvent, Inbox, RunOutcome } from '../store/contract.js';
 import { createAgentContext } from './agent-context.js';
 import { callAgent, describeError, type AgentOutcome } from './call-agent.js';

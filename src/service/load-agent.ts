@@ -8,6 +8,7 @@ import { createClaudeExampleAgent } from '../agent/claude-example-agent.js';
 import { createExampleAgent } from '../agent/example-agent.js';
 import { ConfigError } from '../config/config-error.js';
 import { defaultExport, importModule } from '../config/import-module.js';
+import { localStoreDir } from '../store/index.js';
 
 export interface LoadedAgent {
   agent: Agent;
@@ -70,6 +71,5 @@ export async function loadAgent(
  * rather than the working directory, which is often a checkout or `/`.
  */
 function exampleRefundsFile(storeUrl: string): string {
-  if (storeUrl.startsWith('sqlite:')) return join(resolve(storeUrl.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '')), 'example-refunds.jsonl');
-  return resolve('data', 'example-refunds.jsonl');
+  return join(resolve(localStoreDir(storeUrl) ?? 'data'), 'example-refunds.jsonl');
 }

@@ -8,11 +8,14 @@
  * the SQL verbs of store/engine/port.ts.
  *
  * This file is the contract's entry and its engine verbs (Inbox, Store);
- * four parts stand beside it, by concept, and are exported from here:
- * contract/outbox.ts (what a send gets and reports), contract/settings.ts
- * (an inbox's own terms), contract/reads.ts (what a person reads about
- * inboxes) and contract/data-lifecycle.ts (retention, export and import
- * records).
+ * its parts stand beside it, by concept, and are exported from here:
+ * contract/rows.ts (the events, timers, approvals and lease the verbs take
+ * and give), contract/outbox.ts (what a send gets and reports),
+ * contract/settings.ts (an inbox's own terms), contract/reads.ts (what a
+ * person reads about inboxes), contract/data-lifecycle.ts (retention,
+ * export and import records) and contract/decisions.ts (a run's permission
+ * decisions). No part imports this file: they sit below it, with the event
+ * map (../events.ts), which names some of them.
  *
  * Ids and keys, the same on both stores (R1, R11):
  * - An inbox id matches `[A-Za-z0-9][A-Za-z0-9._-]{0,127}` (never a path).
@@ -37,31 +40,16 @@ import type { RuntimeEvents } from '../events.js';
 import type { InboxRecord, PruneResult, RetentionOptions } from './contract/data-lifecycle.js';
 import type { DispatchOptions, SendFn } from './contract/outbox.js';
 import type { EventQuery, InboxList, InboxListQuery, InboxView, OperatorAction } from './contract/reads.js';
+import type { ApprovalAnswer, ApprovalOutcome, ApprovalRequest, ClaimedEvent, EventRow, EventStatus, LeaseInfo, NewEvent, TimerRow, TimerSpec } from './contract/rows.js';
 import type { InboxSettings } from './contract/settings.js';
 
-// The contract's other parts, by concept: the outbox's sends, an inbox's settings, what is read about inboxes, and their data's life.
+// The contract's other parts, by concept: its rows, the outbox's sends, an inbox's settings, what is read about inboxes, their data's life, and a run's decisions.
+export type * from './contract/rows.js';
 export type * from './contract/outbox.js';
 export type * from './contract/settings.js';
 export type * from './contract/reads.js';
 export type * from './contract/data-lifecycle.js';
-
-export type EventStatus = 'pending' | 'running' | 'done' | 'dead';
-
-/** What a source hands to `ingest`: its own unique key and the body. */
-export interface NewEvent {
-  source: string;
-  sourceId: string;
-  payload?: unknown;
-}
-
-export interface ClaimedEvent {
-  id: number;
-  source: string;
-  sourceId: string;
-  payload: unknown;
-  /** Attempts including this one (counted at claim, R4). */
-  attempts: number;
-}
+export type * from './contract/decisions.js';
 
 /** What `acquireAndClaim` gives: the lease's generation and the batch claimed under it. */
 export interface ClaimedRun {
@@ -76,15 +64,6 @@ export interface NextBatch {
   finished: boolean;
   /** Empty when nothing was left to claim: the lease is released, unless this generation still has events running. */
   events: ClaimedEvent[];
-}
-
-export interface EventRow extends ClaimedEvent {
-  status: EventStatus;
-  /** `too many attempts` for a dead event, the run's error for a retried one. */
-  error: string | null;
-  /** The error the last failed run reported, kept when the event dies. */
-  lastError: string | null;
-  receivedAt: number;
 }
 
 export type OutboxMessage = string | { body: string; urgent?: boolean };
@@ -119,51 +98,6 @@ export interface RunOutcome {
 export interface MemoryChanges {
   set?: Record<string, unknown>;
   delete?: string[];
-}
-
-export type MissedPolicy = 'coalesce' | 'each';
-
-export interface TimerSpec {
-  id: string;
-  /** First (or only) occurrence. Optional for cron timers: the next match after now. */
-  due?: number;
-  every?: number;
-  cron?: string;
-  tz?: string;
-  payload?: Record<string, unknown>;
-  /** A fixed event key, for one-off timers only. */
-  key?: { source: string; sourceId: string };
-  missed?: MissedPolicy;
-}
-
-export interface TimerRow {
-  id: string;
-  /** The next scheduled occurrence. */
-  due: number;
-  every: number | null;
-  cron: string | null;
-  tz: string | null;
-  missed: MissedPolicy;
-  done: boolean;
-  payload: Record<string, unknown>;
-  key: { source: string; sourceId: string } | null;
-  /** How many occurrences the last coalesced firing passed over. */
-  lastSkipped: number | null;
-}
-
-export interface ApprovalRequest {
-  id: string;
-  expiresInMs: number;
-  action: unknown;
-}
-
-export type ApprovalAnswer = 'yes' | 'no';
-export type ApprovalOutcome = ApprovalAnswer | 'expired' | 'unknown';
-
-export interface LeaseInfo {
-  holder: string;
-  gen: number;
-  until: number;
 }
 
 export interface InboxStats {

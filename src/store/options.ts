@@ -24,7 +24,7 @@ export type Retention = { [K in keyof RetentionOptions]-?: number | null };
 
 const RETENTION_KINDS = ['doneEventsMs', 'deadEventsMs', 'sentMessagesMs', 'answeredApprovalsMs', 'actionsMs'] as const;
 
-export const DEFAULTS = {
+export const STORE_DEFAULTS = {
   leaseTtlMs: 120_000,
   maxAttempts: 3,
   outboxGapMs: 3_600_000,
@@ -44,8 +44,8 @@ export function resolveOptions(options: StoreOptions = {}, defaultClock: Clock |
     throw new VigilError('invalid_options', "clock must be a function returning milliseconds (or 'database' for PostgreSQL)");
   }
   const backoff = options.retryBackoff ?? {};
-  const baseMs = int('retryBackoff.baseMs', backoff.baseMs ?? DEFAULTS.retryBackoff.baseMs, 0);
-  const maxMs = int('retryBackoff.maxMs', backoff.maxMs ?? Math.max(DEFAULTS.retryBackoff.maxMs, baseMs), 0);
+  const baseMs = int('retryBackoff.baseMs', backoff.baseMs ?? STORE_DEFAULTS.retryBackoff.baseMs, 0);
+  const maxMs = int('retryBackoff.maxMs', backoff.maxMs ?? Math.max(STORE_DEFAULTS.retryBackoff.maxMs, baseMs), 0);
   if (maxMs < baseMs) {
     throw new VigilError('invalid_options', `retryBackoff.maxMs (${maxMs}) must not be below retryBackoff.baseMs (${baseMs})`);
   }
@@ -55,14 +55,14 @@ export function resolveOptions(options: StoreOptions = {}, defaultClock: Clock |
   }
   return {
     clock,
-    leaseTtlMs: int('leaseTtlMs', options.leaseTtlMs ?? DEFAULTS.leaseTtlMs, 1),
-    maxAttempts: int('maxAttempts', options.maxAttempts ?? DEFAULTS.maxAttempts, 1),
-    outboxGapMs: int('outboxGapMs', options.outboxGapMs ?? DEFAULTS.outboxGapMs, 0),
+    leaseTtlMs: int('leaseTtlMs', options.leaseTtlMs ?? STORE_DEFAULTS.leaseTtlMs, 1),
+    maxAttempts: int('maxAttempts', options.maxAttempts ?? STORE_DEFAULTS.maxAttempts, 1),
+    outboxGapMs: int('outboxGapMs', options.outboxGapMs ?? STORE_DEFAULTS.outboxGapMs, 0),
     retryBackoff: { baseMs, maxMs },
-    batchLimit: int('batchLimit', options.batchLimit ?? DEFAULTS.batchLimit, 1),
-    maxPayloadBytes: int('maxPayloadBytes', options.maxPayloadBytes ?? DEFAULTS.maxPayloadBytes, 1),
-    maxOpenInboxes: int('maxOpenInboxes', options.maxOpenInboxes ?? DEFAULTS.maxOpenInboxes, 1),
-    busyTimeoutMs: int('busyTimeoutMs', options.busyTimeoutMs ?? DEFAULTS.busyTimeoutMs, 0),
+    batchLimit: int('batchLimit', options.batchLimit ?? STORE_DEFAULTS.batchLimit, 1),
+    maxPayloadBytes: int('maxPayloadBytes', options.maxPayloadBytes ?? STORE_DEFAULTS.maxPayloadBytes, 1),
+    maxOpenInboxes: int('maxOpenInboxes', options.maxOpenInboxes ?? STORE_DEFAULTS.maxOpenInboxes, 1),
+    busyTimeoutMs: int('busyTimeoutMs', options.busyTimeoutMs ?? STORE_DEFAULTS.busyTimeoutMs, 0),
     synchronous,
     retention: resolveRetention(options.retention),
     writerThread: bool('writerThread', options.writerThread ?? false),

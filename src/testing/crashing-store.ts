@@ -1,7 +1,7 @@
 /**
  * Crash points: a Store whose worker dies at a named moment, so a test can
  * write the failure scenario its agent must survive. The points sit on the
- * store's backend verbs (wrap-port.ts), so each one falls on a real commit
+ * store's backend verbs (store/seam.ts), so each one falls on a real commit
  * boundary:
  *
  *   after-acquire            the lease is granted; the worker never uses it
@@ -37,9 +37,8 @@
  */
 import { VigilError } from '../errors.js';
 import type { ClaimedEvent, HeldMessage, Store } from '../store/contract.js';
-import type { Claim, InboxPort } from '../store/engine/port.js';
+import { interceptPorts, type Claim, type CutVerbs, type InboxPort } from '../store/seam.js';
 import { CRASH_POINTS, SimulatedCrash, type CrashPoint, type CrashSite } from './simulated-crash.js';
-import { wrapPort } from './wrap-port.js';
 
 export interface CrashOptions {
   /** Where the worker dies. */
@@ -66,7 +65,7 @@ export interface CrashingStore extends Store {
 /** Wraps `store` so that a worker crashes at `options.at` (see the module comment). */
 export function crashingStore(store: Store, options: CrashOptions): CrashingStore {
   const plan = new CrashPlan(checkOptions(options));
-  const wrapped = wrapPort(store, (inner) => crashPoints(inner, plan));
+  const wrapped = interceptPorts(store, (inner, cut) => crashPoints(inner, cut, plan));
   return Object.assign(wrapped, {
     inner: store,
     crashes: plan.crashes,
@@ -148,7 +147,7 @@ class CrashPlan {
   }
 }
 
-function crashPoints(inner: InboxPort, plan: CrashPlan): Partial<InboxPort> {
+function crashPoints(inner: InboxPort, cut: CutVerbs, plan: CrashPlan): Partial<InboxPort> {
   const inboxId = inner.id;
   const site = (point: CrashPoint, holder: string | null, more: Partial<CrashSite> = {}): CrashSite => ({
     point,
@@ -188,7 +187,7 @@ function crashPoints(inner: InboxPort, plan: CrashPlan): Partial<InboxPort> {
       if (plan.due(before)) throw plan.crash(before);
       const during = site('in-finish', holder, inHand);
       if (plan.due(during)) {
-        await inner.finish(holder, gen, ids, outcome, { ...options, rollback: true });
+        await cut.finish(holder, gen, ids, outcome, options);
         throw plan.crash(during);
       }
       const finished = await inner.finish(holder, gen, ids, outcome, options);
@@ -215,7 +214,7 @@ function crashPoints(inner: InboxPort, plan: CrashPlan): Partial<InboxPort> {
       if (plan.due(before)) throw plan.crash(before);
       const during = site('in-finish', holder, inHand);
       if (plan.due(during)) {
-        await inner.finishAndClaim(holder, gen, ids, outcome, { ...options, rollback: true });
+        await cut.finishAndClaim(holder, gen, ids, outcome, options);
         throw plan.crash(during);
       }
       const after = site('after-finish', holder, inHand);
@@ -256,7 +255,7 @@ function crashPoints(inner: InboxPort, plan: CrashPlan): Partial<InboxPort> {
       };
       const here = site('in-dispatch', null);
       if (!plan.due(here)) return inner.reserve(planBatch, options);
-      await inner.reserve(seeing, { ...options, rollback: true });
+      await cut.reserve(seeing, options);
       throw plan.crash({ ...here, messages });
     },
     async markSent(batch, failures) {

@@ -4,14 +4,9 @@
  * database (dropped on close). Its clock is a fake one unless you pass your
  * own, so leases, retries, timers and pacing move only when the test says.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createFakeClock, type FakeClock } from '../clock.js';
-import { VigilError } from '../errors.js';
 import type { Store, StoreOptions } from '../store/contract.js';
-import { openStore } from '../store/open-store.js';
+import { openStore, throwawayPlace } from '../store/index.js';
 
 /** Where a throwaway store's fake clock starts: 2025-01-01T00:00:00Z. */
 export const THROWAWAY_START = Date.UTC(2025, 0, 1);
@@ -40,10 +35,7 @@ export interface ThrowawayStore {
 
 export async function throwawayStore(options: ThrowawayStoreOptions = {}): Promise<ThrowawayStore> {
   const { url, clock = createFakeClock(THROWAWAY_START), ...storeOptions } = options;
-  if (url !== undefined && !/^postgres(ql)?:\/\//.test(url)) {
-    throw new VigilError('invalid_store_url', 'throwawayStore takes a postgres:// URL (or no URL for SQLite in a temporary directory)');
-  }
-  const place = url === undefined ? sqlitePlace() : postgresPlace(url);
+  const place = throwawayPlace(url);
   const opened: Store[] = [];
   const open = async (more: Omit<StoreOptions, 'clock' | 'schema'> = {}): Promise<Store> => {
     const store = await openStore(place.url, { ...storeOptions, ...more, clock: clock.now, ...place.options });
@@ -75,48 +67,5 @@ export async function throwawayStore(options: ThrowawayStoreOptions = {}): Promi
     open,
     close,
     [Symbol.asyncDispose]: close,
-  };
-}
-
-interface Place {
-  url: string;
-  options: Pick<StoreOptions, 'schema'>;
-  dir?: string;
-  schema?: string;
-  remove(): Promise<void>;
-}
-
-function sqlitePlace(): Place {
-  const dir = mkdtempSync(join(tmpdir(), 'vigil-test-'));
-  return {
-    url: `sqlite:${dir}`,
-    options: {},
-    dir,
-    async remove() {
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-function postgresPlace(url: string): Place {
-  // Lower case, under the store's 56 characters: see src/store/postgres/connection.ts.
-  const schema = `vigil_test_${randomBytes(6).toString('hex')}`;
-  return {
-    url,
-    options: { schema },
-    schema,
-    async remove() {
-      // pg is loaded only here, as openStore does: a SQLite user never needs it.
-      const { default: pg } = await import('pg');
-      const target = new URL(url);
-      target.searchParams.delete('schema');
-      const client = new pg.Client({ connectionString: target.toString() });
-      await client.connect();
-      try {
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      } finally {
-        await client.end();
-      }
-    },
   };
 }

@@ -23,11 +23,11 @@ const WHY: Record<string, string> = {
 
 export function demoCommand(): Command {
   return new Command('demo').description('play the eight failure scenarios, narrated, against a temporary SQLite store').action(async () => {
-    const [{ runScenarios }, { openStore }] = await Promise.all([import('../../scenarios/reference-scenarios.js'), import('../../store/open-store.js')]);
+    const [{ runScenarios }, { openStore, sqliteStoreUrl }] = await Promise.all([import('../../scenarios/reference-scenarios.js'), import('../../store/index.js')]);
     const dir = mkdtempSync(join(tmpdir(), 'vigil-demo-'));
     try {
       print(`Vigil demo: eight failure scenarios against a temporary SQLite store (${dir}), on a fake clock.`);
-      const lines = await runScenarios((clock) => openStore(`sqlite:${dir}`, { clock }), 'agent', 'js');
+      const lines = await runScenarios((clock) => openStore(sqliteStoreUrl(dir), { clock }), 'agent', 'js');
       for (const line of lines) {
         const heading = /^(\d)\. /.exec(line);
         if (heading !== null) {

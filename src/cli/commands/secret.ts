@@ -23,7 +23,7 @@ export function secretCommand(): Command {
       const [{ loadConfig }, { resolveLongSecret }, { validateInboxId }, { perInboxSecret }] = await Promise.all([
         import('../../config/load-config.js'),
         import('../../config/secrets.js'),
-        import('../../store/engine/validate/index.js'),
+        import('../../store/index.js'),
         import('../../http/webhooks/source-secret.js'),
       ]);
       const { config } = await loadConfig(flags.config);

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve, sep } from 'node:path';
+import { DEFAULT_STORE_URL } from '../../store/index.js';
 
 /** What the project needs at its side: tsx runs the TypeScript, typescript checks it, node:test runs the tests. */
 interface OwnPackage {
@@ -99,7 +100,7 @@ export function mergeManifest(existing: PackageJson, wanted: PackageJson): { mer
 export function serviceConfig(): Record<string, unknown> {
   const secret = (): string => randomBytes(24).toString('base64url');
   return {
-    store: 'sqlite:./data',
+    store: DEFAULT_STORE_URL,
     host: '127.0.0.1',
     port: 8787,
     agent: './agent.ts',

@@ -6,7 +6,7 @@
  * refused with 422 and nothing is stored.
  */
 import type { InboxRouter } from '../../agent/agent.js';
-import { INBOX_ID_PATTERN } from '../../store/engine/validate/index.js';
+import { INBOX_ID_PATTERN } from '../../store/index.js';
 
 export interface Routing {
   from: string;

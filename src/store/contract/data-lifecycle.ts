@@ -3,7 +3,8 @@
  * retention and what a prune removes, and the records `exportInbox` gives
  * and `importInbox` takes. The rest is in ../contract.ts.
  */
-import type { ApprovalAnswer, EventStatus, InboxSettings, TimerRow } from '../contract.js';
+import type { ApprovalAnswer, EventStatus, TimerRow } from './rows.js';
+import type { InboxSettings } from './settings.js';
 import type { OperatorAction } from './reads.js';
 
 /**

@@ -4,7 +4,8 @@
  * costs what its page or window holds, not the inbox's history. The rest
  * of the contract, and the rules all of it keeps, are in ../contract.ts.
  */
-import type { ApprovalAnswer, EventStatus, LeaseInfo, OutboxFailure } from '../contract.js';
+import type { OutboxFailure } from './outbox.js';
+import type { ApprovalAnswer, EventStatus, LeaseInfo } from './rows.js';
 
 export interface EventQuery {
   status?: EventStatus;

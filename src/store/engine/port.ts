@@ -53,6 +53,8 @@ import type {
 } from './validate/index.js';
 
 export interface StorePort {
+  /** Which backend this is: the store's door (backends.ts) and its seam (seam.ts) load its modules by it. */
+  readonly backend: 'sqlite' | 'postgres';
   readonly options: ResolvedOptions;
   /** An inbox's verbs; the id is valid (R11). Cheap: nothing is created until a write. */
   inbox(id: string): InboxPort;
@@ -211,17 +213,10 @@ export interface Claim {
 
 export interface FinishOptions {
   wake: boolean;
-  /**
-   * Test only (vigil/testing's 'in-finish' crash point): run the whole
-   * transaction, then roll it back, as a process killed before its COMMIT.
-   */
-  rollback?: boolean;
 }
 
 export interface ReserveOptions {
   atMostOnce: boolean;
-  /** Test only ('in-dispatch'): roll the reservation back, as a process killed before its COMMIT. */
-  rollback?: boolean;
 }
 
 /** A timer as the scheduler reads it from its row. */

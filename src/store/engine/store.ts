@@ -13,6 +13,14 @@ import type { StorePort } from './port.js';
 import * as v from './validate/index.js';
 import { EngineView } from './view.js';
 
+/** The backend under each store this engine made: for store/seam.ts and backend tests, never a public property. */
+const ports = new WeakMap<Store, StorePort>();
+
+/** The backend under `store`, when the engine made it (openStore, throwawayStore); undefined for any other Store. */
+export function portOf(store: Store): StorePort | undefined {
+  return ports.get(store);
+}
+
 export class VigilStore implements Store {
   readonly events: RuntimeEvents;
   private readonly context: EngineContext;
@@ -20,10 +28,10 @@ export class VigilStore implements Store {
   private readonly sweep: PruneSweep;
 
   constructor(
-    /** The backend. For vigil/testing (crashingStore wraps it) and backend-specific tools; not part of the contract. */
-    readonly port: StorePort,
+    private readonly port: StorePort,
     events?: RuntimeEvents,
   ) {
+    ports.set(this, port);
     this.events = events ?? new RuntimeEvents();
     const clock = port.options.clock;
     this.context = {

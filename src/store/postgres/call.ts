@@ -33,9 +33,9 @@ export interface CallTarget {
    * it. Two round trips. (A one-statement transaction commits when the
    * statement ends, whether or not the client is still there to hear of it.)
    * `wake` sends `SELECT vigil_wake(channel)` with the COMMIT, in its round
-   * trip; `rollback` (tests only) rolls back instead of committing.
+   * trip.
    */
-  callThenCommit<T extends object>(statement: Statement, params: unknown[], options?: { wake?: boolean; rollback?: boolean }): Promise<T[]>;
+  callThenCommit<T extends object>(statement: Statement, params: unknown[], options?: { wake?: boolean }): Promise<T[]>;
   /**
    * The same as `call`, with `SELECT vigil_wake(channel)` pipelined behind
    * it in the same round trip: the LISTEN/NOTIFY hint the statement left

@@ -4,6 +4,7 @@
  */
 import pg from 'pg';
 import { VigilError } from '../../errors.js';
+import { redactStoreUrl } from '../store-url.js';
 
 export const DEFAULT_SCHEMA = 'vigil';
 
@@ -35,7 +36,7 @@ export function parseConnection(url: string, schemaOption: unknown): Connection 
   try {
     parsed = new URL(url);
   } catch (error) {
-    throw new VigilError('invalid_store_url', `${JSON.stringify(redact(url))} is not a valid PostgreSQL URL`, { cause: error });
+    throw new VigilError('invalid_store_url', `${JSON.stringify(redactStoreUrl(url))} is not a valid PostgreSQL URL`, { cause: error });
   }
   const schema = schemaOption ?? parsed.searchParams.get('schema') ?? DEFAULT_SCHEMA;
   if (typeof schema !== 'string' || !SCHEMA_PATTERN.test(schema)) {
@@ -115,8 +116,4 @@ export async function commitThenWake(client: pg.PoolClient, channel: string, wak
 /** `"name"`: for the few identifiers (schema, channel) SQL parameters cannot carry. */
 export function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
 }

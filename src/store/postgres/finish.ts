@@ -22,7 +22,7 @@ export async function finishRun(
   gen: number,
   ids: number[],
   outcome: CheckedOutcome,
-  { wake, rollback = false }: FinishOptions,
+  { wake }: FinishOptions,
 ): Promise<boolean> {
   // Not db.call: a finish cut off while its call runs must never commit
   // (test/postgres/connection-loss), and a one-statement transaction would
@@ -31,9 +31,9 @@ export async function finishRun(
   const [row] = await db.callThenCommit<{ finished: boolean }>(
     FINISH,
     [...finishParams(db, inboxId, holder, gen, ids, outcome, wake), ...workParams(db.options)],
-    { wake, rollback },
+    { wake },
   );
-  return !rollback && row?.finished === true;
+  return row?.finished === true;
 }
 
 /** vigil_finish's parameters up to p_wake, in its order (run-step.ts adds its own after them). */

@@ -44,7 +44,7 @@ export interface InboxBackend extends CallTarget {
   /** The same, planned with index scans only (no sequential or bitmap heap scan). */
   queryByIndex<T extends object>(sql: string, params: unknown[]): Promise<T[]>;
   /** One transaction on the inbox's locked row; `absent` if it was never written and `create` is false. */
-  transaction<T>(inboxId: string, create: boolean, fn: (tx: InboxTx) => Promise<T>, rollback?: boolean): Promise<{ value: T } | 'absent'>;
+  transaction<T>(inboxId: string, create: boolean, fn: (tx: InboxTx) => Promise<T>): Promise<{ value: T } | 'absent'>;
   /** One transaction that holds off a delete of the inbox but none of its writers (inbox-tx.ts, besideWriters). */
   besideWriters<T>(inboxId: string, fn: (tx: InboxTx) => Promise<T>): Promise<{ value: T } | 'absent'>;
 }
@@ -61,8 +61,8 @@ export class PostgresInboxPort implements InboxPort {
     return result.value;
   }
 
-  private async writeExisting<T>(fallback: T, fn: (tx: InboxTx) => Promise<T>, rollback = false): Promise<T> {
-    const result = await this.db.transaction(this.id, false, fn, rollback);
+  private async writeExisting<T>(fallback: T, fn: (tx: InboxTx) => Promise<T>): Promise<T> {
+    const result = await this.db.transaction(this.id, false, fn);
     return result === 'absent' ? fallback : result.value;
   }
 
@@ -116,9 +116,8 @@ export class PostgresInboxPort implements InboxPort {
     return this.writeExisting<ApprovalOutcome>('unknown', (tx) => answerApproval(tx, id, decide));
   }
 
-  async reserve(plan: PlanDispatch, { atMostOnce, rollback = false }: ReserveOptions): Promise<Reserved | null> {
-    const reserved = await this.writeExisting(null, (tx) => reserveBatch(tx, plan, atMostOnce), rollback);
-    return rollback ? null : reserved;
+  async reserve(plan: PlanDispatch, { atMostOnce }: ReserveOptions): Promise<Reserved | null> {
+    return this.writeExisting(null, (tx) => reserveBatch(tx, plan, atMostOnce));
   }
 
   async unreserve(batch: DispatchPlan): Promise<void> {

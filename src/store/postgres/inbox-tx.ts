@@ -22,9 +22,9 @@ import type pg from 'pg';
 import { readClock, type Clock } from '../../clock.js';
 import type { ResolvedOptions } from '../options.js';
 import type { PacingState } from '../outbox-batch.js';
+import { workParams } from './call.js';
 import { DB_NOW_MS } from './connection.js';
 import { isTransient, translate } from './errors.js';
-import { refreshWork } from './work.js';
 
 /** The inbox row as the transaction found it, locked. */
 export interface InboxRow {
@@ -85,18 +85,25 @@ export interface TxContext {
   readonly options: ResolvedOptions;
 }
 
+// The work table's row (work.ts) from the inbox's rows: vigil_refresh_work (functions/work.sql),
+// shared with the one-statement operations that refresh it in the same call.
+const REFRESH_WORK = 'SELECT vigil_refresh_work($1, $2, $3, $4, $5, $6)';
+
+/** Sets the inbox's work row from its rows, inside the transaction that changed them. */
+async function refreshWork(tx: InboxTx): Promise<void> {
+  await tx.rows(REFRESH_WORK, [tx.inboxId, tx.now, ...workParams(tx.options)]);
+}
+
 /**
  * Runs `fn` in one transaction on `inboxId`. With `create` the inbox row is
  * made if missing; without it, an inbox that was never written returns
- * `absent` and nothing is created. `rollback` (tests only: vigil/testing's
- * in- crash points) runs it all, then rolls it back instead of committing.
+ * `absent` and nothing is created.
  */
 export async function inboxTransaction<T>(
   ctx: TxContext,
   inboxId: string,
   create: boolean,
   fn: (tx: InboxTx) => Promise<T>,
-  rollback = false,
 ): Promise<{ value: T } | 'absent'> {
   return onInbox(
     ctx,
@@ -106,12 +113,11 @@ export async function inboxTransaction<T>(
       await refreshWork(tx);
       return value;
     },
-    rollback,
   );
 }
 
 /**
- * BEGIN with `begin`'s lock, `fn`, COMMIT (or ROLLBACK with `rollback`) on
+ * BEGIN with `begin`'s lock, `fn`, COMMIT on
  * a pooled connection: the one shape of every inbox transaction here. An
  * inbox that `begin` finds absent rolls back and returns `absent`.
  */
@@ -119,7 +125,6 @@ async function onInbox<T>(
   ctx: TxContext,
   begin: (client: pg.ClientBase, appNow: number | null) => Promise<InboxTx | null>,
   fn: (tx: InboxTx) => Promise<T>,
-  rollback = false,
 ): Promise<{ value: T } | 'absent'> {
   const appNow = appClock(ctx.options);
   return withClient(ctx.pool, async (client) => {
@@ -130,7 +135,7 @@ async function onInbox<T>(
         return 'absent';
       }
       const value = await fn(tx);
-      await client.query(rollback ? 'ROLLBACK' : 'COMMIT');
+      await client.query('COMMIT');
       return { value };
     } catch (error) {
       // On a lost connection this fails too, and withClient drops the connection.

@@ -42,6 +42,7 @@ export async function openPostgresStore(url: string, options: StoreOptions = {})
 }
 
 export class PostgresStore implements StorePort, InboxBackend {
+  readonly backend = 'postgres';
   private closed = false;
   private readonly listener: NotificationListener;
   private readonly steps: StepGroups;
@@ -76,9 +77,9 @@ export class PostgresStore implements StorePort, InboxBackend {
     return new PostgresViewPort(this, id);
   }
 
-  async transaction<T>(inboxId: string, create: boolean, fn: (tx: InboxTx) => Promise<T>, rollback = false): Promise<{ value: T } | 'absent'> {
+  async transaction<T>(inboxId: string, create: boolean, fn: (tx: InboxTx) => Promise<T>): Promise<{ value: T } | 'absent'> {
     this.assertOpen();
-    return inboxTransaction({ pool: this.pool, options: this.options }, inboxId, create, fn, rollback);
+    return inboxTransaction({ pool: this.pool, options: this.options }, inboxId, create, fn);
   }
 
   async besideWriters<T>(inboxId: string, fn: (tx: InboxTx) => Promise<T>): Promise<{ value: T } | 'absent'> {
@@ -126,7 +127,7 @@ export class PostgresStore implements StorePort, InboxBackend {
     return withClient(this.pool, async (client) => (await client.query<T>({ name: statement.name, text: statement.text, values: params })).rows);
   }
 
-  async callThenCommit<T extends object>(statement: Statement, params: unknown[], { wake = false, rollback = false } = {}): Promise<T[]> {
+  async callThenCommit<T extends object>(statement: Statement, params: unknown[], { wake = false } = {}): Promise<T[]> {
     this.assertOpen();
     return withClient(this.pool, async (client) => {
       try {
@@ -137,10 +138,6 @@ export class PostgresStore implements StorePort, InboxBackend {
             client.query<T>({ name: statement.name, text: statement.text, values: params }),
           ]),
         );
-        if (rollback) {
-          await client.query('ROLLBACK');
-          return rows;
-        }
         // The hint the call left goes out with the COMMIT, after it, in the same round trip.
         await commitThenWake(client, this.channel, wake);
         return rows;

@@ -51,14 +51,13 @@ export async function finishAndClaim(
   gen: number,
   ids: number[],
   outcome: CheckedOutcome,
-  { wake, rollback = false }: FinishOptions,
+  { wake }: FinishOptions,
 ): Promise<{ finished: boolean; claim: Claim }> {
   const { options } = db;
   const params = [...finishParams(db, inboxId, holder, gen, ids, outcome, wake), options.leaseTtlMs, options.batchLimit, ...workParams(options)];
-  const alone = (): Promise<StepRow[]> => db.callThenCommit<StepRow>(FINISH_AND_CLAIM, params, { wake, rollback });
-  // A step that rolls back (tests only) has no place in a group that commits.
-  const rows = rollback ? await alone() : await db.runStep<StepRow>(inboxId, FINISH_AND_CLAIM, params, { wake, alone });
-  const finished = !rollback && rows.some((row) => row.kind === 'finished');
+  const alone = (): Promise<StepRow[]> => db.callThenCommit<StepRow>(FINISH_AND_CLAIM, params, { wake });
+  const rows = await db.runStep<StepRow>(inboxId, FINISH_AND_CLAIM, params, { wake, alone });
+  const finished = rows.some((row) => row.kind === 'finished');
   return { finished, claim: finished ? toClaim(rows) : { events: [], dead: [] } };
 }
 

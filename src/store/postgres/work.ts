@@ -8,18 +8,10 @@
  * value before COMMIT, under the inbox's row lock: a crash can never leave
  * it stale, and writers of one inbox update it in the order they commit.
  */
-import { workParams } from './call.js';
 import { DB_NOW_MS } from './connection.js';
-import type { InboxTx } from './inbox-tx.js';
 
-// The rules themselves are vigil_refresh_work (functions/work.sql),
-// shared with the one-statement operations that refresh it in the same call.
-const REFRESH_WORK = 'SELECT vigil_refresh_work($1, $2, $3, $4, $5, $6)';
-
-/** Sets the inbox's work row from its rows, inside the transaction that changed them. */
-export async function refreshWork(tx: InboxTx): Promise<void> {
-  await tx.rows(REFRESH_WORK, [tx.inboxId, tx.now, ...workParams(tx.options)]);
-}
+// The rules that set a row are vigil_refresh_work (functions/work.sql), called at the end of
+// every inbox transaction (inbox-tx.ts) and inside the one-statement operations (call.ts).
 
 /**
  * Most overdue first. $1 is now from the app clock, NULL for the database's

@@ -194,22 +194,25 @@ export class InboxDb {
   }
 
   /**
-   * Test only (vigil/testing's in- crash points): runs `fn` in a write
-   * transaction and rolls it back, as a process killed before its COMMIT.
-   * The ready index is not touched: nothing of the transaction stays.
+   * Runs `fn` in a write transaction and rolls it back, returning what `fn`
+   * returned: what a process killed before its COMMIT leaves
+   * (cut-before-commit.ts, for the testing kit's crash points). The ready
+   * index is not touched: nothing of the transaction stays.
    */
-  writeThenRollBack(fn: (now: number) => unknown): void {
+  writeThenRollBack<T>(fn: (now: number) => T): T {
     const rollBack = new Error('rolled back on purpose');
+    let value: T;
     try {
       this.guard(() =>
         this.runInTransaction.immediate(() => {
-          fn(this.now());
+          value = fn(this.now());
           throw rollBack;
         }),
       );
     } catch (error) {
       if (error !== rollBack) throw error;
     }
+    return value!;
   }
 
   /** The inbox has a debounce (settings wake.debounceMs); read in the caller's transaction. */

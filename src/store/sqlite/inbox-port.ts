@@ -82,11 +82,7 @@ export class SqliteInboxPort implements InboxPort {
     return this.existing((c) => c.write((now) => claimBatch(c, holder, gen, now), { durability: 'process' })) ?? { events: [], dead: [] };
   }
 
-  async finish(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, { wake, rollback = false }: FinishOptions): Promise<boolean> {
-    if (rollback) {
-      this.existing((c) => c.writeThenRollBack((now) => finishRun(c, holder, gen, ids, outcome, now)));
-      return false;
-    }
+  async finish(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, { wake }: FinishOptions): Promise<boolean> {
     const finished = this.existing((c) => c.write((now) => finishRun(c, holder, gen, ids, outcome, now))) ?? false;
     if (finished && wake) this.files.wake(this.id, 'outbox');
     return finished;
@@ -103,13 +99,9 @@ export class SqliteInboxPort implements InboxPort {
     gen: number,
     ids: number[],
     outcome: CheckedOutcome,
-    { wake, rollback = false }: FinishOptions,
+    { wake }: FinishOptions,
   ): Promise<{ finished: boolean; claim: Claim }> {
     const refused = { finished: false, claim: { events: [], dead: [] } };
-    if (rollback) {
-      this.existing((c) => c.writeThenRollBack((now) => finishAndClaim(c, holder, gen, ids, outcome, now)));
-      return refused;
-    }
     const result = this.existing((c) => c.write((now) => finishAndClaim(c, holder, gen, ids, outcome, now))) ?? refused;
     if (result.finished && wake) this.files.wake(this.id, 'outbox');
     return result;
@@ -136,11 +128,7 @@ export class SqliteInboxPort implements InboxPort {
     return this.existing((c) => c.write((now) => answerApproval(c, id, decide, now))) ?? 'unknown';
   }
 
-  async reserve(plan: PlanDispatch, { atMostOnce, rollback = false }: ReserveOptions): Promise<Reserved | null> {
-    if (rollback) {
-      this.existing((c) => c.writeThenRollBack((now) => reserveBatch(c, plan, now, atMostOnce)));
-      return null;
-    }
+  async reserve(plan: PlanDispatch, { atMostOnce }: ReserveOptions): Promise<Reserved | null> {
     // A reservation survives a process crash but need not a power loss, which would only make its
     // batch sendable again, as a crash after it does; the record of the send syncs it with its own
     // commit. At most once, the reservation is the record of the send: durable.

@@ -11,6 +11,7 @@ import { readClock } from '../../clock.js';
 import { isVigilError, VigilError } from '../../errors.js';
 import type { InboxList, InboxRecord, InboxSummary, NextWake, Store, StoreOptions, WakeKind, WakeListener } from '../contract.js';
 import type { StorePort } from '../engine/port.js';
+import { portOf } from '../engine/store.js';
 import { caseCollision, INBOX_ID_PATTERN, type CheckedEvent, type CheckedInboxListQuery, type CheckedRecord } from '../engine/validate/index.js';
 import { emptySummary, unreadableSummary } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
@@ -44,6 +45,7 @@ function unreadableReason(error: unknown): string {
 }
 
 export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
+  readonly backend = 'sqlite';
   readonly dir: string;
   readonly options: ResolvedOptions;
   private readonly open: LRUCache<string, InboxDb>;
@@ -414,7 +416,7 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
  * for tests and benchmarks that look below the engine.
  */
 export function sqliteBackendOf(store: Store): SqliteStore {
-  const port = (store as { port?: unknown }).port;
+  const port = portOf(store);
   if (!(port instanceof SqliteStore)) throw new VigilError('invalid_argument', 'not a SQLite store');
   return port;
 }

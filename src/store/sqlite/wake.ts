@@ -4,8 +4,15 @@
  * index stores (see ready-index.ts), with the inbox's dead events counted
  * for the dashboard (one more walk of the status index, over dead rows only).
  */
-import type { InboxDb } from './inbox-db.js';
+import type { Statement } from 'better-sqlite3';
+import type { ResolvedOptions } from '../options.js';
 import type { Wake } from './ready-index.js';
+
+/** What the rule reads through: an inbox file's connection (inbox-db.ts) and the store's options. */
+export interface WakeSource {
+  readonly options: Pick<ResolvedOptions, 'retryBackoff' | 'maxAttempts' | 'outboxGapMs'>;
+  stmt(sql: string): Statement;
+}
 
 // Each part reads a partial index or a handful of pending rows: the cost
 // follows the work in the inbox, not its history.
@@ -49,7 +56,7 @@ interface WakeRow {
   dead: number;
 }
 
-export function computeWake(c: InboxDb, now: number): Wake {
+export function computeWake(c: WakeSource, now: number): Wake {
   const { retryBackoff, maxAttempts, outboxGapMs } = c.options;
   const row = c.stmt(WAKE_SQL).get({ maxAttempts, baseMs: retryBackoff.baseMs, maxMs: retryBackoff.maxMs }) as WakeRow;
 

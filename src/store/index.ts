@@ -1,0 +1,24 @@
+/**
+ * The store's door for the rest of src/: the contract, store URLs and the
+ * backends behind them, the store's defaults, and the engine's input checks
+ * that other layers apply before they hand something to the store (a memory
+ * key checked when the agent sets it, not at the run's finish). Outside
+ * src/store/, only this file and the contract are imported
+ * (test/architecture checks it); store/engine/ and the backend folders stay
+ * the store's own.
+ */
+export type * from './contract.js';
+export { DEFAULT_STORE_URL, localStoreDir, parseStoreUrl, redactStoreUrl, resolveStoreUrl, sqliteStoreUrl, storeUrlProblem, type StoreLocation } from './store-url.js';
+export { migrateStore, openStore, throwawayPlace, type MigrateReport, type ThrowawayPlace } from './backends.js';
+export { STORE_DEFAULTS } from './options.js';
+export { quietState, type QuietState } from './pacing.js';
+export {
+  INBOX_ID_PATTERN,
+  MEMORY_LIMITS,
+  storableText,
+  validateApprovalRequest,
+  validateInboxId,
+  validateMemoryKey,
+  validateMemoryValue,
+  type CheckedApproval,
+} from './engine/validate/index.js';
