@@ -15,8 +15,8 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { configSchema } from '../src/config/schema.js';
-import { createApp } from '../src/http/app.js';
+import { parseConfig } from '../src/config/load-config.js';
+import { createServiceApp, httpDepsOf } from '../src/service/service.js';
 import { createLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
 import { RuntimeEvents } from '../src/events.js';
@@ -150,19 +150,18 @@ async function runOnStore(name: string, store: Store, plan: Plan, log: (line: st
   await seed(store, plan, log, copy);
   const seedSeconds = (performance.now() - seedStart) / 1000;
   log(`dashboard (${name}): seeded ${plan.inboxes} inboxes, ${plan.events} events in ${seedSeconds.toFixed(0)} s`);
-  const app = createApp({
+  const app = createServiceApp({
+    ...httpDepsOf(parseConfig({ token: TOKEN }, 'bench config', {})),
     store,
-    config: configSchema.parse({ token: TOKEN }),
     metrics: createMetrics({ defaultMetrics: false }),
     logger: createLogger({ level: 'silent' }),
     events: new RuntimeEvents(),
-    linkSecret: '',
     publicUrl: 'http://127.0.0.1',
   });
-  const login = await app.request('/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' }, body: `token=${TOKEN}` });
+  const login = await app.hono.request('/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin' }, body: `token=${TOKEN}` });
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
   const page = async (path: string): Promise<void> => {
-    const response = await app.request(path, { headers: { cookie } });
+    const response = await app.hono.request(path, { headers: { cookie } });
     if (response.status !== 200) throw new Error(`GET ${path}: ${response.status}`);
     await response.text();
   };

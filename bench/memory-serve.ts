@@ -144,7 +144,7 @@ export function killAllServe(): void {
  */
 export async function measureFloor(cli: string, idleSeconds: number): Promise<{ bareNode: MemorySample; modules: MemorySample }> {
   const dist = dirname(dirname(cli));
-  const modules = ['config/load-config.js', 'observability/logger.js', 'service/service.js', 'service/run-until-signal.js', 'store/sqlite/sqlite-store.js', 'agent/example-agent.js'];
+  const modules = ['config/load-config.js', 'observability/logger.js', 'service/service.js', 'service/run-until-signal.js', 'store/sqlite/sqlite-store.js', 'demo/demo-agent.js'];
   const imports = modules.map((m) => `await import(${JSON.stringify(pathToFileURL(join(dist, m)).href)});`).join(' ');
   const sample = async (script: string): Promise<MemorySample> => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', `${script} process.stdout.write('ready\\n'); setInterval(() => {}, 1 << 30);`], {

@@ -22,9 +22,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { configSchema } from '../src/config/schema.js';
+import { parseConfig } from '../src/config/load-config.js';
 import { RuntimeEvents } from '../src/events.js';
-import { createApp } from '../src/http/app.js';
+import { createServiceApp, httpDepsOf } from '../src/service/service.js';
 import { startHttpServer } from '../src/http/server.js';
 import { openStore } from '../src/index.js';
 import { createLogger } from '../src/observability/logger.js';
@@ -162,12 +162,16 @@ async function listenPlain(server: Server): Promise<{ url: string; running: Runn
 async function startVigil(dir: string, secret: string, writerThread: boolean): Promise<{ url: string; running: Running }> {
   // The store's defaults; `vigil serve` adds writerThread (src/service/service.ts).
   // Wired as startService wires them: the store reports to the event stream, which the metrics and the log hear.
-  const config = configSchema.parse({
-    store: `sqlite:${dir}`,
-    host: '127.0.0.1',
-    port: 0,
-    sources: { [BENCH_SOURCE]: { type: 'github', secret } },
-  });
+  const config = parseConfig(
+    {
+      store: `sqlite:${dir}`,
+      host: '127.0.0.1',
+      port: 0,
+      sources: { [BENCH_SOURCE]: { type: 'github', secret } },
+    },
+    'bench config',
+    {},
+  );
   const logger = createLogger({ level: config.log.level, pretty: false });
   const metrics = createMetrics();
   const events = new RuntimeEvents();
@@ -175,15 +179,7 @@ async function startVigil(dir: string, secret: string, writerThread: boolean): P
   const store = await openStore(`sqlite:${dir}`, { writerThread, events });
   const backend = sqliteBackendOf(store);
   if (backend.threaded !== writerThread) throw new Error(`the store ${writerThread ? 'has no' : 'has a'} writer thread`);
-  const app = createApp({
-    store,
-    config,
-    metrics,
-    logger,
-    events,
-    linkSecret: '',
-    publicUrl: 'http://127.0.0.1',
-  });
+  const app = createServiceApp({ ...httpDepsOf(config), store, metrics, logger, events, publicUrl: 'http://127.0.0.1' });
   const server = await startHttpServer(app, { host: '127.0.0.1', port: 0 });
   return {
     url: server.url,

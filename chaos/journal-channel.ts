@@ -11,6 +11,8 @@ export function journalChannel(journal: Journal, crashes: CrashPoints, holder: s
   return {
     name: 'journal',
     async send(message: OutgoingMessage) {
+      // The chaos service has no operator channels: every batch is an inbox's.
+      if (message.inboxId === null) throw new Error('the chaos journal takes inbox batches only');
       journal.write({
         k: 'sent',
         inbox: message.inboxId,

@@ -63,9 +63,25 @@ A minimal deployment:
   "token": "env:VIGIL_TOKEN",
   "agent": "./agent.ts",
   "sources": { "github": { "type": "github", "secret": "env:GITHUB_WEBHOOK_SECRET" } },
-  "channels": { "slack": { "url": "https://hooks.slack.com/services/…" } }
+  "channels": {
+    "slack": { "type": "slack", "botToken": "env:SLACK_BOT_TOKEN" },
+    "ops": { "type": "slack", "audience": "operator", "botToken": "env:SLACK_BOT_TOKEN", "to": "C0OPS" }
+  }
 }
 \`\`\`
+
+**Channels have names.** A channel's name is its key in \`channels\`, and the
+key under which each inbox keeps its person's address for it
+(\`contacts.<name>\`, set with \`vigil settings\`, the API or the dashboard).
+Two Slack workspaces are two names. A channel's \`audience\` says who hears
+it: \`users\` (the default: each inbox's messages, to its person) or
+\`operator\` (messages for whoever runs the service; never a user's). The
+older form, keyed by kind with no \`type\` (\`"slack": { "url": … }\`), still
+works: it is a channel named for its kind, for users, so its contacts are
+still \`contacts.slack\`. **Renaming a channel changes that key**: after
+renaming \`slack\` to \`slack-team\`, copy each inbox's \`contacts.slack\` to
+\`contacts.slack-team\` (until then its messages are undeliverable there,
+kept and redrivable).
 `;
 
 /** The reference as Markdown (of the service's schema unless another is given). Throws if a key has no description. */

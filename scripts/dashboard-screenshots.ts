@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
 import { createFakeClock } from '../src/clock.js';
-import { configSchema } from '../src/config/schema.js';
-import { createApp } from '../src/http/app.js';
+import { parseConfig } from '../src/config/load-config.js';
+import { createServiceApp, httpDepsOf } from '../src/service/service.js';
 import { startHttpServer } from '../src/http/server.js';
 import { createLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
@@ -89,13 +89,12 @@ await front.dispatch(() => undefined);
 await front.ingest({ source: 'chat', sourceId: 'm-2', payload: { text: 'any news?' } });
 await turn(front, 'worker-2', { messages: ['Still on it, one moment.'] });
 
-const app = createApp({
+const app = createServiceApp({
+  ...httpDepsOf(parseConfig({ token: TOKEN }, 'screenshot config', {})),
   store,
-  config: configSchema.parse({ token: TOKEN }),
   metrics: createMetrics({ defaultMetrics: false }),
   logger: createLogger({ level: 'silent' }),
   events: new RuntimeEvents(),
-  linkSecret: '',
   publicUrl: 'http://127.0.0.1',
   now: clock.now,
 });

@@ -26,6 +26,8 @@ export interface DeadEvent {
 export interface RuntimeEventMap {
   /** One per event handed to ingest: stored, or refused as a duplicate (R1). */
   'event:ingested': { inboxId: string; source: string; sourceId: string; stored: boolean };
+  /** A webhook delivery refused before anything was stored: `known` is false for a source name no config has (anyone can vary it). */
+  'webhook:refused': { source: string; known: boolean; reason: string; message: string };
   'run:started': { inboxId: string; gen: number; eventIds: number[] };
   'run:finished': {
     inboxId: string;
@@ -61,6 +63,8 @@ export interface RuntimeEventMap {
   /** At-most-once delivery only: a channel failed, and these messages will not be sent to it again. */
   'outbox:lost': { inboxId: string; channel: string; count: number; error: string };
   'channel:failed': { inboxId: string; channel: string; error: string; retryInMs: number };
+  /** A message for the operator, sent once to one of the operator's channels (runtime/operator-messages.ts). */
+  'operator:sent': { id: string; channel: string; status: 'delivered' | 'retry' | 'rejected'; error?: string };
   /** Retention: what one prune call removed (it runs in small batches; one event per batch that removed anything). */
   'store:pruned': { events: number; messages: number; approvals: number; actions: number; more: boolean };
   /** Everything of an inbox removed, tombstones included (a deletion request). */

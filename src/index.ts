@@ -24,5 +24,8 @@ export { RunAbortedError, type AbortReason } from './runtime/run-abort.js';
 export { RuntimeEvents, type RuntimeEventMap, type RuntimeEventName, type DeadEvent } from './events.js';
 
 // Where messages go.
-export { createChannels, type ChannelDeps } from './channels/create-channels.js';
-export { delivered, retryLater, rejected, type Channel, type DeliveryResult, type OutgoingMessage } from './channels/channel.js';
+export { createChannels, type ChannelDeps, type Channels, type ChannelSpec } from './channels/create-channels.js';
+export { delivered, retryLater, rejected, type Audience, type Channel, type DeliveryResult, type OutgoingMessage } from './channels/channel.js';
+export type { WebhookChannelOptions } from './channels/webhook.js';
+export type { SlackChannelOptions } from './channels/slack.js';
+export type { EmailChannelOptions } from './channels/email.js';

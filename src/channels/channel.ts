@@ -10,7 +10,8 @@
 import type { HeldMessage } from '../store/contract.js';
 
 export interface OutgoingMessage {
-  inboxId: string;
+  /** The inbox whose person this is for; null for a message to the operator (an operator channel's only kind). */
+  inboxId: string | null;
   /** The held messages for this channel joined by a blank line (R9). */
   body: string;
   messages: HeldMessage[];
@@ -20,12 +21,22 @@ export interface OutgoingMessage {
   contact: string | null;
 }
 
+/** Who a channel's messages are for: each inbox's person (the outbox), or the service's operator. */
+export type Audience = 'users' | 'operator';
+
+/** What a channel's options default to, where the config does not say. */
+export const CHANNEL_DEFAULTS = {
+  /** How long one delivery may take. */
+  timeoutMs: 10_000,
+} as const;
+
 export type DeliveryResult =
   | { status: 'delivered' }
   | { status: 'retry'; reason: string; retryAfterMs?: number }
   | { status: 'rejected'; reason: string };
 
 export interface Channel {
+  /** Its name in the config: the key of an inbox's contacts for it (`contacts.<name>`). */
   readonly name: string;
   /**
    * `required`: the channel reaches a person only through their contact; a

@@ -6,9 +6,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { Transporter } from 'nodemailer';
-import { delivered, rejected, type Channel, type DeliveryResult, type OutgoingMessage } from './channel.js';
+import { CHANNEL_DEFAULTS, delivered, rejected, type Channel, type DeliveryResult, type OutgoingMessage } from './channel.js';
 
 export interface EmailChannelOptions {
+  /** Default `email`. */
+  name?: string;
   host: string;
   port: number;
   secure?: boolean;
@@ -22,7 +24,7 @@ export interface EmailChannelOptions {
 }
 
 export function createEmailChannel(options: EmailChannelOptions): Channel {
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const timeoutMs = options.timeoutMs ?? CHANNEL_DEFAULTS.timeoutMs;
   // nodemailer is loaded with the first send: a service without an email channel never loads it.
   let transport: Promise<Transporter> | undefined;
   const transporter = (): Promise<Transporter> =>
@@ -39,7 +41,7 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
     ));
   const domain = domainOf(options.from);
   return {
-    name: 'email',
+    name: options.name ?? 'email',
     contact: options.to === undefined ? 'required' : 'optional',
     async send(message: OutgoingMessage, signal: AbortSignal): Promise<DeliveryResult> {
       signal.throwIfAborted();
@@ -56,7 +58,7 @@ export function createEmailChannel(options: EmailChannelOptions): Channel {
         subject: options.subject ?? 'Update from your agent',
         text: message.body,
         messageId: messageIdFor(message.id, domain),
-        headers: { 'X-Vigil-Inbox': message.inboxId, 'X-Vigil-Batch': message.id },
+        headers: { 'X-Vigil-Inbox': message.inboxId ?? '(operator)', 'X-Vigil-Batch': message.id },
       }));
       sending.catch(() => undefined);
       try {

@@ -2,8 +2,10 @@
  * The Slack channel, in one of two modes.
  *
  * - Bot (`botToken`): each inbox's messages go to its person's own Slack
- *   conversation, `contacts.slack` (a user id for a DM, or a channel id),
- *   through the Web API's chat.postMessage. Slack answers HTTP 200 with
+ *   conversation, `contacts.<channel name>` (a user id for a DM, or a
+ *   channel id), else to `to` when it is set (an operator's channel names
+ *   its conversation there), through the Web API's chat.postMessage.
+ *   Slack answers HTTP 200 with
  *   `{"ok":false,"error":…}` when it refuses: that body decides, not the
  *   status. A token that no longer works, or a conversation the bot cannot
  *   reach, is rejected for good; rate limits and Slack's own failures are
@@ -16,14 +18,18 @@
  * reservation, retrying a send the dispatcher already gave up on.
  * Slack has no idempotency key for either: a retried batch may show twice.
  */
-import { delivered, rejected, retryLater, type Channel, type DeliveryResult, type OutgoingMessage } from './channel.js';
+import { CHANNEL_DEFAULTS, delivered, rejected, retryLater, type Channel, type DeliveryResult, type OutgoingMessage } from './channel.js';
 import { deliveryOf, postJson } from './http-post.js';
 
 export interface SlackChannelOptions {
+  /** Default `slack`. */
+  name?: string;
   /** An incoming webhook URL; it is the credential, so it never appears in errors or logs. */
   url?: string;
-  /** A bot token (xoxb-…): messages go to each inbox's contacts.slack. Never in errors or logs. */
+  /** A bot token (xoxb-…): messages go to each inbox's `contacts.<name>`. Never in errors or logs. */
   botToken?: string;
+  /** With botToken: the conversation for an inbox with no contact on this channel (and for the operator's messages); without it, such a message is undeliverable here. */
+  to?: string | undefined;
   /** The Web API's base URL (default Slack's); for a local fake in tests. */
   apiUrl?: string;
   timeoutMs?: number;
@@ -51,19 +57,20 @@ const PERMANENT = new Set([
 ]);
 
 export function createSlackChannel(options: SlackChannelOptions): Channel {
-  const timeoutMs = options.timeoutMs ?? 10_000;
+  const name = options.name ?? 'slack';
+  const timeoutMs = options.timeoutMs ?? CHANNEL_DEFAULTS.timeoutMs;
   const http = options.fetch === undefined ? {} : { fetch: options.fetch };
   if (options.botToken !== undefined) {
     const endpoint = `${(options.apiUrl ?? SLACK_API_URL).replace(/\/+$/, '')}/chat.postMessage`;
     const token = options.botToken;
     return {
-      name: 'slack',
-      contact: 'required',
+      name,
+      contact: options.to === undefined ? 'required' : 'optional',
       async send(message: OutgoingMessage, signal: AbortSignal): Promise<DeliveryResult> {
         const answer = await postJson({
           url: endpoint,
           label: 'slack chat.postMessage',
-          body: JSON.stringify({ channel: message.contact, text: message.body }),
+          body: JSON.stringify({ channel: message.contact ?? options.to, text: message.body }),
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json; charset=utf-8' },
           signal,
           timeoutMs,
@@ -76,7 +83,7 @@ export function createSlackChannel(options: SlackChannelOptions): Channel {
   }
   const url = options.url as string;
   return {
-    name: 'slack',
+    name,
     async send(message: OutgoingMessage, signal: AbortSignal): Promise<DeliveryResult> {
       const answer = await postJson({ url, label: 'slack incoming webhook', body: JSON.stringify({ text: message.body }), signal, timeoutMs, ...http });
       return deliveryOf(answer, 'slack incoming webhook');

@@ -10,10 +10,12 @@
 import { systemClock, type Clock } from '../clock.js';
 import { hmacSha256 } from '../crypto.js';
 import { VigilError } from '../errors.js';
-import type { Channel, DeliveryResult, OutgoingMessage } from './channel.js';
+import { CHANNEL_DEFAULTS, type Channel, type DeliveryResult, type OutgoingMessage } from './channel.js';
 import { deliveryOf, postJson } from './http-post.js';
 
 export interface WebhookChannelOptions {
+  /** Default `webhook`. */
+  name?: string;
   url: string;
   /** `whsec_<base64>` (the prefix is optional, as in the reference libraries). */
   secret: string;
@@ -29,7 +31,7 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
   const clock = options.clock ?? systemClock;
   const label = `webhook ${new URL(options.url).host}`;
   return {
-    name: 'webhook',
+    name: options.name ?? 'webhook',
     async send(message: OutgoingMessage, signal: AbortSignal): Promise<DeliveryResult> {
       const body = JSON.stringify({ inbox: message.inboxId, id: message.id, to: message.contact, body: message.body, messages: message.messages });
       const answer = await postJson({
@@ -38,7 +40,7 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
         body,
         headers: signWebhook(key, message.id, Math.floor(clock() / 1000), body),
         signal,
-        timeoutMs: options.timeoutMs ?? 10_000,
+        timeoutMs: options.timeoutMs ?? CHANNEL_DEFAULTS.timeoutMs,
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
       });
       return deliveryOf(answer, label);

@@ -6,7 +6,7 @@
  * `vigil status` sees the store the way the service does.
  */
 import type { Command } from 'commander';
-import type { ServiceConfig } from '../config/schema.js';
+import type { ConfigFile } from '../config/schema.js';
 import type { Store, StoreOptions } from '../store/contract.js';
 
 export interface StoreFlags {
@@ -22,15 +22,16 @@ export function withStoreFlags(command: Command): Command {
 }
 
 /** The store a command works on, and the options to open it with. */
-export async function cliStoreTarget(flags: StoreFlags): Promise<{ url: string; options: StoreOptions; config: ServiceConfig }> {
+export async function cliStoreTarget(flags: StoreFlags): Promise<{ url: string; options: StoreOptions; config: ConfigFile }> {
   // Imported when a command runs, not when the CLI starts: `vigil --help` needs neither zod nor SQLite.
-  const { loadConfig } = await import('../config/load-config.js');
-  const { config } = await loadConfig(flags.config);
+  // The file, its secrets unread: a command on the store must not need the service's secrets in its environment.
+  const { loadConfigFile } = await import('../config/load-config.js');
+  const { config } = await loadConfigFile(flags.config);
   // A command makes a few writes: the writer thread (engine.writerThread) is for a service's stream of them.
   return { url: flags.store ?? config.store, options: { ...config.engine, writerThread: false }, config };
 }
 
-export async function openCliStore(flags: StoreFlags): Promise<{ store: Store; url: string; config: ServiceConfig }> {
+export async function openCliStore(flags: StoreFlags): Promise<{ store: Store; url: string; config: ConfigFile }> {
   const [{ url, options, config }, { openStore }] = await Promise.all([cliStoreTarget(flags), import('../store/index.js')]);
   return { store: await openStore(url, options), url, config };
 }

@@ -1,22 +1,27 @@
 /**
  * Reads a `vigil serve` config (`.json`, `.js`/`.mjs` default export, or
- * `.ts`) and validates it with the zod schema. Every problem is reported at
- * once, each naming its field (`sources.github.secret: required`), so a bad
- * config costs one edit, not one per restart.
+ * `.ts`), validates it with the zod schema and resolves it (resolve-config.ts:
+ * its secrets read, once). Every problem is reported at once, each naming
+ * its field (`sources.github.secret: required`), so a bad config costs one
+ * edit, not one per restart.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, extname, isAbsolute, resolve } from 'node:path';
 import { DEFAULT_STORE_URL, resolveStoreUrl } from '../store/index.js';
-import { configSchema, type ServiceConfig, type ServiceConfigInput } from './schema.js';
+import { configSchema, type ConfigFile, type ServiceConfigInput } from './schema.js';
 import { ConfigError } from './config-error.js';
 import { describeIssue } from './describe-issue.js';
 import { defaultExport, importModule } from './import-module.js';
+import { fromKindKeyed } from './kind-keyed-channels.js';
+import { resolveConfig, type ServiceConfig } from './resolve-config.js';
 
 export { ConfigError };
 
-export interface LoadedConfig {
-  config: ServiceConfig;
+export type { ServiceConfig };
+
+export interface LoadedConfig<C = ServiceConfig> {
+  config: C;
   /** The file it came from, or null for the embedded default. */
   file: string | null;
 }
@@ -37,7 +42,7 @@ export function defaultConfigInput(): ServiceConfigInput {
     port: 8787,
     token: DEMO_TOKEN,
     sources: { demo: { type: 'github', secret: DEMO_SECRET } },
-    channels: { console: {} },
+    channels: { console: { type: 'console' } },
     // The engine paces the outbox at one message an hour; a demo you watch
     // in a terminal needs to see the second reply too.
     engine: { outboxGapMs: 5_000 },
@@ -48,28 +53,43 @@ export function defaultConfigInput(): ServiceConfigInput {
 export const DEFAULT_CONFIG_FILE = 'vigil.json';
 
 /**
- * Loads and validates `file`; without one, `./vigil.json` if the working
- * directory has it (a project made by `vigil init`), else the embedded default.
+ * Loads, validates and resolves `file`; without one, `./vigil.json` if the
+ * working directory has it (a project made by `vigil init`), else the
+ * embedded default. Secrets are read from `env` here, and nowhere after.
  */
-export async function loadConfig(file?: string, cwd = process.cwd()): Promise<LoadedConfig> {
+export async function loadConfig(file?: string, cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<LoadedConfig> {
+  const loaded = await loadConfigFile(file, cwd);
+  return { config: resolveConfig(loaded.config, env, loaded.file ?? 'the default config'), file: loaded.file };
+}
+
+/**
+ * The same, validated but with its secrets left unread: for the commands
+ * that only open the store (`vigil status`), which must not need the
+ * service's secrets in their environment.
+ */
+export async function loadConfigFile(file?: string, cwd = process.cwd()): Promise<LoadedConfig<ConfigFile>> {
   if (file === undefined) {
     const local = resolve(cwd, DEFAULT_CONFIG_FILE);
-    if (!existsSync(local)) return { config: parseConfig(defaultConfigInput(), 'the default config'), file: null };
+    if (!existsSync(local)) return { config: parseConfigFile(defaultConfigInput(), 'the default config'), file: null };
     file = local;
   }
   const path = resolve(file);
   const raw = await readConfigFile(path);
-  const config = parseConfig(raw, path);
+  const config = parseConfigFile(raw, path);
   return { config: resolvePaths(config, dirname(path)), file: path };
 }
 
-/** Validates an object against the schema; `origin` names it in the error. */
-export function parseConfig(raw: unknown, origin = 'config'): ServiceConfig {
-  const result = configSchema.safeParse(raw);
+/** Validates and resolves an object; `origin` names it in the error. */
+export function parseConfig(raw: unknown, origin = 'config', env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  return resolveConfig(parseConfigFile(raw, origin), env, origin);
+}
+
+/** Validates an object against the schema (channels in the older kind-keyed form read as named ones); `origin` names it in the error. */
+export function parseConfigFile(raw: unknown, origin = 'config'): ConfigFile {
+  const result = configSchema.safeParse(fromKindKeyed(raw));
   if (result.success) return result.data;
   throw new ConfigError(`${origin} is not a valid Vigil config:`, result.error.issues.map(describeIssue));
 }
-
 
 async function readConfigFile(path: string): Promise<unknown> {
   const ext = extname(path);
@@ -110,7 +130,7 @@ async function readConfigFile(path: string): Promise<unknown> {
  * same thing from any directory. The embedded default stays relative to the
  * working directory (./data where you ran `npm start`).
  */
-function resolvePaths(config: ServiceConfig, base: string): ServiceConfig {
+function resolvePaths(config: ConfigFile, base: string): ConfigFile {
   const resolved = { ...config, store: resolveStoreUrl(config.store, base) };
   if (config.agent !== undefined && !isAbsolute(config.agent)) {
     resolved.agent = resolve(base, config.agent);

@@ -1,17 +1,28 @@
 /**
- * The `vigil serve` configuration, validated with zod. A bad field is a
+ * The `vigil serve` configuration file, validated with zod. A bad field is a
  * clear error naming it (`sources.github.secret: Required`), never a crash
- * halfway through starting.
+ * halfway through starting. resolve-config.ts then reads its secrets and
+ * turns it into the typed ServiceConfig the service runs on.
  *
  * Every key carries its description (`.describe`): docs/configuration.md is
  * generated from this file (`npm run docs:config`), and a test fails when
- * the two disagree or a key has no description.
+ * the two disagree or a key has no description. Defaults come from the
+ * layer that owns them (the store's, the runtime's, the channels'), never
+ * written twice.
  */
 import { z } from 'zod';
-import { DEFAULT_STORE_URL, storeUrlProblem } from '../store/index.js';
+import { CHANNEL_DEFAULTS } from '../channels/channel.js';
+import { sendsWithoutContact } from '../channels/create-channels.js';
+import { RUNTIME_DEFAULTS } from '../runtime/defaults.js';
+import { CHANNEL_NAME_PATTERN, DEFAULT_STORE_URL, STORE_DEFAULTS, storeUrlProblem } from '../store/index.js';
+import { SecretRef, type SecretKind } from './secrets.js';
 
-/** A secret given inline or read from the environment: "env:GITHUB_SECRET". */
-const secret = z.string().min(1, 'must not be empty');
+/** A secret given inline or read from the environment ("env:GITHUB_SECRET"), read by resolve-config.ts as `kind` says. */
+const secret = (kind: SecretKind = 'plain') =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .transform((given) => new SecretRef(given, kind));
 const SECRET_HINT = 'Inline, or "env:NAME" to read it from the environment at startup (a missing variable stops the service).';
 
 /** Sources Vigil itself writes: timers, approvals, and chat messages from the API. */
@@ -33,7 +44,7 @@ const tolerance = z
  */
 const secretOrDerived = (what: string) =>
   z
-    .union([secret, z.object({ derive: secret.describe(`The master secret each inbox's secret is derived from. ${SECRET_HINT}`) }).strict()], {
+    .union([secret('long'), z.object({ derive: secret('long').describe(`The master secret each inbox's secret is derived from. ${SECRET_HINT}`) }).strict()], {
       error: (issue) => (issue.input === undefined ? 'required' : 'a secret ("…" or "env:VAR"), or { "derive": "env:MASTER" } for a secret per inbox'),
     })
     .describe(`${what} ${SECRET_HINT} Or \`{ "derive": "env:MASTER" }\`: a secret per inbox, derived from the master (\`vigil secret <inbox> <source>\` prints one).`);
@@ -65,20 +76,20 @@ export const sourceSchema = z.discriminatedUnion('type', [
     .strict()
     .describe('GitHub: HMAC-SHA256 of the body in `X-Hub-Signature-256`; the delivery id (`X-GitHub-Delivery`) is the event key.'),
   z
-    .object({ type: z.literal('stripe'), secret: secret.describe(`The endpoint's signing secret (\`whsec_…\`). ${SECRET_HINT}`), toleranceSeconds: tolerance, inbox: routingSchema })
+    .object({ type: z.literal('stripe'), secret: secret('long').describe(`The endpoint's signing secret (\`whsec_…\`). ${SECRET_HINT}`), toleranceSeconds: tolerance, inbox: routingSchema })
     .strict()
     .describe('Stripe: the `Stripe-Signature` header; the event id is the event key.'),
   z
     .object({
       type: z.literal('standard-webhooks'),
-      secret: secret.describe(`The secret (\`whsec_…\`, base64). ${SECRET_HINT}`),
+      secret: secret('long').describe(`The secret (\`whsec_…\`, base64). ${SECRET_HINT}`),
       toleranceSeconds: tolerance,
       inbox: routingSchema,
     })
     .strict()
     .describe('Standard Webhooks (Svix and others): `webhook-id`, `webhook-timestamp`, `webhook-signature`; `webhook-id` is the event key.'),
   z
-    .object({ type: z.literal('slack'), secret: secret.describe(`The app's signing secret. ${SECRET_HINT}`), toleranceSeconds: tolerance, inbox: routingSchema })
+    .object({ type: z.literal('slack'), secret: secret('long').describe(`The app's signing secret. ${SECRET_HINT}`), toleranceSeconds: tolerance, inbox: routingSchema })
     .strict()
     .describe("Slack: `X-Slack-Signature` over the timestamp and body; the event's `event_id` (or an interaction's `trigger_id`) is the event key."),
   z
@@ -97,59 +108,87 @@ export const sourceSchema = z.discriminatedUnion('type', [
     .describe('Any sender that signs the body with HMAC-SHA256 and names each delivery in a header.'),
 ]);
 
-const timeout = z.number().int().positive().default(10_000).describe('How long one delivery may take, in milliseconds.');
+const timeout = z.number().int().positive().default(CHANNEL_DEFAULTS.timeoutMs).describe('How long one delivery may take, in milliseconds.');
 
 /**
  * A routed source's inbox is known only from the body, after the signature
  * was checked: a secret per inbox cannot check it, so routing needs a fixed one.
  */
 const checkedSourceSchema = sourceSchema.superRefine((source, ctx) => {
-  if (source.inbox !== undefined && typeof source.secret !== 'string') {
+  if (source.inbox !== undefined && !(source.secret instanceof SecretRef)) {
     ctx.addIssue({ code: 'custom', path: ['inbox'], message: 'a routed source needs a fixed "secret": the inbox is known only after its signature is checked' });
   }
 });
 
+const audience = z
+  .enum(['users', 'operator'])
+  .default('users')
+  .describe("Who its messages are for: `users` (each inbox's outbox, to its person) or `operator` (messages for whoever runs the service, never a user's).");
+
+/** One channel, by kind; its name is its key in `channels` (and in each inbox's `contacts`). */
+export const channelSchema = z.discriminatedUnion('type', [
+  z
+    .object({ type: z.literal('console'), audience })
+    .strict()
+    .describe("Print each message on the service's standard output (the default when no channel for users is set)."),
+  z
+    .object({
+      type: z.literal('webhook'),
+      audience,
+      url: z.string().url().describe('Where each message is POSTed as JSON.'),
+      secret: secret('long').describe(`Signs each request with Standard Webhooks headers (\`whsec_…\`). ${SECRET_HINT}`),
+      timeoutMs: timeout,
+    })
+    .strict()
+    .describe('POST each message to a URL, signed with Standard Webhooks headers.'),
+  z
+    .object({
+      type: z.literal('slack'),
+      audience,
+      url: z.string().url().optional().describe("An incoming-webhook URL: every message goes to that one conversation."),
+      botToken: secret()
+        .optional()
+        .describe(`A bot token (xoxb-…): each inbox's messages go to its own \`contacts.<name>\` through chat.postMessage. ${SECRET_HINT}`),
+      to: z.string().min(1).optional().describe("With botToken: the conversation for an inbox with no contact on this channel, and for an operator channel's messages."),
+      apiUrl: z.string().url().optional().describe("The Slack Web API's base URL with botToken (default https://slack.com/api; another for a local fake)."),
+      timeoutMs: timeout,
+    })
+    .strict()
+    .refine((slack) => (slack.url === undefined) !== (slack.botToken === undefined), { message: 'give either url (incoming webhook) or botToken (bot), not both or neither' })
+    .refine((slack) => slack.apiUrl === undefined || slack.botToken !== undefined, { message: 'apiUrl goes with botToken', path: ['apiUrl'] })
+    .refine((slack) => slack.to === undefined || slack.botToken !== undefined, { message: 'to goes with botToken (an incoming webhook has one conversation already)', path: ['to'] })
+    .describe("Post to Slack: to each inbox's own conversation as a bot, or to one incoming webhook."),
+  z
+    .object({
+      type: z.literal('email'),
+      audience,
+      host: z.string().min(1).describe('SMTP server.'),
+      port: z.number().int().positive().describe('SMTP port (587 with STARTTLS, 465 with `secure`).'),
+      secure: z.boolean().default(false).describe('TLS from the start (port 465); otherwise STARTTLS when the server offers it.'),
+      user: z.string().optional().describe('SMTP user name.'),
+      password: secret().optional().describe(`SMTP password. ${SECRET_HINT}`),
+      from: z.string().min(3).describe('The From address.'),
+      to: z.string().min(3).optional().describe("Where mail goes for an inbox with no contact on this channel (without it, such an inbox's messages are undeliverable by email), and an operator channel's mail."),
+      subject: z.string().default('Update from your agent').describe('The subject line.'),
+      timeoutMs: timeout,
+    })
+    .strict()
+    .describe('Send each message as an email over SMTP.'),
+]);
+
+/**
+ * Channels by name. An operator's channel has no inbox to find a contact
+ * in, so it must reach someone on its own: a Slack bot or email needs `to`.
+ */
 export const channelsSchema = z
-  .object({
-    console: z.object({}).strict().optional().describe("Print each message on the service's standard output (the default when no channel is set)."),
-    webhook: z
-      .object({
-        url: z.string().url().describe('Where each message is POSTed as JSON.'),
-        secret: secret.describe(`Signs each request with Standard Webhooks headers (\`whsec_…\`). ${SECRET_HINT}`),
-        timeoutMs: timeout,
-      })
-      .strict()
-      .optional()
-      .describe('POST each message to a URL, signed with Standard Webhooks headers.'),
-    slack: z
-      .object({
-        url: z.string().url().optional().describe("An incoming-webhook URL: every inbox's messages go to that one conversation."),
-        botToken: secret.optional().describe(`A bot token (xoxb-…): each inbox's messages go to its own \`contacts.slack\` through chat.postMessage. ${SECRET_HINT}`),
-        apiUrl: z.string().url().optional().describe("The Slack Web API's base URL with botToken (default https://slack.com/api; another for a local fake)."),
-        timeoutMs: timeout,
-      })
-      .strict()
-      .refine((slack) => (slack.url === undefined) !== (slack.botToken === undefined), { message: 'give either url (incoming webhook) or botToken (bot), not both or neither' })
-      .refine((slack) => slack.apiUrl === undefined || slack.botToken !== undefined, { message: 'apiUrl goes with botToken', path: ['apiUrl'] })
-      .optional()
-      .describe('Post to Slack: to each inbox\'s own conversation as a bot, or to one incoming webhook.'),
-    email: z
-      .object({
-        host: z.string().min(1).describe('SMTP server.'),
-        port: z.number().int().positive().describe('SMTP port (587 with STARTTLS, 465 with `secure`).'),
-        secure: z.boolean().default(false).describe('TLS from the start (port 465); otherwise STARTTLS when the server offers it.'),
-        user: z.string().optional().describe('SMTP user name.'),
-        password: z.string().optional().describe(`SMTP password. ${SECRET_HINT}`),
-        from: z.string().min(3).describe('The From address.'),
-        to: z.string().min(3).optional().describe('Where mail goes for an inbox with no `contacts.email` (without it, such an inbox\'s messages are undeliverable by email).'),
-        subject: z.string().default('Update from your agent').describe('The subject line.'),
-        timeoutMs: timeout,
-      })
-      .strict()
-      .optional()
-      .describe('Send each message as an email over SMTP.'),
-  })
-  .strict();
+  .record(z.string().regex(CHANNEL_NAME_PATTERN, 'channel names are lowercase [a-z0-9_-], up to 64 characters, starting with a letter or digit'), channelSchema)
+  .superRefine((channels, ctx) => {
+    for (const [name, channel] of Object.entries(channels)) {
+      if (channel.audience === 'operator' && !sendsWithoutContact(channel)) {
+        ctx.addIssue({ code: 'custom', path: [name, 'to'], message: `an operator channel has no inbox contact to send to: give it "to"` });
+      }
+    }
+  });
 
 export const configSchema = z
   .object({
@@ -163,10 +202,10 @@ export const configSchema = z
       .describe("Where the inboxes live: `sqlite:<dir>` (one file per inbox; relative to the config file) or `postgres://user:pass@host:5432/db` (every inbox in one database; `?schema=name` picks the schema). `--store` overrides it."),
     host: z.string().min(1).default('127.0.0.1').describe('The address the HTTP server listens on. `0.0.0.0` for every interface (put TLS in front).'),
     port: z.number().int().min(0).max(65535).default(8787).describe('The HTTP port; 0 picks a free one. `--port` overrides it.'),
-    token: secret
+    token: secret('bearer')
       .optional()
       .describe(`Bearer token for the API (messages, approvals) and the dashboard's sign-in. Without one, both are off. ${SECRET_HINT}`),
-    linkSecret: secret.optional().describe(`Signs one-tap approval links (default: the token). Without either, links are off. ${SECRET_HINT}`),
+    linkSecret: secret('long').optional().describe(`Signs one-tap approval links (default: the token). Without either, links are off. ${SECRET_HINT}`),
     publicUrl: z
       .string()
       .url()
@@ -182,7 +221,7 @@ export const configSchema = z
           .refine((name) => !RESERVED_SOURCES.includes(name), { message: `${RESERVED_SOURCES.join(', ')} are reserved source names` }),
         checkedSourceSchema,
       )
-      .default({})
+      .prefault({})
       .describe(
         `Webhook senders, by name: a source named \`github\` receives at \`POST /hooks/<inbox>/github\`. Names are lowercase letters, digits, \`_\` and \`-\`; ${RESERVED_SOURCES.join(', ')} are reserved.`,
       ),
@@ -190,8 +229,12 @@ export const configSchema = z
       .string()
       .min(1)
       .optional()
-      .describe('The agent module (`.ts`, `.js`, `.mjs`; relative to the config file): its default export, made with `defineAgent`. Default: the built-in example agent.'),
-    channels: channelsSchema.default({ console: {} }).describe('Where messages go; each message goes to every channel configured.'),
+      .describe('The agent module (`.ts`, `.js`, `.mjs`; relative to the config file): its default export, made with `defineAgent`. Default: the built-in demo agent (the README\'s quick start).'),
+    channels: channelsSchema
+      .prefault({ console: { type: 'console' } })
+      .describe(
+        'Where messages go, by name: `"slack-team": { "type": "slack", … }`. Each message of an inbox goes to every channel for users (a channel that needs a contact, only where the inbox has one under the channel\'s name in `contacts`); messages for the operator go to the channels with `"audience": "operator"`. The older form keyed by kind (`"slack": { "url": … }`, no `type`) still works: its name is its kind, for users.',
+      ),
     delivery: z
       .enum(['at-least-once', 'at-most-once'])
       .default('at-least-once')
@@ -205,29 +248,29 @@ export const configSchema = z
       .describe("The credential proxy (`vigil proxy`) the agent's `ctx.fetch` goes through."),
     workers: z
       .object({
-        concurrency: z.number().int().positive().default(8).describe('Inboxes run at once by this process.'),
-        runTimeoutMs: z.number().int().positive().default(60_000).describe('A run longer than this is aborted and its events retried.'),
-        pollIntervalMs: z.number().int().positive().default(5_000).describe('The safety poll for work; store hints and timers do the real waking.'),
-        shutdownGraceMs: z.number().int().nonnegative().default(10_000).describe('On SIGTERM, how long running runs may finish before they are aborted.'),
+        concurrency: z.number().int().positive().default(RUNTIME_DEFAULTS.concurrency).describe('Inboxes run at once by this process.'),
+        runTimeoutMs: z.number().int().positive().default(RUNTIME_DEFAULTS.runTimeoutMs).describe('A run longer than this is aborted and its events retried.'),
+        pollIntervalMs: z.number().int().positive().default(RUNTIME_DEFAULTS.pollIntervalMs).describe('The safety poll for work; store hints and timers do the real waking.'),
+        shutdownGraceMs: z.number().int().nonnegative().default(RUNTIME_DEFAULTS.shutdownGraceMs).describe('On SIGTERM, how long running runs may finish before they are aborted.'),
       })
       .strict()
-      .default({ concurrency: 8, runTimeoutMs: 60_000, pollIntervalMs: 5_000, shutdownGraceMs: 10_000 })
+      .default(RUNTIME_DEFAULTS)
       .describe('The worker pool.'),
     engine: z
       .object({
-        leaseTtlMs: z.number().int().positive().optional().describe('How long a worker holds an inbox without renewing (default 120000).'),
-        maxAttempts: z.number().int().positive().optional().describe('Attempts before an event goes dead (default 3).'),
-        outboxGapMs: z.number().int().nonnegative().optional().describe("Least time between two paced sends of one inbox's messages (default 3600000, an hour); urgent messages skip it."),
+        leaseTtlMs: z.number().int().positive().default(STORE_DEFAULTS.leaseTtlMs).describe('How long a worker holds an inbox without renewing.'),
+        maxAttempts: z.number().int().positive().default(STORE_DEFAULTS.maxAttempts).describe('Attempts before an event goes dead.'),
+        outboxGapMs: z.number().int().nonnegative().default(STORE_DEFAULTS.outboxGapMs).describe("Least time between two paced sends of one inbox's messages (an hour); urgent messages skip it."),
         retryBackoff: z
           .object({
-            baseMs: z.number().int().nonnegative().describe('Wait after the first failed attempt (default 1000); doubled after each.'),
-            maxMs: z.number().int().nonnegative().describe('The longest wait between attempts (default 600000).'),
+            baseMs: z.number().int().nonnegative().describe(`Wait after the first failed attempt (default ${STORE_DEFAULTS.retryBackoff.baseMs}); doubled after each.`),
+            maxMs: z.number().int().nonnegative().describe(`The longest wait between attempts (default ${STORE_DEFAULTS.retryBackoff.maxMs}, or baseMs if that is larger).`),
           })
           .partial()
           .optional()
           .describe('The wait before a failed event is tried again: `min(baseMs * 2^(n-1), maxMs)` after the n-th attempt.'),
-        batchLimit: z.number().int().positive().optional().describe('Most never-tried events one run takes (default 100).'),
-        maxPayloadBytes: z.number().int().positive().optional().describe('Largest event payload as JSON (default 1048576).'),
+        batchLimit: z.number().int().positive().default(STORE_DEFAULTS.batchLimit).describe('Most never-tried events one run takes.'),
+        maxPayloadBytes: z.number().int().positive().default(STORE_DEFAULTS.maxPayloadBytes).describe('Largest event payload as JSON.'),
         retention: z
           .object({
             doneEventsMs: z.number().int().nonnegative().describe('Keep done events this long after they finished; their keys stay, as tombstones, forever.'),
@@ -245,10 +288,10 @@ export const configSchema = z
         writerThread: z
           .boolean()
           .default(true)
-          .describe('SQLite: commit ingests on a writer thread, so that HTTP parsing and commits use two cores; each is still answered after its own durable commit (default true).'),
+          .describe('SQLite: commit ingests on a writer thread, so that HTTP parsing and commits use two cores; each is still answered after its own durable commit. (The store itself defaults to false: a command making a few writes needs no thread.)'),
       })
       .strict()
-      .default({ writerThread: true })
+      .prefault({})
       .describe('The store\'s rules (README, "Using the engine as a library").'),
     maxBodyBytes: z.number().int().positive().default(1_048_576).describe('Largest webhook or API request body accepted; larger ones get 413.'),
     log: z
@@ -259,9 +302,8 @@ export const configSchema = z
   })
   .strict();
 
-export type ServiceConfig = z.output<typeof configSchema>;
+/** The config file as validated: defaults filled, each secret still a SecretRef (resolve-config.ts reads them). */
+export type ConfigFile = z.output<typeof configSchema>;
 export type ServiceConfigInput = z.input<typeof configSchema>;
-export type SourceConfig = z.output<typeof sourceSchema>;
-/** A fixed secret, or a master to derive one per inbox from. */
-export type SourceSecret = string | { derive: string };
-export type ChannelsConfig = z.output<typeof channelsSchema>;
+export type SourceFile = z.output<typeof sourceSchema>;
+export type ChannelFile = z.output<typeof channelSchema>;

@@ -1,7 +1,10 @@
 /**
  * Secrets in the config are given inline or as "env:VAR". They are resolved
- * once, at startup: a missing variable stops the service before it listens,
- * instead of every webhook failing its signature check at 3 a.m.
+ * once, when the config is loaded (resolve-config.ts): a missing variable
+ * stops the service before it listens, instead of every webhook failing its
+ * signature check at 3 a.m. The schema reads each secret field as a
+ * SecretRef, so resolving finds every one of them, a new channel's included,
+ * without a list to keep.
  */
 import { MAKE_A_SECRET, MIN_SECRET_LENGTH } from '../crypto.js';
 import { VigilError } from '../errors.js';
@@ -58,4 +61,21 @@ export function resolveApiToken(value: string | undefined, env: NodeJS.ProcessEn
     throw new VigilError('invalid_options', `token: use only letters, digits and . _ ~ + / - (it is sent as "Authorization: Bearer <token>"); make one with: ${MAKE_A_SECRET} (value not shown)`);
   }
   return token;
+}
+
+/** What a secret must be, beyond set: any, long enough to guard something, or a sendable Bearer token. */
+export type SecretKind = 'plain' | 'long' | 'bearer';
+
+/** A secret as the config gives it (inline, or "env:NAME"), until resolve-config.ts reads it. */
+export class SecretRef {
+  constructor(
+    readonly given: string,
+    readonly kind: SecretKind,
+  ) {}
+
+  /** The secret itself; `what` (its config path) names it in an error, which never quotes the value. */
+  resolve(env: NodeJS.ProcessEnv, what: string): string {
+    if (this.kind === 'bearer') return resolveApiToken(this.given, env)!;
+    return this.kind === 'long' ? resolveLongSecret(this.given, env, what) : resolveSecret(this.given, env, what);
+  }
 }

@@ -1,61 +1,59 @@
 /**
- * `POST /hooks/<inbox>/<source>`, the route every signed delivery takes,
- * served straight from Node's request and response: the route's own code
- * (receiveDelivery in routes/hooks.ts: the same checks, in the same order,
- * the same answers and errors), without Hono's router, context and web
- * Request and Response around it. Those cost about 13 µs of a webhook's
- * ~105 µs of server CPU: 11–13% more deliveries per second through either
- * way of committing (medians of three paired runs of the service
- * benchmark's load, with the inbox on tmpfs so that fsync's noise is out).
+ * The webhook route, `POST /hooks/<inbox>/<source>` and `POST
+ * /hooks/<source>`, served straight from Node's request and response: the
+ * only way a delivery comes in. Hono serves every other route. Hono's
+ * router, context and web Request and Response cost about 13 µs of a
+ * webhook's ~105 µs of server CPU: 11–13% more deliveries per second
+ * without them (medians of three paired runs of the service benchmark's
+ * load, with the inbox on tmpfs so that fsync's noise is out).
  *
- * Only the plain form of the route is taken here: a path with nothing to
- * decode (no percent escapes, no query, ids of the characters ids allow),
- * and a declared Content-Length (so not chunked). Anything else, every
- * other route, and an app someone has added routes or middleware to after
- * createApp (they must not be bypassed) goes through Hono, as before.
+ * What the route does with a delivery is receive-delivery.ts; this file is
+ * the request and the answer: the path's segments (percent-decoded, as a
+ * router would, the query ignored), the headers read from Node's raw list,
+ * the body through the one body reader (read-body.ts), and the JSON answer.
+ * A path that is not one of the two forms, or another method, is left to
+ * Hono, which answers 404.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Hono } from 'hono';
+import type { HeaderReader } from './header-values.js';
 import { errorAnswer, type HttpContext, type JsonAnswer } from './http-context.js';
-import { bodyTooLarge, ClientWentAway } from './read-body.js';
-import { receiveDelivery, type Delivery, type DeliveryAnswer } from './routes/hooks.js';
-import type { HeaderReader } from './webhooks/index.js';
+import { readBody } from './read-body.js';
+import { receiveDelivery, type Delivery, type DeliveryAnswer } from './receive-delivery.js';
 
-/** Serves the request and says true, or says false and leaves it untouched for Hono. */
+/** Serves the request and says true, or says false and leaves it untouched (for Hono). */
 export type NodeRoute = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-// Segments as inbox ids and source names may be spelled (INBOX_ID_PATTERN, the config's source names):
-// nothing in them for Hono to decode, and no "." or ".." segment for a URL to resolve.
-const HOOK_PATH = /^\/hooks\/([A-Za-z0-9][A-Za-z0-9._-]{0,127})\/([a-z0-9][a-z0-9_-]{0,63})$/;
+// One or two segments after /hooks/, none empty: /hooks/<inbox>/<source> or /hooks/<source>.
+const HOOK_PATH = /^\/hooks\/([^/?#]+)(?:\/([^/?#]+))?(?:\?.*)?$/;
 
-const routes = new WeakMap<Hono, { route: NodeRoute; routeCount: number }>();
+/** After a refused body, how long and how much of the rest is read and thrown away before the connection is closed. */
+const DRAIN_MS = 500;
+const DRAIN_BYTES = 64 * 1024 * 1024;
 
-/** Called by createApp once its routes are in place. */
-export function serveHooksOnNode(app: Hono, ctx: HttpContext): void {
-  routes.set(app, { route: (req, res) => take(ctx, req, res), routeCount: app.routes.length });
+export function hookRoute(ctx: HttpContext): NodeRoute {
+  return (req, res) => {
+    if (req.method !== 'POST') return false;
+    const path = HOOK_PATH.exec(req.url ?? '');
+    if (path === null) return false;
+    const [first, second] = [segment(path[1]!), path[2] === undefined ? undefined : segment(path[2])];
+    const delivery = second === undefined ? new NodeDelivery(req, first, null) : new NodeDelivery(req, second, first);
+    receive(ctx, req, res, delivery).catch((error: unknown) => {
+      // Only writing the answer can fail here (errors of the delivery are answered): the connection is gone.
+      ctx.logger.debug({ err: error, path: req.url }, 'could not answer a webhook delivery');
+      res.destroy();
+    });
+    return true;
+  };
 }
 
-/** The route for startHttpServer, or undefined for an app createApp did not make or that was changed since. */
-export function hooksOnNode(app: Hono): NodeRoute | undefined {
-  const entry = routes.get(app);
-  return entry !== undefined && entry.routeCount === app.routes.length ? entry.route : undefined;
-}
-
-function take(ctx: HttpContext, req: IncomingMessage, res: ServerResponse): boolean {
-  if (req.method !== 'POST') return false;
-  const path = HOOK_PATH.exec(req.url ?? '');
-  if (path === null) return false;
-  // The raw list, not req.headers: that would build Node's whole header object for one lookup.
-  const headers = new RawHeaders(req.rawHeaders);
-  // A chunked body has no Content-Length (Node answers 400 to a request that sends both).
-  const declared = headers.get('content-length');
-  if (declared === null || !/^\d+$/.test(declared)) return false;
-  receive(ctx, req, res, new NodeDelivery(req, headers, path[2]!, path[1]!, Number(declared))).catch((error: unknown) => {
-    // Only writing the answer can fail here (errors of the delivery are answered): the connection is gone.
-    ctx.logger.debug({ err: error, path: req.url }, 'could not answer a webhook delivery');
-    res.destroy();
-  });
-  return true;
+/** A path segment as a router hands it over: percent-decoded, or as it is when that fails (the id check refuses it then). */
+function segment(raw: string): string {
+  if (!raw.includes('%')) return raw;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 async function receive(ctx: HttpContext, req: IncomingMessage, res: ServerResponse, delivery: NodeDelivery): Promise<void> {
@@ -66,6 +64,34 @@ async function receive(ctx: HttpContext, req: IncomingMessage, res: ServerRespon
     reply = errorAnswer(ctx, { method: 'POST', path: req.url!, ip: req.socket.remoteAddress ?? 'unknown' }, error);
   }
   await send(res, reply);
+  if (!req.complete) settleUnread(req);
+}
+
+/**
+ * The rest of a body nobody read (a refusal before reading, or past the
+ * limit) is read and thrown away for a moment, so that a keep-alive
+ * connection can carry the next request; then, or past a size, the
+ * connection is closed: an endless body is not read on.
+ */
+function settleUnread(req: IncomingMessage): void {
+  let read = 0;
+  const close = (): void => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    req.socket.destroySoon();
+  };
+  const onData = (chunk: Buffer): void => {
+    read += chunk.length;
+    if (read > DRAIN_BYTES) close();
+  };
+  const timer = setTimeout(close, DRAIN_MS);
+  timer.unref();
+  req.on('data', onData);
+  req.once('end', () => {
+    clearTimeout(timer);
+    req.off('data', onData);
+  });
+  req.resume();
 }
 
 /**
@@ -75,31 +101,23 @@ async function receive(ctx: HttpContext, req: IncomingMessage, res: ServerRespon
  * also named by a defineProperty call, ~2% of the event loop's time there.
  */
 class NodeDelivery implements Delivery {
+  readonly headers: RawHeaders;
+
   constructor(
     private readonly req: IncomingMessage,
-    readonly headers: RawHeaders,
     readonly sourceName: string,
-    readonly inboxInPath: string,
-    private readonly declared: number,
-  ) {}
+    readonly inboxInPath: string | null,
+  ) {
+    // The raw list, not req.headers: that would build Node's whole header object for one lookup.
+    this.headers = new RawHeaders(req.rawHeaders);
+  }
 
   allHeaders(): Record<string, string> {
     return this.headers.all();
   }
 
-  /** As readRequestBody: a declared length over the limit is refused before a byte is read; Node reads no more than it declares. */
   readBody(maxBytes: number): Promise<Buffer> {
-    const req = this.req;
-    if (this.declared > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-      req.once('error', (error) => reject(new ClientWentAway(error)));
-      req.once('close', () => {
-        if (!req.complete) reject(new ClientWentAway(new Error('the connection closed before the body was complete')));
-      });
-    });
+    return readBody(this.req, this.headers.get('content-length'), maxBytes);
   }
 }
 

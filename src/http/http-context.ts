@@ -1,4 +1,4 @@
-/** What the routes share: the deps, with secrets resolved and webhook sources built once at startup. */
+/** What the routes share: the deps, with webhook sources built once at startup (app.ts, createHttpContext). */
 import type { InboxRouter } from '../agent/agent.js';
 import type { Clock } from '../clock.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -26,8 +26,8 @@ export interface HttpContext {
   token: string | undefined;
   /** '' : approval links are disabled (an empty HMAC key is a key anyone has). */
   linkSecret: string;
-  /** The origin of the configured publicUrl, where people's browsers say forms come from. */
-  publicOrigin: string;
+  /** The origin of the publicUrl, where people's browsers say forms come from. */
+  readonly publicOrigin: string;
   /** Wrong tokens per client address, for the API and the dashboard's sign-in alike. */
   lockout: WrongTokenLockout;
   /** Whether writes are failing (for /healthz). */

@@ -1,49 +1,85 @@
 /**
- * Request bodies, read within a limit by Hono's own bodyLimit middleware
- * (hono/body-limit): a declared Content-Length over the limit is refused
- * before a byte is read, and a body without one (chunked) is counted while
- * it is read and refused as soon as it passes the limit, so one client
- * cannot make the process hold a body of any size. The refusal is the
- * service's JSON 413 `body_too_large` (bodyLimit's own is plain text).
+ * Request bodies, read within a limit: one reader for every route, over
+ * Node's request stream. A declared Content-Length over the limit is
+ * refused before a byte is read; a body without one (chunked) is counted
+ * while it is read and refused as soon as it passes the limit, so one
+ * client cannot make the process hold a body of any size. The refusal is
+ * the service's JSON 413 `body_too_large`.
  *
- * A thin wrap, for speed: for a body with a Content-Length, bodyLimit only
- * compares the header, but first reads `c.req.raw.body`, which on
- * @hono/node-server builds a whole web Request and stream for every
- * delivery (measured: 2.4x the server's CPU per webhook, a third of the
- * throughput). So that one comparison is made here, the body is then read by
- * the adapter's direct path (Node enforces the declared length), and only
- * bodies without a length go through bodyLimit.
+ * Why not Hono's bodyLimit: the webhook route is served from Node's request
+ * without Hono (hooks-on-node.ts, for throughput), and bodyLimit reads
+ * `c.req.raw.body`, which on @hono/node-server builds a web Request and
+ * stream for every request (measured: 2.4x the server's CPU per webhook).
+ * The Hono routes read the same Node request (readRequestBody), so every
+ * body is read one way; under `app.request()` (tests without a socket) the
+ * web body is turned into a Node stream first.
  *
- * Called from the route, not mounted in front of it: the cheap checks (an
- * inbox id, a source name) refuse a request before any of its body is read.
+ * Called from the routes, not mounted in front of them: the cheap checks
+ * (an inbox id, a source name) refuse a request before any of its body is read.
  */
+import { Readable } from 'node:stream';
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import type { HeaderReader } from './header-values.js';
 import { HttpError } from './http-error.js';
-import type { HeaderReader } from './webhooks/verifier.js';
 
-/** 413 body_too_large: what every body over the limit gets, read or not (hooks-on-node.ts too). */
+/** 413 body_too_large: what every body over the limit gets, read or not. */
 export function bodyTooLarge(maxBytes: number): HttpError {
   return new HttpError(413, 'body_too_large', `the body is larger than the limit of ${maxBytes} bytes`);
 }
 
-export async function readRequestBody(c: Context, maxBytes: number): Promise<Buffer> {
-  const tooLarge = (): never => {
-    throw bodyTooLarge(maxBytes);
-  };
-  try {
-    const declared = c.req.header('content-length');
-    if (declared !== undefined && /^\d+$/.test(declared) && c.req.header('transfer-encoding') === undefined) {
-      if (Number(declared) > maxBytes) tooLarge();
-    } else {
-      await bodyLimit({ maxSize: maxBytes, onError: tooLarge })(c, async () => undefined);
-    }
-    return Buffer.from(await c.req.arrayBuffer());
-  } catch (error) {
-    if (error instanceof HttpError) throw error;
-    // Nothing on our side can fail while a request body is read: the client's connection did.
-    throw new ClientWentAway(error);
-  }
+/**
+ * The body of `stream`, within `maxBytes`. `declaredLength` is the request's
+ * Content-Length header when it has one (Node reads no more than it says).
+ * A stream that ends early or fails is the client going away (ClientWentAway).
+ */
+export function readBody(stream: Readable, declaredLength: string | null | undefined, maxBytes: number): Promise<Buffer> {
+  if (declaredLength !== null && declaredLength !== undefined && /^\d+$/.test(declaredLength) && Number(declaredLength) > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      stream.off('close', onClose);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        // Stop here: what is left is not read on (the server drains or closes the connection, hooks-on-node.ts).
+        done();
+        stream.pause();
+        reject(bodyTooLarge(maxBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onError = (error: Error): void => {
+      done();
+      reject(new ClientWentAway(error));
+    };
+    const onClose = (): void => {
+      done();
+      reject(new ClientWentAway(new Error('the connection closed before the body was complete')));
+    };
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', onError);
+    stream.once('close', onClose);
+  });
+}
+
+/** The body of a request a Hono route serves: Node's request when @hono/node-server serves it, else the web request's body. */
+export function readRequestBody(c: Context, maxBytes: number): Promise<Buffer> {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  const declared = c.req.header('content-length');
+  if (incoming instanceof Readable) return readBody(incoming, declared, maxBytes);
+  const body = c.req.raw.body;
+  return readBody(body === null ? Readable.from([]) : Readable.fromWeb(body as import('node:stream/web').ReadableStream), declared, maxBytes);
 }
 
 /**

@@ -1,13 +1,12 @@
 /**
- * The Node adapter: serves the app on one host and port with
- * @hono/node-server. It listens on the given host only (127.0.0.1 by
- * default in the config): exposing the port is a decision, not an accident.
+ * The Node adapter: serves the app (app.ts: the webhook route on Node's
+ * request, Hono for the rest) on one host and port. It listens on the
+ * given host only (127.0.0.1 by default in the config): exposing the port
+ * is a decision, not an accident.
  */
 import { createServer } from 'node:http';
-import { getRequestListener } from '@hono/node-server';
-import type { Hono } from 'hono';
 import { listen } from '../net/listen.js';
-import { hooksOnNode } from './hooks-on-node.js';
+import type { HttpApp } from './app.js';
 
 export interface HttpServer {
   url: string;
@@ -20,16 +19,6 @@ export interface HttpServer {
   close(options?: { forceAfterMs?: number }): Promise<void>;
 }
 
-export async function startHttpServer(app: Hono, options: { host: string; port: number }): Promise<HttpServer> {
-  const viaHono = getRequestListener(app.fetch);
-  // Signed deliveries to POST /hooks/<inbox>/<source> skip Hono's layers (hooks-on-node.ts).
-  const hooks = hooksOnNode(app);
-  const server = createServer(
-    hooks === undefined
-      ? viaHono
-      : (req, res) => {
-          if (!hooks(req, res)) void viaHono(req, res);
-        },
-  );
-  return listen(server, options.host, options.port);
+export async function startHttpServer(app: HttpApp, options: { host: string; port: number }): Promise<HttpServer> {
+  return listen(createServer(app.listener), options.host, options.port);
 }

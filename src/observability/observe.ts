@@ -27,6 +27,11 @@ export function observe(events: RuntimeEvents, { metrics, logger }: Observers): 
       if (e.stored) logger?.debug(e, 'event stored');
       else logger?.info(e, 'duplicate delivery: nothing stored');
     }),
+    events.on('webhook:refused', (e) => {
+      // Unknown source names stay out of the label: a path segment anyone can vary must not grow the metrics.
+      metrics?.rejectedSignatures.inc({ source: e.known ? e.source : '(unknown)', reason: e.reason });
+      logger?.info({ source: e.source, reason: e.reason }, 'webhook refused: %s', e.message);
+    }),
     events.on('run:started', (e) => logger?.info({ inboxId: e.inboxId, gen: e.gen, events: e.eventIds.length }, 'run started')),
     events.on('run:finished', (e) => {
       metrics?.runs.inc({ outcome: e.outcome });
@@ -70,6 +75,10 @@ export function observe(events: RuntimeEvents, { metrics, logger }: Observers): 
     events.on('outbox:failed', (e) => {
       metrics?.outboxFailed.inc({ channel: e.channel, kind: e.kind }, e.messageIds.length);
       logger?.warn(e, e.kind === 'undeliverable' ? 'messages undeliverable: no address for this channel; kept for a redrive' : 'messages rejected by the channel for good; kept for a redrive');
+    }),
+    events.on('operator:sent', (e) => {
+      if (e.status === 'delivered') logger?.info(e, 'message for the operator sent');
+      else logger?.warn(e, 'a message for the operator was not taken by its channel');
     }),
     events.on('store:pruned', (e) => {
       for (const kind of ['events', 'messages', 'approvals', 'actions'] as const) if (e[kind] > 0) metrics?.pruned.inc({ kind }, e[kind]);

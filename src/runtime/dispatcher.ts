@@ -21,6 +21,7 @@ import { batchId, delivered, type Channel, type DeliveryResult, type OutgoingMes
 import { VigilError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { DispatchReport, HeldMessage, OutboxFailureReport, RetryBackoff, Store } from '../store/contract.js';
+import { RUNTIME_DEFAULTS } from './defaults.js';
 import { describeError } from './call-agent.js';
 import { leaseTtlOf } from './lease-ttl.js';
 import type { RuntimeEvents } from '../events.js';
@@ -121,7 +122,7 @@ export class Dispatcher {
     this.channels = options.channels;
     this.events = options.events ?? options.store.events;
     this.logger = options.logger;
-    const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 5_000);
+    const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? RUNTIME_DEFAULTS.pollIntervalMs);
     this.retry = options.retry ?? { baseMs: 1_000, maxMs: 300_000 };
     positive('retry.baseMs', this.retry.baseMs);
     positive('retry.maxMs', this.retry.maxMs);

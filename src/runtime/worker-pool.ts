@@ -20,6 +20,7 @@ import type { ApprovalLink } from '../agent/approval-summary.js';
 import type { Logger } from '../observability/logger.js';
 import { VigilError } from '../errors.js';
 import type { Store } from '../store/contract.js';
+import { RUNTIME_DEFAULTS } from './defaults.js';
 import { RunAbortedError } from './run-abort.js';
 import { runInbox, type InboxTurn, type RunInboxDeps } from './run-inbox.js';
 import { leaseTtlOf } from './lease-ttl.js';
@@ -98,8 +99,8 @@ export class WorkerPool {
   constructor(options: WorkerPoolOptions) {
     this.store = options.store;
     this.holder = options.holder ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
-    this.concurrency = positive('concurrency', options.concurrency ?? 8);
-    const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? 5_000);
+    this.concurrency = positive('concurrency', options.concurrency ?? RUNTIME_DEFAULTS.concurrency);
+    const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? RUNTIME_DEFAULTS.pollIntervalMs);
     const leaseTtlMs = positive('leaseTtlMs', leaseTtlOf('worker pool', options.store, options.leaseTtlMs));
     this.recheckMs = Math.min(1_000, pollIntervalMs);
     this.busyCooldownMs = options.busyCooldownMs ?? this.recheckMs;
@@ -111,7 +112,7 @@ export class WorkerPool {
       events: options.events ?? options.store.events,
       logger: options.logger,
       holder: this.holder,
-      runTimeoutMs: positive('runTimeoutMs', options.runTimeoutMs ?? 60_000),
+      runTimeoutMs: positive('runTimeoutMs', options.runTimeoutMs ?? RUNTIME_DEFAULTS.runTimeoutMs),
       heartbeatMs,
       clock: options.clock ?? systemClock,
       approvalLink: options.approvalLink,
@@ -159,7 +160,7 @@ export class WorkerPool {
    * `graceMs`, then aborts the rest (their events are finished with an error
    * and retried later); every lease is released. Resolves when all is quiet.
    */
-  stop({ graceMs = 10_000 }: StopOptions = {}): Promise<void> {
+  stop({ graceMs = RUNTIME_DEFAULTS.shutdownGraceMs }: StopOptions = {}): Promise<void> {
     this.stopping ??= this.drain(graceMs);
     return this.stopping;
   }

@@ -14,13 +14,12 @@ import { basename, dirname, join, relative } from 'node:path';
 import type { Logger } from '../observability/logger.js';
 import { importFresh } from './fresh-import.js';
 import type { Agent } from '../agent/agent.js';
-import { loadAgent } from './load-agent.js';
+import { loadAgentModule } from './load-agent.js';
 import type { Service } from './service.js';
 
 export interface AgentReloaderOptions {
   /** The agent module's absolute path (the config's `agent`). */
   path: string;
-  storeUrl: string;
   service: Pick<Service, 'replaceAgent'>;
   logger: Logger;
   /** Quiet time after the last change before reloading (default 100 ms). */
@@ -35,7 +34,7 @@ export interface AgentReloader {
 
 /** Loads the agent afresh once (to learn its files) and starts watching them. */
 export async function watchAgent(options: AgentReloaderOptions): Promise<AgentReloader> {
-  const { path, storeUrl, service, logger, debounceMs = 100 } = options;
+  const { path, service, logger, debounceMs = 100 } = options;
   /** The files of the agent that runs: what an edit to means a reload. */
   let files = new Set<string>([path]);
   const watchers = new Map<string, FSWatcher>();
@@ -59,7 +58,7 @@ export async function watchAgent(options: AgentReloaderOptions): Promise<AgentRe
       seen.add(file);
       if (files === seen) watchDir(dirname(file));
     };
-    const { agent } = await loadAgent(path, storeUrl, process.env, (file) => importFresh(file, onFile));
+    const agent = await loadAgentModule(path, (file) => importFresh(file, onFile));
     files = seen;
     for (const dir of new Set([...seen].map((file) => dirname(file)))) watchDir(dir);
     return agent;

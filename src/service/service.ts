@@ -5,19 +5,19 @@
  * the order that loses nothing: stop taking work, let runs finish, release
  * leases, then close the server, the channels and the store.
  */
-import { Hono } from 'hono';
 import type { Agent } from '../agent/agent.js';
 import { routeClaudeSdkWarnings } from '../agent/claude/sdk-warnings.js';
-import { createChannels } from '../channels/create-channels.js';
-import type { ServiceConfig } from '../config/schema.js';
-import { resolveLongSecret, resolveOptionalSecret, resolveSecret } from '../config/secrets.js';
+import { createChannels, usersChannels } from '../channels/create-channels.js';
+import type { ServiceConfig } from '../config/resolve-config.js';
+import { dashboardRoutes } from '../dashboard/dashboard-routes.js';
 import { approvalUrl } from '../http/approval-links.js';
-import { createApp } from '../http/app.js';
+import { createApp, createHttpContext, type AppDeps, type HttpApp } from '../http/app.js';
 import { startHttpServer } from '../http/server.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { observe } from '../observability/observe.js';
 import { Dispatcher } from '../runtime/dispatcher.js';
+import { OperatorMessages } from '../runtime/operator-messages.js';
 import { Pruner } from '../runtime/pruner.js';
 import { RuntimeEvents } from '../events.js';
 import { WorkerPool } from '../runtime/worker-pool.js';
@@ -29,8 +29,6 @@ import { loadAgent } from './load-agent.js';
 
 export interface ServiceOptions {
   logger?: Logger;
-  /** Where "env:VAR" secrets are read (default process.env). */
-  env?: NodeJS.ProcessEnv;
   /** Where the console channel prints (default stdout). */
   stdout?: NodeJS.WritableStream;
 }
@@ -44,8 +42,10 @@ export interface Service {
   logger: Logger;
   /** The agent runs start with now (replaceAgent changes it). */
   readonly agent: Agent;
-  /** The example agent's refunds ledger (null with a user's agent). */
+  /** The demo agent's refunds ledger (null with a user's agent). */
   refundsFile: string | null;
+  /** Messages for the operator: to the channels with `"audience": "operator"` only. */
+  operator: OperatorMessages;
   /**
    * Runs from now on use `agent` (`vigil dev` after an edit). Between runs,
    * never inside one: the worker pool stops claiming, the runs in hand
@@ -58,18 +58,16 @@ export interface Service {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** Starts the service on `config`, resolved (config/resolve-config.ts): its secrets are read already, and nothing here reads the environment. */
 export async function startService(config: ServiceConfig, options: ServiceOptions = {}): Promise<Service> {
-  const env = options.env ?? process.env;
   const logger = options.logger ?? createLogger({ level: config.log.level });
   const metrics = createMetrics();
   const events = new RuntimeEvents((error, name) => logger.error({ err: error, event: name }, 'a listener of %s threw; the operation it reports stands', name));
 
   // Everything that can fail on a bad config fails here, before the store opens or a port is taken.
-  const linkSecretSetting = config.linkSecret ?? config.token;
-  const linkSecret = linkSecretSetting === undefined ? '' : resolveLongSecret(linkSecretSetting, env, config.linkSecret === undefined ? 'token' : 'linkSecret');
-  const channelsConfig = resolveChannelSecrets(config, env);
-  const { agent, refundsFile } = await loadAgent(config.agent, config.store);
-  const channels = createChannels(channelsConfig, options.stdout === undefined ? {} : { stdout: options.stdout });
+  const { agent, refundsFile } = await loadAgent(config.agent, config.store, config.demo);
+  const channels = createChannels(config.channels, options.stdout === undefined ? {} : { stdout: options.stdout });
+  const allChannels = [...channels.users, ...channels.operator];
 
   const store = await openStore(config.store, { ...config.engine, events });
   const stopLogging = observe(events, { metrics, logger });
@@ -80,23 +78,21 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   let dispatcher: Dispatcher | undefined;
   let pruner: Pruner | undefined;
   try {
-    // With port 0 the address is known only once listening; the approval
-    // links need it, so the app is mounted behind a shim set right after.
+    // With port 0 and no publicUrl the address is known only once listening: links read it then.
     let publicUrl = config.publicUrl ?? `http://${config.host}:${config.port}`;
-    const deps = { store, config, metrics, logger, events, linkSecret, env, ...(agent.route === undefined ? {} : { route: agent.route }) };
-    let app: Hono | undefined;
-    if (config.port === 0 && config.publicUrl === undefined) {
-      const shim = new Hono();
-      shim.all('*', (c) => (app === undefined ? c.json({ error: { code: 'starting', message: 'starting up' } }, 503) : app.fetch(c.req.raw, c.env)));
-      server = await startHttpServer(shim, { host: config.host, port: config.port });
-      publicUrl = server.url;
-      app = createApp({ ...deps, publicUrl });
-    } else {
-      app = createApp({ ...deps, publicUrl });
-      server = await startHttpServer(app, { host: config.host, port: config.port });
-    }
+    const app = createServiceApp({
+      ...httpDepsOf(config),
+      store,
+      metrics,
+      logger,
+      events,
+      publicUrl: () => publicUrl,
+      ...(agent.route === undefined ? {} : { route: agent.route }),
+    });
+    server = await startHttpServer(app, { host: config.host, port: config.port });
+    if (config.publicUrl === undefined) publicUrl = server.url;
 
-    const linkBase = publicUrl;
+    const linkSecret = config.linkSecret;
     makePool = (runs: Agent): WorkerPool =>
       new WorkerPool({
         store,
@@ -105,13 +101,13 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         concurrency: config.workers.concurrency,
         runTimeoutMs: config.workers.runTimeoutMs,
         pollIntervalMs: config.workers.pollIntervalMs,
-        ...(linkSecret === '' ? {} : { approvalLink: (link) => approvalUrl(linkBase, linkSecret, link) }),
+        ...(linkSecret === '' ? {} : { approvalLink: (link) => approvalUrl(publicUrl, linkSecret, link) }),
         ...(config.proxy === undefined ? {} : { proxyFetch: createProxyFetch(config.proxy.url) }),
       });
     pool = makePool(agent);
     dispatcher = new Dispatcher({
       store,
-      channels,
+      channels: channels.users,
       logger,
       pollIntervalMs: config.workers.pollIntervalMs,
       delivery: config.delivery,
@@ -122,13 +118,19 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       pruner = new Pruner({ store, logger });
       pruner.start();
     }
-    announce(logger, config, server.url, { agent: agent.name, refundsFile, linkSecret, channels: channels.map((c) => c.name) });
+    announce(logger, config, server.url, {
+      agent: agent.name,
+      refundsFile,
+      channels: channels.users.map((c) => c.name),
+      operatorChannels: channels.operator.map((c) => c.name),
+    });
   } catch (error) {
     await pruner?.stop();
     await pool?.stop({ graceMs: 0 }).catch(() => undefined);
     await dispatcher?.stop({ graceMs: 0 }).catch(() => undefined);
-    if (dispatcher === undefined) await Promise.allSettled(channels.map(async (c) => c.close?.()));
     await server?.close().catch(() => undefined);
+    // A dispatcher that was made closed the users' channels when it stopped.
+    await Promise.allSettled((dispatcher === undefined ? allChannels : channels.operator).map(async (c) => c.close?.()));
     stopLogging();
     stopSdkWarnings();
     await store.close();
@@ -161,7 +163,9 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       // The server keeps taking webhooks while runs drain: an acked event is
       // durable and the next start runs it, so refusing would only make senders retry.
       await running.pool.stop({ graceMs });
+      // The dispatcher closes the users' channels; the operator's are closed here.
       await Promise.all([running.dispatcher.stop({ graceMs: Math.min(graceMs, 5_000) }), running.server.close()]);
+      await Promise.allSettled(channels.operator.map(async (c) => c.close?.()));
       stopLogging();
       stopSdkWarnings();
       await store.close();
@@ -180,20 +184,27 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       return running.agent;
     },
     refundsFile,
+    operator: new OperatorMessages(channels.operator, events),
     replaceAgent,
     stop,
   };
 }
 
-/** Channel secrets may be "env:VAR" like every other secret; the channels get them resolved. */
-function resolveChannelSecrets(config: ServiceConfig, env: NodeJS.ProcessEnv): ServiceConfig['channels'] {
-  const channels = { ...config.channels };
-  if (channels.webhook !== undefined) channels.webhook = { ...channels.webhook, secret: resolveLongSecret(channels.webhook.secret, env, 'channels.webhook.secret') };
-  if (channels.email !== undefined) {
-    channels.email = { ...channels.email, password: resolveOptionalSecret(channels.email.password, env, 'channels.email.password') };
-  }
-  if (channels.slack?.botToken !== undefined) channels.slack = { ...channels.slack, botToken: resolveSecret(channels.slack.botToken, env, 'channels.slack.botToken') };
-  return channels;
+/** The HTTP app as the service serves it: the HTTP layer's routes, with the dashboard mounted beside them. */
+export function createServiceApp(deps: AppDeps): HttpApp {
+  const ctx = createHttpContext(deps);
+  return createApp(ctx, { pages: [dashboardRoutes(ctx)] });
+}
+
+/** What the HTTP app takes from the config. */
+export function httpDepsOf(config: ServiceConfig): Pick<AppDeps, 'sources' | 'token' | 'linkSecret' | 'maxBodyBytes' | 'channels'> {
+  return {
+    sources: config.sources,
+    token: config.token,
+    linkSecret: config.linkSecret,
+    maxBodyBytes: config.maxBodyBytes,
+    channels: usersChannels(config.channels).map((spec) => spec.name),
+  };
 }
 
 /** The startup line people read: where to send webhooks and where to look. */
@@ -201,7 +212,7 @@ function announce(
   logger: Logger,
   config: ServiceConfig,
   url: string,
-  info: { agent: string; refundsFile: string | null; linkSecret: string; channels: string[] },
+  info: { agent: string; refundsFile: string | null; channels: string[]; operatorChannels: string[] },
 ): void {
   const hooks = Object.entries(config.sources).flatMap(([name, source]) => [
     `POST ${url}/hooks/<inbox>/${name} (${source.type}${typeof source.secret === 'string' ? '' : `, a secret per inbox: vigil secret <inbox> ${name}`})`,
@@ -215,9 +226,10 @@ function announce(
       dashboard: config.token === undefined ? 'disabled (no token)' : `${url}/`,
       agent: info.agent,
       channels: info.channels,
+      ...(info.operatorChannels.length === 0 ? {} : { operatorChannels: info.operatorChannels }),
       webhooks: hooks,
       api: config.token === undefined ? 'disabled (no token)' : [`POST ${url}/inboxes/<inbox>/messages`, `POST ${url}/inboxes/<inbox>/approvals/<id>`],
-      approvalLinks: info.linkSecret === '' ? 'disabled (no token or linkSecret)' : `${url}/a/…`,
+      approvalLinks: config.linkSecret === '' ? 'disabled (no token or linkSecret)' : `${url}/a/…`,
       health: `${url}/healthz`,
       metrics: `${url}/metrics`,
       ...(info.refundsFile === null ? {} : { refundsFile: info.refundsFile }),

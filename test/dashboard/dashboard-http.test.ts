@@ -22,13 +22,13 @@ describe('dashboard on SQLite', () => {
     await other.close();
     writeFileSync(join(t.dir, 'broken.db'), 'this is not a SQLite database, just text long enough to be read as a header. '.repeat(20));
 
-    const login = await t.app.request('/login', {
+    const login = await t.app.hono.request('/login', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost' },
       body: new URLSearchParams({ token: SECRETS.token, next: '/' }).toString(),
     });
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
-    const page = await t.app.request('/', { headers: { cookie } });
+    const page = await t.app.hono.request('/', { headers: { cookie } });
     expect(page.status).toBe(200);
     const body = await page.text();
     expect(body).toMatch(/<tr class="unreadable">\s*<th scope="row"><a href="\/inbox\/broken">broken<\/a><\/th>\s*<td><span class="badge unreadable">unreadable<\/span><\/td>\s*<td colspan="8" class="alert">unreadable: a file in the data directory is not a SQLite database \(SQLITE_NOTADB on [^)]*broken\.db\)<\/td>/);

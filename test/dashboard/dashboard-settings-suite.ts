@@ -179,7 +179,7 @@ export function dashboardSettingsSuite(apps: ReturnType<typeof useHttpApps>): vo
       const cookie = await signIn(t);
       const fields = formFields((await get(t, '/inbox/alice', cookie)).body, '/inbox/alice/settings');
       expect((await post(t, '/inbox/alice/settings', cookie, { ...fields, csrf: 'forged', 'outbox.gapMs': '0' })).status).toBe(403);
-      const crossSite = await t.app.request('/inbox/alice/settings', {
+      const crossSite = await t.app.hono.request('/inbox/alice/settings', {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', cookie },
         body: new URLSearchParams({ ...fields, 'outbox.gapMs': '0' }).toString(),

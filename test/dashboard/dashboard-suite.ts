@@ -15,14 +15,14 @@ import { SECRETS, type TestApp, type useHttpApps } from '../http/http-harness.js
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost' };
 
 export async function signIn(t: TestApp): Promise<string> {
-  const response = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next: '/' }).toString() });
+  const response = await t.app.hono.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next: '/' }).toString() });
   expect(response.status).toBe(303);
   const cookie = response.headers.get('set-cookie') ?? '';
   return cookie.split(';')[0] as string;
 }
 
 export async function get(t: TestApp, path: string, cookie: string): Promise<{ status: number; body: string; headers: Headers }> {
-  const response = await t.app.request(path, { headers: { cookie } });
+  const response = await t.app.hono.request(path, { headers: { cookie } });
   return { status: response.status, body: await response.text(), headers: response.headers };
 }
 
@@ -33,7 +33,7 @@ export function csrfOf(body: string): string {
 }
 
 export async function post(t: TestApp, path: string, cookie: string, fields: Record<string, string>): Promise<Response> {
-  return t.app.request(path, { method: 'POST', headers: { ...FORM, cookie }, body: new URLSearchParams(fields).toString() });
+  return t.app.hono.request(path, { method: 'POST', headers: { ...FORM, cookie }, body: new URLSearchParams(fields).toString() });
 }
 
 /** An inbox with one event that a run sent dead at once (a terminal error). */
@@ -54,7 +54,7 @@ describe('dashboard sign-in', () => {
     const t = await apps.make();
     await t.store.inbox('alice').ingest({ source: 'test', sourceId: 'secret-key', payload: { ssn: '123' } });
     for (const path of ['/', '/inbox/alice', '/inbox/alice?status=dead']) {
-      const response = await t.app.request(path);
+      const response = await t.app.hono.request(path);
       expect(response.status).toBe(303);
       expect(response.headers.get('location')).toBe(`/login?next=${encodeURIComponent(path)}`);
       expect(await response.text()).not.toContain('secret-key');
@@ -66,12 +66,12 @@ describe('dashboard sign-in', () => {
 
   it('a wrong token is refused with no cookie; the right one sets an HttpOnly, SameSite=Strict cookie', async () => {
     const t = await apps.make();
-    const wrong = await t.app.request('/login', { method: 'POST', headers: FORM, body: 'token=nope&next=%2F' });
+    const wrong = await t.app.hono.request('/login', { method: 'POST', headers: FORM, body: 'token=nope&next=%2F' });
     expect(wrong.status).toBe(401);
     expect(wrong.headers.get('set-cookie')).toBeNull();
     expect(await wrong.text()).toContain('That token is not right.');
 
-    const right = await t.app.request('/login', { method: 'POST', headers: FORM, body: `token=${SECRETS.token}&next=%2Finbox%2Falice` });
+    const right = await t.app.hono.request('/login', { method: 'POST', headers: FORM, body: `token=${SECRETS.token}&next=%2Finbox%2Falice` });
     expect(right.status).toBe(303);
     expect(right.headers.get('location')).toBe('/inbox/alice');
     const cookie = right.headers.get('set-cookie') ?? '';
@@ -84,20 +84,20 @@ describe('dashboard sign-in', () => {
   it('never sends you off the server after sign-in', async () => {
     const t = await apps.make();
     for (const next of ['//evil.example/x', 'https://evil.example', '/\\evil.example', 'inbox', '/\t/evil.example/path', '/\n/evil.example', '/\\\t\\evil.example', '/\r\n//evil.example']) {
-      const response = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next }).toString() });
+      const response = await t.app.hono.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next }).toString() });
       expect([response.status, response.headers.get('location')], JSON.stringify(next)).toEqual([303, '/']);
     }
     // A newline cannot reach the Location header (it was a 500 after a successful sign-in); the path stays on this server.
-    const injected = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next: '/inbox/alice\r\nSet-Cookie: x=1' }).toString() });
+    const injected = await t.app.hono.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next: '/inbox/alice\r\nSet-Cookie: x=1' }).toString() });
     expect([injected.status, injected.headers.get('location')]).toEqual([303, '/inbox/aliceSet-Cookie:%20x=1']);
-    const kept = await t.app.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next: '/inbox/alice?status=dead#events' }).toString() });
+    const kept = await t.app.hono.request('/login', { method: 'POST', headers: FORM, body: new URLSearchParams({ token: SECRETS.token, next: '/inbox/alice?status=dead#events' }).toString() });
     expect(kept.headers.get('location')).toBe('/inbox/alice?status=dead#events');
   });
 
   it("a form from another site is refused before it is read, by the browser's own word (Origin, Sec-Fetch-Site)", async () => {
     const t = await apps.make();
     const body = new URLSearchParams({ token: SECRETS.token, next: '/' }).toString();
-    const login = (headers: Record<string, string>) => t.app.request('/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
+    const login = (headers: Record<string, string>) => t.app.hono.request('/login', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body });
     for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, {}] as Record<string, string>[]) {
       const refused = await login(headers);
       expect(refused.status).toBe(403);
@@ -110,7 +110,7 @@ describe('dashboard sign-in', () => {
     // An action from another site with a valid session cookie and CSRF token is refused as well.
     const cookie = await signIn(t);
     const csrf = csrfOf((await get(t, '/', cookie)).body);
-    const action = await t.app.request('/logout', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', cookie }, body: `csrf=${csrf}` });
+    const action = await t.app.hono.request('/logout', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', cookie }, body: `csrf=${csrf}` });
     expect(action.status).toBe(403);
   });
 
@@ -126,18 +126,18 @@ describe('dashboard sign-in', () => {
 
   it('with no token configured the dashboard is off (403), never open', async () => {
     const t = await apps.make({ token: undefined });
-    const page = await t.app.request('/');
+    const page = await t.app.hono.request('/');
     expect(page.status).toBe(403);
     expect(await page.text()).toContain('The dashboard is off');
-    expect((await t.app.request('/login')).status).toBe(403);
+    expect((await t.app.hono.request('/login')).status).toBe(403);
   });
 
   it('leaves other paths alone: the API and unknown paths still answer JSON', async () => {
     const t = await apps.make();
-    const unknown = await t.app.request('/no-such-page');
+    const unknown = await t.app.hono.request('/no-such-page');
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ error: { code: 'not_found' } });
-    const api = await t.app.request('/inboxes/alice/messages', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+    const api = await t.app.hono.request('/inboxes/alice/messages', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
     expect(api.status).toBe(401);
     expect(await api.json()).toMatchObject({ error: { code: 'unauthorized' } });
   });

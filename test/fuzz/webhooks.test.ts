@@ -1,6 +1,6 @@
 /**
- * Fuzz: POST /hooks/:inbox/:source through the real Hono app (a github and
- * an hmac source, a real SQLite store) with arbitrary bodies (random bytes,
+ * Fuzz: POST /hooks/:inbox/:source over a real socket to the real app (a
+ * github and an hmac source, a real SQLite store) with arbitrary bodies (random bytes,
  * invalid UTF-8, over the limit), header values and casing, valid and
  * forged signatures, and arbitrary inbox ids and source names in the path.
  * The status is one of 200/202/400/401/404/413, never 5xx; every refusal
@@ -59,7 +59,7 @@ const requestArb = fc.record({
   delivery: fc.option(headerValue, { nil: undefined, freq: 8 }),
   flips: fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }),
   contentType: fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', ''),
-  declaredLength: fc.option(fc.constantFrom('0', '1', '99999999', 'abc', '-1'), { nil: undefined, freq: 6 }),
+  // Over a socket the length is the body's own: a declared length that lies is the HTTP parser's to refuse (hooks-route.test.ts has the over-limit one).
 });
 
 function sign(source: string, body: Uint8Array, kind: Signature, garbage: string): string | undefined {
@@ -106,9 +106,8 @@ describe('fuzz: webhooks over HTTP', () => {
           headers.set(casing('x-acme-delivery', r.flips), r.delivery);
         }
         if (r.contentType !== '') headers.set(casing('content-type', r.flips), r.contentType);
-        if (r.declaredLength !== undefined) headers.set('content-length', r.declaredLength);
         const before = await snapshot(t.store);
-        const res = await t.app.request(`/hooks/${r.inbox}/${r.source}`, { method: 'POST', body: r.body, headers });
+        const res = await t.request(`/hooks/${r.inbox}/${r.source}`, { method: 'POST', body: r.body, headers });
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         expect(ALLOWED, `status ${res.status} for ${await res.clone().text()}`).toContain(res.status);
         const text = await res.text();

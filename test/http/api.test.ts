@@ -8,10 +8,10 @@ import { counterValue, errorOf, eventCount, expectNothingStored, SECRETS, T0, us
 const auth = { authorization: `Bearer ${SECRETS.token}`, 'content-type': 'application/json' };
 
 const sendMessage = (t: TestApp, body: unknown, headers: Record<string, string> = {}, inbox = 'alice') =>
-  t.app.request(`/inboxes/${inbox}/messages`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { ...auth, ...headers } });
+  t.app.hono.request(`/inboxes/${inbox}/messages`, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body), headers: { ...auth, ...headers } });
 
 const answer = (t: TestApp, id: string, body: unknown, headers: Record<string, string> = auth) =>
-  t.app.request(`/inboxes/alice/approvals/${id}`, { method: 'POST', body: JSON.stringify(body), headers });
+  t.app.hono.request(`/inboxes/alice/approvals/${id}`, { method: 'POST', body: JSON.stringify(body), headers });
 
 describe('POST /inboxes/:inbox/messages', () => {
   const apps = useHttpApps();
@@ -75,7 +75,7 @@ describe('POST /inboxes/:inbox/messages', () => {
     ['another scheme', { authorization: `Basic ${SECRETS.token}` }],
   ])('%s is 401 unauthorized with WWW-Authenticate, nothing stored', async (_what, headers: Record<string, string>) => {
     const t = await apps.make();
-    const res = await t.app.request('/inboxes/alice/messages', {
+    const res = await t.app.hono.request('/inboxes/alice/messages', {
       method: 'POST',
       body: JSON.stringify({ text: 'hi' }),
       headers: { 'idempotency-key': 'm-1', ...headers },
@@ -167,16 +167,16 @@ describe('POST /inboxes/:inbox/approvals/:id', () => {
 describe('GET and PATCH /inboxes/:inbox/settings', () => {
   const apps = useHttpApps();
   const patch = (t: TestApp, body: string, headers: Record<string, string> = auth) =>
-    t.app.request('/inboxes/alice/settings', { method: 'PATCH', body, headers: { ...headers, 'content-type': 'application/merge-patch+json' } });
+    t.app.hono.request('/inboxes/alice/settings', { method: 'PATCH', body, headers: { ...headers, 'content-type': 'application/merge-patch+json' } });
 
   it('reads {} for a new inbox; a merge patch answers 200 with the whole settings after it, which a GET then shows', async () => {
     const t = await apps.make();
-    expect(await (await t.app.request('/inboxes/alice/settings', { headers: auth })).json()).toEqual({});
+    expect(await (await t.app.hono.request('/inboxes/alice/settings', { headers: auth })).json()).toEqual({});
     const set = await patch(t, JSON.stringify({ contacts: { slack: 'D0123' }, outbox: { gapMs: 0 } }));
     expect([set.status, await set.json()]).toEqual([200, { contacts: { slack: 'D0123' }, outbox: { gapMs: 0 } }]);
     const removed = await patch(t, JSON.stringify({ outbox: { gapMs: null } }));
     expect(await removed.json()).toEqual({ contacts: { slack: 'D0123' } });
-    expect(await (await t.app.request('/inboxes/alice/settings', { headers: auth })).json()).toEqual({ contacts: { slack: 'D0123' } });
+    expect(await (await t.app.hono.request('/inboxes/alice/settings', { headers: auth })).json()).toEqual({ contacts: { slack: 'D0123' } });
   });
 
   it.each([
@@ -196,14 +196,14 @@ describe('GET and PATCH /inboxes/:inbox/settings', () => {
     const t = await apps.make();
     expect((await patch(t, '{not json')).status).toBe(400);
     expect((await patch(t, JSON.stringify({ outbox: { gapMs: 0 } }), {})).status).toBe(401);
-    expect((await t.app.request('/inboxes/alice/settings')).status).toBe(401);
+    expect((await t.app.hono.request('/inboxes/alice/settings')).status).toBe(401);
     await expectNothingStored(t.store);
   });
 });
 
 describe('DELETE /inboxes/:inbox', () => {
   const apps = useHttpApps();
-  const remove = (t: TestApp, headers: Record<string, string> = auth, inbox = 'alice') => t.app.request(`/inboxes/${inbox}`, { method: 'DELETE', headers });
+  const remove = (t: TestApp, headers: Record<string, string> = auth, inbox = 'alice') => t.app.hono.request(`/inboxes/${inbox}`, { method: 'DELETE', headers });
 
   it('removes the inbox and everything it holds (204); an old key then ingests as new; again it is 404', async () => {
     const t = await apps.make();

@@ -17,7 +17,7 @@ async function requestApproval(t: TestApp, action: unknown = { summary: 'Refund 
 }
 
 const tapAnswer = (t: TestApp, path: string, answer: string) =>
-  t.app.request(path, { method: 'POST', body: new URLSearchParams({ answer }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  t.app.hono.request(path, { method: 'POST', body: new URLSearchParams({ answer }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 
 describe('GET /a/:inbox/:id (confirm page)', () => {
   const apps = useHttpApps();
@@ -25,7 +25,7 @@ describe('GET /a/:inbox/:id (confirm page)', () => {
   it('shows what is asked with Yes/No buttons that POST back to the same signed URL, and answers nothing', async () => {
     const t = await apps.make();
     const path = await requestApproval(t);
-    const res = await t.app.request(path);
+    const res = await t.app.hono.request(path);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     const page = await res.text();
@@ -39,7 +39,7 @@ describe('GET /a/:inbox/:id (confirm page)', () => {
 
   it('is not framable, loads nothing and leaks no Referer', async () => {
     const t = await apps.make();
-    const res = await t.app.request(await requestApproval(t));
+    const res = await t.app.hono.request(await requestApproval(t));
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(res.headers.get('x-frame-options')).toBe('DENY');
@@ -50,7 +50,7 @@ describe('GET /a/:inbox/:id (confirm page)', () => {
   it('escapes the untrusted action text', async () => {
     const t = await apps.make();
     const path = await requestApproval(t, { summary: `<script>alert("x")</script><img src=x onerror='y'>&` });
-    const page = await (await t.app.request(path)).text();
+    const page = await (await t.app.hono.request(path)).text();
     expect(page).not.toContain('<script>');
     expect(page).not.toContain('<img');
     expect(page).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=&#39;y&#39;&gt;&amp;');
@@ -59,7 +59,7 @@ describe('GET /a/:inbox/:id (confirm page)', () => {
   it('escapes the approval id too (it comes from the agent)', async () => {
     const t = await apps.make();
     const path = await requestApproval(t, 'plain', '<b>id</b>');
-    const page = await (await t.app.request(path)).text();
+    const page = await (await t.app.hono.request(path)).text();
     expect(page).toContain('&lt;b&gt;id&lt;/b&gt;');
     expect(page).not.toContain('<b>id</b>');
   });
@@ -76,7 +76,7 @@ describe('GET /a/:inbox/:id (confirm page)', () => {
   ])('%s is 403', async (_what, tamper) => {
     const t = await apps.make();
     const path = tamper(await requestApproval(t));
-    const res = await t.app.request(path);
+    const res = await t.app.hono.request(path);
     expect(res.status).toBe(403);
     expect(await res.text()).toContain('not valid');
     const post = await tapAnswer(t, path, 'yes');
@@ -88,7 +88,7 @@ describe('GET /a/:inbox/:id (confirm page)', () => {
     const t = await apps.make();
     const path = await requestApproval(t);
     t.clock.set(T0 + EXPIRES_IN);
-    const page = await (await t.app.request(path)).text();
+    const page = await (await t.app.hono.request(path)).text();
     expect(page).toContain('expired');
     expect(page).not.toContain('<form');
   });
@@ -97,7 +97,7 @@ describe('GET /a/:inbox/:id (confirm page)', () => {
     const t = await apps.make();
     const path = await requestApproval(t);
     await t.store.inbox('alice').answerApproval('refund-1', 'no');
-    const page = await (await t.app.request(path)).text();
+    const page = await (await t.app.hono.request(path)).text();
     expect(page).toContain('Already answered: no');
     expect(page).not.toContain('<form');
   });
@@ -106,9 +106,9 @@ describe('GET /a/:inbox/:id (confirm page)', () => {
     const t = await apps.make();
     await t.store.inbox('alice').requestApproval({ id: 'r-2', expiresInMs: EXPIRES_IN, action: { type: 'refund', note: '<i>' } });
     const path = approvalPath(SECRETS.link, { inboxId: 'alice', approvalId: 'r-2', expiresAt: T0 + EXPIRES_IN });
-    expect(await (await t.app.request(path)).text()).toContain('approval r-2');
+    expect(await (await t.app.hono.request(path)).text()).toContain('approval r-2');
     await t.store.inbox('alice').answerApproval('r-2', 'yes');
-    const page = await (await t.app.request(path)).text();
+    const page = await (await t.app.hono.request(path)).text();
     expect(page).toContain('{&quot;type&quot;:&quot;refund&quot;,&quot;note&quot;:&quot;&lt;i&gt;&quot;}');
   });
 
@@ -116,7 +116,7 @@ describe('GET /a/:inbox/:id (confirm page)', () => {
     const t = await apps.make({}, { linkSecret: '' });
     const path = approvalPath('', { inboxId: 'alice', approvalId: 'refund-1', expiresAt: T0 + EXPIRES_IN });
     await t.store.inbox('alice').requestApproval({ id: 'refund-1', expiresInMs: EXPIRES_IN, action: 'x' });
-    expect((await t.app.request(path)).status).toBe(403);
+    expect((await t.app.hono.request(path)).status).toBe(403);
     expect((await tapAnswer(t, path, 'yes')).status).toBe(403);
     expect(await t.store.inbox('alice').getEvent('approval', 'refund-1')).toBeNull();
   });

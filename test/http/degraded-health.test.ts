@@ -16,7 +16,7 @@ import { SECRETS, useHttpApps, type TestApp } from './http-harness.js';
 async function deliver(t: TestApp, inbox: string, id: string): Promise<number> {
   const body = JSON.stringify({ id });
   const headers = { 'x-github-delivery': id, 'x-hub-signature-256': await githubSign(SECRETS.github, body) };
-  return (await t.app.request(`/hooks/${inbox}/github`, { method: 'POST', body, headers })).status;
+  return (await t.request(`/hooks/${inbox}/github`, { method: 'POST', body, headers })).status;
 }
 
 describe('GET /healthz while writes fail', () => {
@@ -25,9 +25,9 @@ describe('GET /healthz while writes fail', () => {
   it('is 503 degraded after a write the store could not take, and 200 again once a write works', async () => {
     const t = await apps.make();
     writeFileSync(join(t.dir, 'broken.db'), 'this is not a SQLite database, just text long enough to be read as a header. '.repeat(20));
-    expect((await t.app.request('/healthz')).status).toBe(200);
+    expect((await t.request('/healthz')).status).toBe(200);
     expect(await deliver(t, 'broken', 'd-1')).toBe(503);
-    const health = await t.app.request('/healthz');
+    const health = await t.request('/healthz');
     expect(health.status).toBe(503);
     expect(health.headers.get('retry-after')).toBe('1');
     expect(await health.json()).toEqual({
@@ -37,7 +37,7 @@ describe('GET /healthz while writes fail', () => {
       error: { code: 'store_unavailable', message: expect.stringMatching(/^writes are failing: a file in the data directory is not a SQLite database \(SQLITE_NOTADB on .*broken\.db\)/) },
     });
     expect(await deliver(t, 'alice', 'd-2')).toBe(202);
-    expect(await (await t.app.request('/healthz')).json()).toEqual({ ok: true });
+    expect(await (await t.request('/healthz')).json()).toEqual({ ok: true });
   });
 
   it('a failure stops counting DEGRADED_FOR_MS after the last one, so a process out of rotation gets writes again', async () => {
@@ -45,8 +45,8 @@ describe('GET /healthz while writes fail', () => {
     writeFileSync(join(t.dir, 'broken.db'), 'not a database '.repeat(100));
     expect(await deliver(t, 'broken', 'd-1')).toBe(503);
     t.clock.advance(DEGRADED_FOR_MS - 1);
-    expect((await t.app.request('/healthz')).status).toBe(503);
+    expect((await t.request('/healthz')).status).toBe(503);
     t.clock.advance(1);
-    expect((await t.app.request('/healthz')).status).toBe(200);
+    expect((await t.request('/healthz')).status).toBe(200);
   });
 });

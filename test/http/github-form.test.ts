@@ -47,7 +47,7 @@ describe('GitHub deliveries as a form (content type application/x-www-form-urlen
     const t = await apps.make();
     const { headers } = await signedForm('d-1', new URLSearchParams({ payload: JSON.stringify(PAYLOAD) }).toString());
     const forged = new URLSearchParams({ payload: JSON.stringify({ ...PAYLOAD, action: 'closed' }) }).toString();
-    const res = await t.app.request('/hooks/alice/github', { method: 'POST', body: forged, headers });
+    const res = await t.request('/hooks/alice/github', { method: 'POST', body: forged, headers });
     expect(await errorOf(res)).toMatchObject({ status: 401, code: 'bad_signature' });
     await expectNothingStored(t.store);
   });
@@ -57,7 +57,7 @@ describe('GitHub deliveries as a form (content type application/x-www-form-urlen
     const post = async (id: string, form: string | Buffer) => {
       const signature = `sha256=${createHmac('sha256', SECRETS.github).update(form).digest('hex')}`;
       const headers = { 'content-type': `${FORM}; charset=utf-8`, 'x-github-delivery': id, 'x-hub-signature-256': signature };
-      return errorOf(await t.app.request('/hooks/alice/github', { method: 'POST', body: form, headers }));
+      return errorOf(await t.request('/hooks/alice/github', { method: 'POST', body: form, headers }));
     };
     expect(await post('d-1', 'action=opened')).toMatchObject({ status: 400, code: 'bad_form', message: expect.stringContaining('"payload"') });
     expect(await post('d-2', 'payload=%7Bnot+json')).toMatchObject({ status: 400, code: 'bad_json', message: 'the form field "payload" is not valid JSON' });

@@ -20,14 +20,14 @@ describe('delivery ids and idempotency keys from headers', () => {
   it('a UTF-8 X-GitHub-Delivery is stored as sent', async () => {
     const t = await apps.make();
     const headers = { 'x-github-delivery': onTheWire('lieferung-ä-😀'), 'x-hub-signature-256': await githubSign(SECRETS.github, body) };
-    expect((await t.app.request('/hooks/alice/github', { method: 'POST', body, headers })).status).toBe(202);
+    expect((await t.request('/hooks/alice/github', { method: 'POST', body, headers })).status).toBe(202);
     expect((await t.store.inbox('alice').events()).map((e) => e.sourceId)).toEqual(['lieferung-ä-😀']);
   });
 
   it('a delivery id that is not UTF-8 is 400 invalid_header, nothing stored', async () => {
     const t = await apps.make();
     const headers = { 'x-github-delivery': 'id-\xff\xfe', 'x-hub-signature-256': await githubSign(SECRETS.github, body) };
-    expect(await errorOf(await t.app.request('/hooks/alice/github', { method: 'POST', body, headers }))).toMatchObject({ status: 400, code: 'invalid_header' });
+    expect(await errorOf(await t.request('/hooks/alice/github', { method: 'POST', body, headers }))).toMatchObject({ status: 400, code: 'invalid_header' });
     await expectNothingStored(t.store);
   });
 
@@ -36,7 +36,7 @@ describe('delivery ids and idempotency keys from headers', () => {
     const headers = new Headers({ 'x-hub-signature-256': await githubSign(SECRETS.github, body) });
     headers.append('x-github-delivery', 'a');
     headers.append('x-github-delivery', 'b');
-    const refused = await errorOf(await t.app.request('/hooks/alice/github', { method: 'POST', body, headers }));
+    const refused = await errorOf(await t.request('/hooks/alice/github', { method: 'POST', body, headers }));
     expect(refused).toMatchObject({ status: 400, code: 'invalid_header' });
     expect(refused.message).toContain('sent more than once');
     await expectNothingStored(t.store);
@@ -47,14 +47,14 @@ describe('delivery ids and idempotency keys from headers', () => {
     const id = 'msg_äöü';
     const signature = new Webhook(SECRETS.standard).sign(id, new Date(T0), body);
     const headers = { 'webhook-id': onTheWire(id), 'webhook-timestamp': String(T0 / 1000), 'webhook-signature': signature };
-    expect((await t.app.request('/hooks/alice/standard', { method: 'POST', body, headers })).status).toBe(202);
+    expect((await t.request('/hooks/alice/standard', { method: 'POST', body, headers })).status).toBe(202);
     expect((await t.store.inbox('alice').events()).map((e) => e.sourceId)).toEqual([id]);
   });
 
   it('an Idempotency-Key is read the same way', async () => {
     const t = await apps.make();
     const send = (key: string) =>
-      t.app.request('/inboxes/alice/messages', { method: 'POST', body: '{"text":"hi"}', headers: { authorization: `Bearer ${SECRETS.token}`, 'idempotency-key': key } });
+      t.request('/inboxes/alice/messages', { method: 'POST', body: '{"text":"hi"}', headers: { authorization: `Bearer ${SECRETS.token}`, 'idempotency-key': key } });
     expect((await send(onTheWire('schlüssel-1'))).status).toBe(202);
     expect(await errorOf(await send('k1, k2'))).toMatchObject({ status: 400, code: 'invalid_header' });
     expect((await t.store.inbox('alice').events()).map((e) => e.sourceId)).toEqual(['schlüssel-1']);

@@ -9,7 +9,7 @@ describe('health, metrics and failures', () => {
 
   it('GET /healthz is 200 {"ok":true} while the store answers', async () => {
     const t = await apps.make();
-    const res = await t.app.request('/healthz');
+    const res = await t.request('/healthz');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ ok: true });
   });
@@ -17,7 +17,7 @@ describe('health, metrics and failures', () => {
   it('GET /healthz is 503 once the store is closed', async () => {
     const t = await apps.make();
     await t.store.close();
-    const res = await t.app.request('/healthz');
+    const res = await t.request('/healthz');
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ ok: false });
   });
@@ -26,10 +26,10 @@ describe('health, metrics and failures', () => {
     const t = await apps.make();
     const body = JSON.stringify({ action: 'opened' });
     const headers = { 'x-github-delivery': 'd-1', 'x-hub-signature-256': await githubSign(SECRETS.github, body) };
-    await t.app.request('/hooks/alice/github', { method: 'POST', body, headers });
-    await t.app.request('/hooks/alice/github', { method: 'POST', body, headers });
-    await t.app.request('/hooks/alice/github', { method: 'POST', body: body + ' ', headers });
-    const res = await t.app.request('/metrics');
+    await t.request('/hooks/alice/github', { method: 'POST', body, headers });
+    await t.request('/hooks/alice/github', { method: 'POST', body, headers });
+    await t.request('/hooks/alice/github', { method: 'POST', body: body + ' ', headers });
+    const res = await t.request('/metrics');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();
@@ -48,7 +48,7 @@ describe('health, metrics and failures', () => {
         throw new Error('collector bug at line 7');
       },
     });
-    const res = await t.app.request('/metrics');
+    const res = await t.request('/metrics');
     const text = await res.text();
     expect(res.status).toBe(500);
     expect(JSON.parse(text)).toEqual({ error: { code: 'internal', message: 'internal error' } });
@@ -60,7 +60,7 @@ describe('health, metrics and failures', () => {
 
   it('an unknown route is a JSON 404', async () => {
     const t = await apps.make();
-    expect(await errorOf(await t.app.request('/nope'))).toMatchObject({ status: 404, code: 'not_found' });
-    expect(await errorOf(await t.app.request('/hooks/alice/github'))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await errorOf(await t.request('/nope'))).toMatchObject({ status: 404, code: 'not_found' });
+    expect(await errorOf(await t.request('/hooks/alice/github'))).toMatchObject({ status: 404, code: 'not_found' });
   });
 });

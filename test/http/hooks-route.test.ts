@@ -17,7 +17,7 @@ async function githubDelivery(id: string, body = JSON.stringify({ action: 'opene
 
 const postGithub = async (t: TestApp, path: string, id = 'd-1') => {
   const { body, headers } = await githubDelivery(id);
-  return t.app.request(path, { method: 'POST', body, headers });
+  return t.request(path, { method: 'POST', body, headers });
 };
 
 describe('POST /hooks/:inbox/:source', () => {
@@ -46,33 +46,8 @@ describe('POST /hooks/:inbox/:source', () => {
   it('a body over maxBodyBytes is 413 from its Content-Length, before reading it', async () => {
     const t = await apps.make({ maxBodyBytes: 1024 });
     const { body, headers } = await githubDelivery('d-1', JSON.stringify({ pad: 'x'.repeat(2000) }));
-    const res = await t.app.request('/hooks/alice/github', { method: 'POST', body, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } });
+    const res = await t.request('/hooks/alice/github', { method: 'POST', body, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } });
     expect(await errorOf(res)).toMatchObject({ status: 413, code: 'body_too_large' });
-    await expectNothingStored(t.store);
-  });
-
-  // Hono's bodyLimit stops reading at the limit but does not cancel the stream; over a socket the
-  // Node adapter then discards what still comes for at most 500 ms and closes (server.test.ts).
-  it('a chunked body with no length is cut off at the limit while reading: the rest is never pulled', async () => {
-    const t = await apps.make({ maxBodyBytes: 64 * 1024 });
-    let pulled = 0;
-    const chunk = new Uint8Array(16 * 1024).fill(0x20);
-    // An endless body: only a reader that stops at the limit can answer at all.
-    const endless = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        pulled += chunk.byteLength;
-        controller.enqueue(chunk);
-      },
-    });
-    const request = new Request('http://localhost/hooks/alice/github', {
-      method: 'POST',
-      body: endless,
-      headers: { 'x-github-delivery': 'd-1', 'x-hub-signature-256': 'sha256=' + '0'.repeat(64) },
-      duplex: 'half',
-    } as RequestInit);
-    const res = await t.app.request(request);
-    expect(await errorOf(res)).toMatchObject({ status: 413, code: 'body_too_large' });
-    expect(pulled).toBeLessThanOrEqual(64 * 1024 + 4 * chunk.byteLength);
     await expectNothingStored(t.store);
   });
 
@@ -82,7 +57,7 @@ describe('POST /hooks/:inbox/:source', () => {
     const exact = JSON.stringify({ pad: 'y'.repeat(256 - Buffer.byteLength(body)) });
     expect(Buffer.byteLength(exact)).toBe(256);
     const { headers } = await githubDelivery('d-1', exact);
-    expect((await t.app.request('/hooks/alice/github', { method: 'POST', body: exact, headers })).status).toBe(202);
+    expect((await t.request('/hooks/alice/github', { method: 'POST', body: exact, headers })).status).toBe(202);
   });
 
   it('a body nested deeper than 64 levels is 400 too_deep, however deep, and nothing is stored; 64 levels are stored', async () => {
@@ -90,13 +65,13 @@ describe('POST /hooks/:inbox/:source', () => {
     const nested = (depth: number, open = '[', close = ']') => `{"a":${open.repeat(depth - 1)}1${close.repeat(depth - 1)}}`;
     for (const [depth, open, close] of [[5000, '[', ']'], [65, '{"k":', '}'], [65, '[', ']']] as const) {
       const { body, headers } = await githubDelivery(`deep-${depth}`, nested(depth, open, close));
-      expect(await errorOf(await t.app.request('/hooks/alice/github', { method: 'POST', body, headers }))).toMatchObject({ status: 400, code: 'too_deep' });
+      expect(await errorOf(await t.request('/hooks/alice/github', { method: 'POST', body, headers }))).toMatchObject({ status: 400, code: 'too_deep' });
     }
     await expectNothingStored(t.store);
     // Brackets inside strings are text, not nesting.
     // The wrapper is one level, and nested(63) sixty-three: 64 in all.
     const { body, headers } = await githubDelivery('ok', JSON.stringify({ text: '['.repeat(5000), deep: JSON.parse(nested(63)) }));
-    expect((await t.app.request('/hooks/alice/github', { method: 'POST', body, headers })).status).toBe(202);
+    expect((await t.request('/hooks/alice/github', { method: 'POST', body, headers })).status).toBe(202);
     expect(await eventCount(t.store, 'alice')).toBe(1);
   });
 
@@ -105,7 +80,7 @@ describe('POST /hooks/:inbox/:source', () => {
     const body = Buffer.concat([Buffer.from('{"text":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
     // Signed over the exact bytes (octokit signs strings, which cannot hold these), so only the decoding can refuse it.
     const headers = { 'x-github-delivery': 'd-1', 'x-hub-signature-256': 'sha256=' + createHmac('sha256', SECRETS.github).update(body).digest('hex') };
-    expect(await errorOf(await t.app.request('/hooks/alice/github', { method: 'POST', body, headers }))).toMatchObject({ status: 400, code: 'bad_json' });
+    expect(await errorOf(await t.request('/hooks/alice/github', { method: 'POST', body, headers }))).toMatchObject({ status: 400, code: 'bad_json' });
     await expectNothingStored(t.store);
   });
 
@@ -167,7 +142,7 @@ describe('POST /hooks/:inbox/:source', () => {
     it("answers a signed url_verification with its challenge and stores nothing", async () => {
       const t = await apps.make();
       const { body, headers } = slackSigned({ type: 'url_verification', token: 't', challenge: 'abc123' });
-      const res = await t.app.request('/hooks/alice/slack', { method: 'POST', body, headers });
+      const res = await t.request('/hooks/alice/slack', { method: 'POST', body, headers });
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ challenge: 'abc123' });
       await expectNothingStored(t.store);
@@ -175,17 +150,17 @@ describe('POST /hooks/:inbox/:source', () => {
 
     it('an unsigned url_verification is 401: the handshake is answered only after the signature', async () => {
       const t = await apps.make();
-      const res = await t.app.request('/hooks/alice/slack', { method: 'POST', body: JSON.stringify({ type: 'url_verification', challenge: 'x' }) });
+      const res = await t.request('/hooks/alice/slack', { method: 'POST', body: JSON.stringify({ type: 'url_verification', challenge: 'x' }) });
       expect(await errorOf(res)).toMatchObject({ status: 401, code: 'missing_signature' });
     });
 
     it('a Slack retry (X-Slack-Retry-Num) of the same event_id is a duplicate', async () => {
       const t = await apps.make();
       const first = slackSigned({ type: 'event_callback', event_id: 'Ev1', event: { type: 'message' } });
-      expect((await t.app.request('/hooks/alice/slack', { method: 'POST', ...first })).status).toBe(202);
+      expect((await t.request('/hooks/alice/slack', { method: 'POST', ...first })).status).toBe(202);
       const retry = slackSigned({ type: 'event_callback', event_id: 'Ev1', event: { type: 'message' } }, T0 + 1000);
       t.clock.advance(1000);
-      const res = await t.app.request('/hooks/alice/slack', { method: 'POST', body: retry.body, headers: { ...retry.headers, 'x-slack-retry-num': '1' } });
+      const res = await t.request('/hooks/alice/slack', { method: 'POST', body: retry.body, headers: { ...retry.headers, 'x-slack-retry-num': '1' } });
       expect(res.status).toBe(200);
     });
 
@@ -200,10 +175,10 @@ describe('POST /hooks/:inbox/:source', () => {
 
     it('a slash command (a form) is stored as its fields under its trigger_id, and acknowledged 200 with an empty body', async () => {
       const t = await apps.make();
-      const res = await t.app.request('/hooks/alice/slack', { method: 'POST', ...slackForm(SLASH) });
+      const res = await t.request('/hooks/alice/slack', { method: 'POST', ...slackForm(SLASH) });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe(''); // Slack posts a non-empty body to the user as a message
-      const again = await t.app.request('/hooks/alice/slack', { method: 'POST', ...slackForm(SLASH) });
+      const again = await t.request('/hooks/alice/slack', { method: 'POST', ...slackForm(SLASH) });
       expect(again.status).toBe(200);
       expect(await again.text()).toBe('');
       const events = await t.store.inbox('alice').events();
@@ -214,7 +189,7 @@ describe('POST /hooks/:inbox/:source', () => {
     it('an interaction (a form whose payload field is JSON) is stored as that JSON, under its trigger_id', async () => {
       const t = await apps.make();
       const interaction = { type: 'block_actions', trigger_id: '789.012.def', user: { id: 'U1' }, actions: [{ action_id: 'approve', value: 'yes' }] };
-      const res = await t.app.request('/hooks/alice/slack', { method: 'POST', ...slackForm({ payload: JSON.stringify(interaction) }) });
+      const res = await t.request('/hooks/alice/slack', { method: 'POST', ...slackForm({ payload: JSON.stringify(interaction) }) });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe('');
       expect((await t.store.inbox('alice').events()).map((e) => [e.sourceId, e.payload])).toEqual([['789.012.def', interaction]]);
@@ -223,10 +198,10 @@ describe('POST /hooks/:inbox/:source', () => {
     it('form deliveries are refused like any other: bad signature 401, no trigger_id 400, a payload field that is not JSON 400; nothing stored', async () => {
       const t = await apps.make();
       const forged = slackForm(SLASH, 'not-the-slack-secret');
-      expect(await errorOf(await t.app.request('/hooks/alice/slack', { method: 'POST', ...forged }))).toMatchObject({ status: 401, code: 'bad_signature' });
+      expect(await errorOf(await t.request('/hooks/alice/slack', { method: 'POST', ...forged }))).toMatchObject({ status: 401, code: 'bad_signature' });
       const { trigger_id: _dropped, ...keyless } = SLASH;
-      expect(await errorOf(await t.app.request('/hooks/alice/slack', { method: 'POST', ...slackForm(keyless) }))).toMatchObject({ status: 400, code: 'missing_key' });
-      expect(await errorOf(await t.app.request('/hooks/alice/slack', { method: 'POST', ...slackForm({ payload: '{not json' }) }))).toMatchObject({
+      expect(await errorOf(await t.request('/hooks/alice/slack', { method: 'POST', ...slackForm(keyless) }))).toMatchObject({ status: 400, code: 'missing_key' });
+      expect(await errorOf(await t.request('/hooks/alice/slack', { method: 'POST', ...slackForm({ payload: '{not json' }) }))).toMatchObject({
         status: 400,
         code: 'bad_json',
       });
@@ -241,14 +216,14 @@ describe('POST /hooks/:inbox/:source', () => {
     const good = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRETS.stripe, timestamp });
     const goodV1 = /v1=([0-9a-f]+)/.exec(good)?.[1] as string;
     const header = `t=${timestamp},v1=${'0'.repeat(64)},v1=${goodV1},v0=${'1'.repeat(64)}`;
-    expect((await t.app.request('/hooks/alice/stripe', { method: 'POST', body, headers: { 'stripe-signature': header } })).status).toBe(202);
+    expect((await t.request('/hooks/alice/stripe', { method: 'POST', body, headers: { 'stripe-signature': header } })).status).toBe(202);
   });
 
   it('Stripe: the tolerance comes from the config', async () => {
     const t = await apps.make({ sources: { stripe: { type: 'stripe', secret: SECRETS.stripe, toleranceSeconds: 10 } } });
     const body = JSON.stringify({ id: 'evt_1', object: 'event' });
     const header = Stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRETS.stripe, timestamp: Math.floor(T0 / 1000) - 11 });
-    expect(await errorOf(await t.app.request('/hooks/alice/stripe', { method: 'POST', body, headers: { 'stripe-signature': header } }))).toMatchObject({
+    expect(await errorOf(await t.request('/hooks/alice/stripe', { method: 'POST', body, headers: { 'stripe-signature': header } }))).toMatchObject({
       status: 401,
       code: 'stale_timestamp',
     });
@@ -260,7 +235,7 @@ describe('POST /hooks/:inbox/:source', () => {
     const body = JSON.stringify({ order: 1 });
     const hex = createHmac('sha256', SECRETS.hmac).update(body).digest('hex');
     const send = (id: string, signature: string) =>
-      t.app.request('/hooks/alice/acme', { method: 'POST', body, headers: { 'x-acme-delivery': id, 'x-acme-signature': signature } });
+      t.request('/hooks/alice/acme', { method: 'POST', body, headers: { 'x-acme-delivery': id, 'x-acme-signature': signature } });
     expect((await send('o-1', hex)).status).toBe(202);
     expect((await send('o-2', 'sha256=' + hex.toUpperCase())).status).toBe(202);
     expect((await send('o-3', 'sha1=' + hex)).status).toBe(401);

@@ -1,12 +1,19 @@
 /**
  * The app under test on a real SQLite store in a temp directory, with one
- * fake clock shared by the store and the app (replay windows, link expiry).
+ * fake clock shared by the store and the app (replay windows, link expiry),
+ * wired as the service wires it (its config resolved, the dashboard
+ * mounted). `t.request` goes over a real socket to a server started for
+ * the test (the only way to the webhook route, which is served from Node's
+ * request); `t.app.hono.request` calls the other routes without one.
  * Logs are captured so a test can see what an operator would.
  */
 import { Writable } from 'node:stream';
 import { afterEach, expect } from 'vitest';
-import { configSchema, type ServiceConfigInput } from '../../src/config/schema.js';
-import { createApp, type AppDeps } from '../../src/http/app.js';
+import { parseConfig } from '../../src/config/load-config.js';
+import type { ServiceConfigInput } from '../../src/config/schema.js';
+import type { AppDeps, HttpApp } from '../../src/http/app.js';
+import { startHttpServer, type HttpServer } from '../../src/http/server.js';
+import { createServiceApp, httpDepsOf } from '../../src/service/service.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { createMetrics, type Metrics } from '../../src/observability/metrics.js';
 import type { RuntimeEvents } from '../../src/events.js';
@@ -36,7 +43,9 @@ export const SOURCES: ServiceConfigInput['sources'] = {
 };
 
 export interface TestApp {
-  app: ReturnType<typeof createApp>;
+  app: HttpApp;
+  /** A request over a real socket to this app (a server started on first use, closed after the test); redirects are not followed. */
+  request(input: string | URL | Request, init?: RequestInit): Promise<Response>;
   store: Store;
   /** The SQLite store's directory ('' on another store). */
   dir: string;
@@ -54,7 +63,9 @@ export type StoreOpener = () => Promise<{ store: Store; clock: FakeClock; close(
 export function useHttpApps(open?: StoreOpener) {
   const temp = useTempStores();
   const opened: Array<() => Promise<void>> = [];
+  const servers: HttpServer[] = [];
   afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close({ forceAfterMs: 0 })));
     await Promise.all(opened.splice(0).map((close) => close()));
   });
   const openStore = async (): Promise<{ store: Store; clock: FakeClock; dir: string }> => {
@@ -67,7 +78,9 @@ export function useHttpApps(open?: StoreOpener) {
     return { store, clock, dir: '' };
   };
   return {
-    async make(config: Partial<ServiceConfigInput> = {}, deps: Partial<AppDeps> = {}): Promise<TestApp> {
+    /** `env` is where the config's "env:NAME" secrets are read (default: none). */
+    async make(config: Partial<ServiceConfigInput> = {}, deps: Partial<AppDeps> & { env?: NodeJS.ProcessEnv } = {}): Promise<TestApp> {
+      const { env = {}, ...overrides } = deps;
       const { store, clock, dir } = await openStore();
       const lines: string[] = [];
       const destination = new Writable({
@@ -82,18 +95,32 @@ export function useHttpApps(open?: StoreOpener) {
       const events = store.events;
       events.onListenerError = (error, name) => logger.error({ err: error, event: name }, 'a listener of %s threw; the operation it reports stands', name);
       observe(events, { metrics, logger });
-      const app = createApp({
+      const resolved = parseConfig({ sources: SOURCES, token: SECRETS.token, linkSecret: SECRETS.link, ...config }, 'test config', env);
+      const app = createServiceApp({
+        ...httpDepsOf(resolved),
         store,
-        config: configSchema.parse({ sources: SOURCES, token: SECRETS.token, ...config }),
         metrics,
         logger,
         events,
-        linkSecret: SECRETS.link,
         publicUrl: 'http://127.0.0.1:8787',
         now: clock.now,
-        ...deps,
+        ...overrides,
       });
-      return { app, store, dir, clock, metrics, events, logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
+      let server: Promise<HttpServer> | undefined;
+      const request = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+        server ??= startHttpServer(app, { host: '127.0.0.1', port: 0 }).then((started) => {
+          servers.push(started);
+          return started;
+        });
+        const { url } = await server;
+        const target = (href: string): string => {
+          const parsed = new URL(href, 'http://127.0.0.1:8787');
+          return `${url}${parsed.pathname}${parsed.search}`;
+        };
+        if (input instanceof Request) return fetch(new Request(target(input.url), input), { redirect: 'manual', ...init });
+        return fetch(target(String(input)), { redirect: 'manual', ...init });
+      };
+      return { app, request, store, dir, clock, metrics, events, logs: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) };
     },
   };
 }

@@ -9,7 +9,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.js';
 import { perInboxSecret } from '../../src/http/webhooks/source-secret.js';
-import { isVigilError } from '../../src/index.js';
+import { ConfigError } from '../../src/config/config-error.js';
 import { errorOf, eventCount, useHttpApps, type TestApp } from './http-harness.js';
 
 const MASTER = 'master-secret-for-per-inbox-tests-0123456789';
@@ -33,21 +33,21 @@ describe('webhook secrets per inbox', () => {
     const t = await make();
     const alice = perInboxSecret(MASTER, 'gh', 'alice');
     expect(alice).toMatch(/^[0-9a-f]{64}$/);
-    expect((await t.app.request('/hooks/alice/gh', githubDelivery(alice, 'd-1'))).status).toBe(202);
+    expect((await t.request('/hooks/alice/gh', githubDelivery(alice, 'd-1'))).status).toBe(202);
     // The same captured delivery, replayed into another user's inbox.
-    expect(await errorOf(await t.app.request('/hooks/bob/gh', githubDelivery(alice, 'd-1')))).toMatchObject({ status: 401, code: 'bad_signature' });
+    expect(await errorOf(await t.request('/hooks/bob/gh', githubDelivery(alice, 'd-1')))).toMatchObject({ status: 401, code: 'bad_signature' });
     expect(await eventCount(t.store, 'alice')).toBe(1);
     expect(await t.store.inboxes()).toEqual(['alice']);
   });
 
   it('the master itself signs nothing, and each source has its own secrets from one master', async () => {
     const t = await make();
-    expect((await t.app.request('/hooks/alice/gh', githubDelivery(MASTER, 'd-1'))).status).toBe(401);
+    expect((await t.request('/hooks/alice/gh', githubDelivery(MASTER, 'd-1'))).status).toBe(401);
     expect(perInboxSecret(MASTER, 'acme', 'alice')).not.toBe(perInboxSecret(MASTER, 'gh', 'alice'));
     const body = '{"n":1}';
     const signed = (secret: string) => ({ method: 'POST', body, headers: { 'x-id': 'a-1', 'x-sig': createHmac('sha256', secret).update(body).digest('hex') } });
-    expect((await t.app.request('/hooks/alice/acme', signed(perInboxSecret(MASTER, 'gh', 'alice')))).status).toBe(401);
-    expect((await t.app.request('/hooks/alice/acme', signed(perInboxSecret(MASTER, 'acme', 'alice')))).status).toBe(202);
+    expect((await t.request('/hooks/alice/acme', signed(perInboxSecret(MASTER, 'gh', 'alice')))).status).toBe(401);
+    expect((await t.request('/hooks/alice/acme', signed(perInboxSecret(MASTER, 'acme', 'alice')))).status).toBe(202);
   });
 
   it('ids differing only in case are different inboxes with different secrets', () => {
@@ -55,9 +55,9 @@ describe('webhook secrets per inbox', () => {
   });
 
   it('a short or missing master stops startup, naming the field', async () => {
-    await expect(apps.make({ sources: SOURCES }, { env: { GH_MASTER: 'short' } })).rejects.toThrow(/^sources\.gh\.secret\.derive: must be at least 32 characters/);
+    await expect(apps.make({ sources: SOURCES }, { env: { GH_MASTER: 'short' } })).rejects.toThrow(/\n  - sources\.gh\.secret\.derive: must be at least 32 characters/);
     const missing = apps.make({ sources: SOURCES }, { env: {} });
-    await expect(missing).rejects.toSatisfy((error: unknown) => isVigilError(error, 'invalid_options'));
+    await expect(missing).rejects.toBeInstanceOf(ConfigError);
     await expect(missing).rejects.toThrow(/sources\.gh\.secret\.derive: environment variable GH_MASTER is not set/);
   });
 

@@ -25,7 +25,7 @@ const SOURCES: ServiceConfigInput['sources'] = {
 async function github(t: TestApp, path: string, payload: unknown, id: string, secret = SECRETS.github): Promise<Response> {
   const body = JSON.stringify(payload);
   const headers = { 'content-type': 'application/json', 'x-github-delivery': id, 'x-hub-signature-256': await githubSign(secret, body) };
-  return t.app.request(path, { method: 'POST', body, headers });
+  return t.request(path, { method: 'POST', body, headers });
 }
 
 function slack(body: string, contentType = 'application/json') {
@@ -70,7 +70,7 @@ describe('POST /hooks/:source (routed by the body)', () => {
     await expectNothingStored(t.store);
     expect(await counterValue(t.metrics, 'rejectedSignatures', { source: 'gh', reason: 'unroutable' })).toBe(1);
     expect(t.logs().some((l) => l.msg === `webhook refused: ${refused.message}` && l.reason === 'unroutable')).toBe(true);
-    const metrics = await (await t.app.request('/metrics')).text();
+    const metrics = await (await t.request('/metrics')).text();
     expect(metrics).toContain('vigil_webhook_rejected_total{source="gh",reason="unroutable"} 1');
   });
 
@@ -113,21 +113,21 @@ describe('POST /hooks/:source (routed by the body)', () => {
   describe('Slack', () => {
     it("answers the Events API's url_verification challenge at the routed URL, after the signature, storing nothing", async () => {
       const t = await make();
-      const res = await t.app.request('/hooks/slack', slack(JSON.stringify({ type: 'url_verification', token: 't', challenge: 'ch-42' })));
+      const res = await t.request('/hooks/slack', slack(JSON.stringify({ type: 'url_verification', token: 't', challenge: 'ch-42' })));
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ challenge: 'ch-42' });
       await expectNothingStored(t.store);
       const forged = slack(JSON.stringify({ type: 'url_verification', challenge: 'x' }));
       forged.headers['x-slack-signature'] = 'v0=' + '0'.repeat(64);
-      expect((await t.app.request('/hooks/slack', forged)).status).toBe(401);
+      expect((await t.request('/hooks/slack', forged)).status).toBe(401);
     });
 
     it("routes an event by event.user, and a slash command's form by user_id", async () => {
       const t = await make();
       const event = { type: 'event_callback', event_id: 'Ev1', event: { type: 'message', user: 'U123', text: 'hi' } };
-      expect((await t.app.request('/hooks/slack', slack(JSON.stringify(event)))).status).toBe(202);
+      expect((await t.request('/hooks/slack', slack(JSON.stringify(event)))).status).toBe(202);
       const form = new URLSearchParams({ command: '/quiet', text: '22:00-07:00', user_id: 'U456', trigger_id: 't.1' }).toString();
-      const answered = await t.app.request('/hooks/slash', slack(form, 'application/x-www-form-urlencoded'));
+      const answered = await t.request('/hooks/slash', slack(form, 'application/x-www-form-urlencoded'));
       expect([answered.status, await answered.text()]).toEqual([200, '']);
       expect(await t.store.inboxes()).toEqual(['slack-U123', 'slack-U456']);
     });

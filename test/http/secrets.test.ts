@@ -1,7 +1,8 @@
-/** "env:VAR" secrets are resolved once, when the app is created; a missing variable is an error naming it. */
+/** "env:VAR" secrets are read once, when the config is loaded (resolve-config.ts); a missing variable is an error naming it. */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { resolveSecret } from '../../src/config/secrets.js';
+import { ConfigError } from '../../src/config/config-error.js';
 import { isVigilError } from '../../src/index.js';
 import { approvalPath } from '../../src/http/approval-links.js';
 import { errorOf, SECRETS, T0, useHttpApps } from './http-harness.js';
@@ -27,7 +28,7 @@ describe('resolveSecret', () => {
   });
 });
 
-describe('createApp with env secrets', () => {
+describe("the config's env secrets, as the app gets them", () => {
   const apps = useHttpApps();
 
   it('uses the resolved values for webhook secrets and the API token', async () => {
@@ -38,14 +39,14 @@ describe('createApp with env secrets', () => {
     );
     const body = '{"n":1}';
     const signature = createHmac('sha256', env.ACME_SECRET).update(body).digest('hex');
-    expect((await t.app.request('/hooks/alice/acme', { method: 'POST', body, headers: { 'x-sig': signature, 'x-id': '1' } })).status).toBe(202);
+    expect((await t.request('/hooks/alice/acme', { method: 'POST', body, headers: { 'x-sig': signature, 'x-id': '1' } })).status).toBe(202);
     const message = (authorization: string) =>
-      t.app.request('/inboxes/alice/messages', { method: 'POST', body: '{"text":"hi"}', headers: { authorization, 'idempotency-key': 'k' } });
+      t.request('/inboxes/alice/messages', { method: 'POST', body: '{"text":"hi"}', headers: { authorization, 'idempotency-key': 'k' } });
     expect(await errorOf(await message('Bearer env:API_TOKEN'))).toMatchObject({ status: 401 });
     expect((await message(`Bearer ${env.API_TOKEN}`)).status).toBe(202);
   });
 
-  it('fails at creation, not on the first delivery, when a variable is missing', async () => {
+  it('fails when the config is loaded, not on the first delivery, when a variable is missing', async () => {
     await expect(apps.make({ sources: { gh: { type: 'github', secret: 'env:NOT_SET_ANYWHERE' } } }, { env: {} })).rejects.toThrow(
       /sources\.gh\.secret: environment variable NOT_SET_ANYWHERE is not set/,
     );
@@ -56,10 +57,10 @@ describe('createApp with env secrets', () => {
   });
 
   it('resolves an "env:" link secret: links signed with its value verify', async () => {
-    const t = await apps.make({}, { linkSecret: 'env:LINK', env: { LINK: SECRETS.link } });
+    const t = await apps.make({ linkSecret: 'env:LINK' }, { env: { LINK: SECRETS.link } });
     await t.store.inbox('alice').requestApproval({ id: 'r', expiresInMs: 60_000, action: 'Refund?' });
     const path = approvalPath(SECRETS.link, { inboxId: 'alice', approvalId: 'r', expiresAt: T0 + 60_000 });
-    expect((await t.app.request(path)).status).toBe(200);
+    expect((await t.request(path)).status).toBe(200);
   });
 });
 
@@ -70,19 +71,21 @@ describe('secrets too short to be safe are refused at startup', () => {
   it.each([
     ['token', { token: short }, {}],
     ['token', { token: 'env:TOKEN' }, { env: { TOKEN: short } }],
-    ['linkSecret', {}, { linkSecret: short }],
+    ['linkSecret', { linkSecret: short }, {}],
     ['sources.gh.secret', { sources: { gh: { type: 'github' as const, secret: short } } }, {}],
     ['sources.pay.secret', { sources: { pay: { type: 'stripe' as const, secret: 'whsec_short' } } }, {}],
   ])('%s: at least 32 characters, saying how to make one, never quoting the value', async (field, config, deps) => {
     const made = apps.make(config, deps);
-    await expect(made).rejects.toSatisfy((error: unknown) => isVigilError(error, 'invalid_options'));
-    const message = await made.catch((error: Error) => error.message);
-    expect(message).toBe(`${field}: must be at least 32 characters, so that it cannot be guessed; make one with: openssl rand -hex 32 (value not shown)`);
-    expect(message).not.toContain(short);
+    await expect(made).rejects.toBeInstanceOf(ConfigError);
+    const error = (await made.catch((caught: unknown) => caught)) as ConfigError;
+    expect(error.issues).toEqual([`${field}: must be at least 32 characters, so that it cannot be guessed; make one with: openssl rand -hex 32 (value not shown)`]);
+    expect(error.message).not.toContain(short);
   });
 
   it('a token that could not be sent as a Bearer token is refused (the right one would never get through)', async () => {
     const spaced = 'a token with spaces in it, but long enough';
-    await expect(apps.make({ token: spaced })).rejects.toThrow(/^token: use only letters, digits and \. _ ~ \+ \/ - .*openssl rand -hex 32 \(value not shown\)$/);
+    const error = (await apps.make({ token: spaced }).catch((caught: unknown) => caught)) as ConfigError;
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]).toMatch(/^token: use only letters, digits and \. _ ~ \+ \/ - .*openssl rand -hex 32 \(value not shown\)$/);
   });
 });

@@ -9,7 +9,7 @@ import { counterValue, errorOf, eventCount, expectNothingStored, T0, useHttpApps
 import { PROVIDERS, type Provider } from './providers.js';
 
 const post = (t: TestApp, source: string, body: string, headers: Record<string, string>, inbox = 'alice') =>
-  t.app.request(`/hooks/${inbox}/${source}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+  t.request(`/hooks/${inbox}/${source}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
 
 describe.each(PROVIDERS.map((p) => [p.source, p] as const))('webhooks: %s', (_name, provider: Provider) => {
   const apps = useHttpApps();

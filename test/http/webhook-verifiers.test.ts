@@ -247,24 +247,22 @@ describe('createSource(s)', () => {
   const LONG = 'verifier-test-secret-of-32-characters';
   const long = (...parts: (string | Buffer)[]) => hmacSha256(LONG, ...parts).toString('hex');
 
-  it('builds the verifier of each type with its secret resolved from env: and the source\'s tolerance', () => {
-    const env = { WH_SECRET: LONG };
-    const github = createSource('gh', { type: 'github', secret: 'env:WH_SECRET' }, env).verifier(null);
+  it("builds the verifier of each type with its secret and the source's tolerance", () => {
+    const github = createSource('gh', { type: 'github', secret: LONG }).verifier(null);
     expect(() => github.verify(BODY, new Headers({ 'x-hub-signature-256': `sha256=${long(BODY)}` }), NOW)).not.toThrow();
-    const stripe = createSource('st', { type: 'stripe', secret: LONG, toleranceSeconds: 10 }, env).verifier(null);
+    const stripe = createSource('st', { type: 'stripe', secret: LONG, toleranceSeconds: 10 }).verifier(null);
     const t = SECONDS - 11;
     expect(rejection(() => stripe.verify(BODY, new Headers({ 'stripe-signature': `t=${t},v1=${long(`${t}.`, BODY)}` }), NOW)).reason).toBe('stale_timestamp');
-    expect(() => createSource('gh', { type: 'github', secret: 'env:NOT_SET' }, {})).toThrow('sources.gh.secret: environment variable NOT_SET is not set');
-    const sources = createSources({ constructor: { type: 'github' as const, secret: LONG } }, {});
+    const sources = createSources({ constructor: { type: 'github' as const, secret: LONG } });
     expect([...sources.keys()]).toEqual(['constructor']);
     expect(sources.get('__proto__')).toBeUndefined();
   });
 
   it("a fixed secret gives one verifier for every inbox; a derived one, each inbox's own, and none without an inbox", () => {
-    const fixed = createSource('gh', { type: 'github', secret: LONG }, {});
+    const fixed = createSource('gh', { type: 'github', secret: LONG });
     expect(fixed.secretKind).toBe('fixed');
     expect(fixed.verifier('alice')).toBe(fixed.verifier(null));
-    const perInbox = createSource('gh', { type: 'github', secret: { derive: 'env:MASTER' } }, { MASTER: LONG });
+    const perInbox = createSource('gh', { type: 'github', secret: { derive: LONG } });
     expect(perInbox.secretKind).toBe('per-inbox');
     expect(() => perInbox.verifier(null)).toThrow(new TypeError('source gh has a secret per inbox: a delivery to it names its inbox in the path'));
     const alices = `sha256=${hmacSha256(perInboxSecret(LONG, 'gh', 'alice'), BODY).toString('hex')}`;

@@ -131,7 +131,7 @@ describe('wrong tokens, counted per client address', () => {
   it('IPv6 addresses count per /64: a client cannot get fresh guesses by changing the low 64 bits', async () => {
     const { t } = await serve();
     const from = (address: string, token: string, key: string) =>
-      t.app.request(
+      t.app.hono.request(
         '/inboxes/alice/messages',
         { method: 'POST', headers: { authorization: `Bearer ${token}`, 'idempotency-key': key }, body: JSON.stringify({ text: key }) },
         { incoming: { socket: { remoteAddress: address } } },

@@ -62,7 +62,7 @@ export async function runService(flags: ServeFlags, { dev }: { dev: boolean }): 
       logger.warn('vigil dev: the config names no "agent" module, so there is nothing to reload (the built-in example agent runs)');
     } else {
       const { watchAgent } = await import('../../service/agent-reloader.js');
-      const reloader = await watchAgent({ path: config.agent, storeUrl: config.store, service, logger });
+      const reloader = await watchAgent({ path: config.agent, service, logger });
       stopWatching = () => reloader.close();
     }
   }

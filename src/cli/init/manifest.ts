@@ -106,7 +106,7 @@ export function serviceConfig(): Record<string, unknown> {
     agent: './agent.ts',
     token: secret(),
     sources: { github: { type: 'github', secret: secret() } },
-    channels: { console: {} },
+    channels: { console: { type: 'console' } },
     // One message every 5 s while you try it out; leave it out (one an hour) for people.
     engine: { outboxGapMs: 5_000 },
   };

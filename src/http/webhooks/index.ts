@@ -1,24 +1,39 @@
 /**
- * One webhook source per configured name, built once at startup with its
- * secret resolved: a verifier for each delivery, made with the source's
- * fixed secret, or with the secret derived for the delivery's inbox
- * (source-secret.ts).
+ * One webhook source per configured name, built once at startup: a verifier
+ * for each delivery, made with the source's fixed secret, or with the
+ * secret derived for the delivery's inbox (source-secret.ts). Secrets
+ * arrive read (the config's resolve-config.ts).
+ *
+ * A new provider is its verifier module here, a case in SourceSpec and
+ * verifierFor below, and its entry in the config's schema
+ * (src/config/schema.ts).
  */
-import type { SourceConfig } from '../../config/schema.js';
-import { resolveLongSecret } from '../../config/secrets.js';
 import { githubVerifier } from './github.js';
 import { hmacVerifier } from './hmac.js';
+import type { Routing } from './route-inbox.js';
 import { slackVerifier } from './slack.js';
 import { perInboxSecret } from './source-secret.js';
 import { standardWebhooksVerifier } from './standard-webhooks.js';
 import { stripeVerifier } from './stripe.js';
 import type { WebhookVerifier } from './verifier.js';
 
-export { WebhookRejected, type HeaderReader, type RejectionReason, type WebhookVerifier } from './verifier.js';
+export { WebhookRejected, type RejectionReason, type WebhookVerifier } from './verifier.js';
+
+/** A fixed secret, or a master to derive one per inbox from (senders who choose the secret: GitHub, generic HMAC). */
+export type SourceSecret = string | { derive: string };
+
+/** One configured source, its secret read. */
+export type SourceSpec = { inbox?: Routing | undefined } & (
+  | { type: 'github'; secret: SourceSecret }
+  | { type: 'stripe'; secret: string; toleranceSeconds: number }
+  | { type: 'standard-webhooks'; secret: string; toleranceSeconds: number }
+  | { type: 'slack'; secret: string; toleranceSeconds: number }
+  | { type: 'hmac'; secret: SourceSecret; signatureHeader: string; keyHeader: string }
+);
 
 export interface WebhookSource {
   readonly name: string;
-  readonly config: SourceConfig;
+  readonly config: SourceSpec;
   /** 'fixed': one secret for every inbox; 'per-inbox': each inbox's own, derived from a master. */
   readonly secretKind: 'fixed' | 'per-inbox';
   /**
@@ -29,7 +44,7 @@ export interface WebhookSource {
   verifier(inboxId: string | null): WebhookVerifier;
 }
 
-function verifierFor(source: SourceConfig, secret: string): WebhookVerifier {
+function verifierFor(source: SourceSpec, secret: string): WebhookVerifier {
   switch (source.type) {
     case 'github':
       return githubVerifier(secret);
@@ -44,12 +59,12 @@ function verifierFor(source: SourceConfig, secret: string): WebhookVerifier {
   }
 }
 
-export function createSource(name: string, source: SourceConfig, env: NodeJS.ProcessEnv = process.env): WebhookSource {
+export function createSource(name: string, source: SourceSpec): WebhookSource {
   if (typeof source.secret === 'string') {
-    const verifier = verifierFor(source, resolveLongSecret(source.secret, env, `sources.${name}.secret`));
+    const verifier = verifierFor(source, source.secret);
     return { name, config: source, secretKind: 'fixed', verifier: () => verifier };
   }
-  const master = resolveLongSecret(source.secret.derive, env, `sources.${name}.secret.derive`);
+  const master = source.secret.derive;
   return {
     name,
     config: source,
@@ -62,6 +77,6 @@ export function createSource(name: string, source: SourceConfig, env: NodeJS.Pro
 }
 
 /** A Map, not the config object: a source named "constructor" or "__proto__" must not find Object.prototype. */
-export function createSources(sources: Record<string, SourceConfig>, env: NodeJS.ProcessEnv = process.env): Map<string, WebhookSource> {
-  return new Map(Object.entries(sources).map(([name, source]) => [name, createSource(name, source, env)]));
+export function createSources(sources: Record<string, SourceSpec>): Map<string, WebhookSource> {
+  return new Map(Object.entries(sources).map(([name, source]) => [name, createSource(name, source)]));
 }

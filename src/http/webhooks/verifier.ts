@@ -3,6 +3,8 @@
  * checks the provider's signature on the raw bytes before anything is
  * parsed or stored, then names the delivery's dedupe key.
  */
+import type { HeaderReader } from '../header-values.js';
+
 export type RejectionReason = 'missing_signature' | 'bad_signature' | 'stale_timestamp';
 
 /** A delivery refused before storing: 401 with `reason` as the error code. */
@@ -16,13 +18,7 @@ export class WebhookRejected extends Error {
   }
 }
 
-/**
- * What a verifier reads of a delivery's headers: one value by name, joined
- * with ", " when sent more than once, null when missing. A web Headers has
- * it; so does the reader over Node's raw headers (hooks-on-node.ts), which
- * costs a tenth of building a Headers for each delivery.
- */
-export type HeaderReader = Pick<Headers, 'get'>;
+export type { HeaderReader } from '../header-values.js';
 
 export interface WebhookVerifier {
   /** Throws WebhookRejected unless `body` carries a valid, fresh signature. `now` is in milliseconds. */

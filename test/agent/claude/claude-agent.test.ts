@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeAgent, type Permissions, type Store } from '../../../src/index.js';
-import { memoryPermissions, memoryTools } from '../../../src/agent/memory-tools.js';
+import { parseConfig } from '../../../src/config/load-config.js';
+import { memoryPermissions, memoryTools } from '../../../src/demo/memory-tools.js';
 import { RuntimeEvents } from '../../../src/events.js';
 import { WorkerPool } from '../../../src/runtime/worker-pool.js';
 import { loadAgent } from '../../../src/service/load-agent.js';
@@ -120,13 +121,19 @@ describe('claudeAgent on the runtime', () => {
 });
 
 describe('the agent vigil serve runs without an agent module', () => {
-  it('is the Claude demo when ANTHROPIC_API_KEY is set, the example agent otherwise', async () => {
+  it('is the Claude demo when ANTHROPIC_API_KEY is set (read with the config), the demo agent otherwise', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vigil-load-agent-'));
     defer(() => rmSync(dir, { recursive: true, force: true }));
-    const withKey = await loadAgent(undefined, `sqlite:${dir}`, { ANTHROPIC_API_KEY: 'sk-test' });
+    const loaded = async (env: NodeJS.ProcessEnv) => {
+      const config = parseConfig({ store: `sqlite:${dir}` }, 'test config', env);
+      return loadAgent(config.agent, config.store, config.demo);
+    };
+    const withKey = await loaded({ ANTHROPIC_API_KEY: 'sk-test' });
     expect(withKey.agent.name).toBe('claude-example');
     expect(withKey.agent.tools.map((t) => t.name)).toEqual(['refund', 'remember', 'recall', 'forget', 'list_memory']);
     expect(withKey.agent.permissions.refund).toEqual({ ask: { expiresInMs: 3_600_000 } });
-    expect((await loadAgent(undefined, `sqlite:${dir}`, {})).agent.name).toBe('example');
+    expect((await loaded({})).agent.name).toBe('example');
+    // A config that names its agent never reads the key for the demo.
+    expect(parseConfig({ agent: './agent.ts' }, 'test config', { ANTHROPIC_API_KEY: 'sk-test' }).demo).toEqual({ claude: null });
   });
 });

@@ -19,7 +19,7 @@ export interface CheckedSettings {
   maxWaitMs: number | null;
 }
 
-const CHANNEL_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const CHANNEL_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const TIME_OF_DAY = /^([01]\d|2[0-3]):[0-5]\d$/;
 const MAX_CONTACT_LENGTH = 1_000;
 /** A debounce caps its wait at this many times itself unless maxWaitMs says otherwise. */
@@ -48,7 +48,7 @@ export function validateSettings(value: unknown): CheckedSettings {
   if (root.contacts !== undefined) {
     const contacts = object('contacts', root.contacts, null);
     for (const [channel, address] of Object.entries(contacts)) {
-      if (!CHANNEL_NAME.test(channel)) throw invalid(`contacts.${channel}`, 'a channel name is lowercase [a-z0-9_-], up to 64 characters');
+      if (!CHANNEL_NAME_PATTERN.test(channel)) throw invalid(`contacts.${channel}`, 'a channel name is lowercase [a-z0-9_-], up to 64 characters');
       if (typeof address !== 'string' || address.length === 0 || address.length > MAX_CONTACT_LENGTH) {
         throw invalid(`contacts.${channel}`, `must be a non-empty string of at most ${MAX_CONTACT_LENGTH} characters, got ${describe(address)}`);
       }

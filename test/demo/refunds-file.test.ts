@@ -1,5 +1,5 @@
 /**
- * Where the built-in example agent keeps its refunds ledger: with the
+ * Where the built-in demo agent keeps its refunds ledger: with the
  * inbox files on SQLite, and under ./data (not the working directory
  * itself) on PostgreSQL.
  */
@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { expect, it } from 'vitest';
 import { loadAgent } from '../../src/service/load-agent.js';
 
-const NO_KEY = {};
+const NO_KEY = { claude: null };
 
 it('SQLite: the ledger sits beside the inbox files', async () => {
   expect((await loadAgent(undefined, 'sqlite:/var/lib/vigil', NO_KEY)).refundsFile).toBe('/var/lib/vigil/example-refunds.jsonl');

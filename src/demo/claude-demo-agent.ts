@@ -1,21 +1,21 @@
 /**
  * What `npm start` runs when ANTHROPIC_API_KEY is set and no agent is
- * configured: the example agent's refund demo with Claude deciding. It may
+ * configured: the demo agent's refund demo (demo-agent.ts) with Claude deciding. It may
  * remember things (memory tools, allowed), and it may refund an order only
  * after a person says yes on the one-tap link (ask, one hour). The refund
- * goes to the same stand-in ledger as the example agent, keyed by the
+ * goes to the same stand-in ledger as the demo agent, keyed by the
  * approval event, so it happens once however often the run is retried.
  */
-import { claudeAgent } from './claude/claude-agent.js';
-import { DEFAULT_CLAUDE_MODEL } from './claude/default-model.js';
-import type { Agent } from './agent.js';
-import { RefundLedger } from './example-agent.js';
+import type { Agent } from '../agent/agent.js';
+import { claudeAgent } from '../agent/claude/claude-agent.js';
+import { DEFAULT_CLAUDE_MODEL } from '../agent/claude/default-model.js';
+import { defineTool } from '../agent/tools.js';
 import { memoryPermissions, memoryTools } from './memory-tools.js';
-import { defineTool } from './tools.js';
+import { RefundLedger } from './refund-ledger.js';
 
 const HOUR = 3_600_000;
 
-export interface ClaudeExampleOptions {
+export interface ClaudeDemoOptions {
   refundsFile: string;
   apiKey: string;
   model?: string;
@@ -27,7 +27,7 @@ Be brief. You can remember facts about the customer with the memory tools.
 You can refund an order with the refund tool; a person approves each refund before it happens,
 so call it when the customer asks for one and say that it awaits approval.`;
 
-export function createClaudeExampleAgent(options: ClaudeExampleOptions): Agent {
+export function createClaudeDemoAgent(options: ClaudeDemoOptions): Agent {
   const ledger = new RefundLedger(options.refundsFile);
   const refund = defineTool<{ order: string }>({
     name: 'refund',

@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { createExampleAgent, RefundLedger } from '../../src/agent/example-agent.js';
+import { createDemoAgent } from '../../src/demo/demo-agent.js';
+import { RefundLedger } from '../../src/demo/refund-ledger.js';
 import type { AgentResult } from '../../src/agent/agent.js';
 import { createFakeClock, openStore, type FakeClock, type Inbox, type Store } from '../../src/index.js';
 import { createAgentContext } from '../../src/runtime/agent-context.js';
@@ -33,7 +34,7 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const agent = () => createExampleAgent({ refundsFile: join(dir, 'refunds.jsonl') });
+const agent = () => createDemoAgent({ refundsFile: join(dir, 'refunds.jsonl') });
 
 /** Calls to stats() the agent made through its context, counted by the run helper below. */
 let statsCalls = 0;

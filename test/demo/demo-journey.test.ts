@@ -1,5 +1,5 @@
 /**
- * The example agent end to end, as a user meets it: a real `vigil serve`
+ * The demo agent end to end, as a user meets it: a real `vigil serve`
  * process with the built-in agent and a webhook channel pointed at a local
  * receiver. A signed webhook and a chat message each get a reply; "refund
  * order 42" gets an urgent message with a one-tap link, the link's page,
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, expect, it } from 'vitest';
-import type { RefundRecord } from '../../src/agent/example-agent.js';
+import type { RefundRecord } from '../../src/demo/refund-ledger.js';
 import { openStore } from '../../src/index.js';
 import { CHANNEL_SECRET, ServiceHarness, waitFor, type Receiver } from '../fixtures/service-process.js';
 

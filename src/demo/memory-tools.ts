@@ -4,8 +4,8 @@
  * saved with the run's finish like everything else, under the same limits.
  * Like any tool they need a permission: `memoryPermissions` allows all four.
  */
-import type { Permissions } from './permissions.js';
-import { defineTool, type Tool } from './tools.js';
+import type { Permissions } from '../agent/permissions.js';
+import { defineTool, type Tool } from '../agent/tools.js';
 
 export function memoryTools(): Tool[] {
   return [

@@ -1,5 +1,7 @@
 /**
- * The built-in example agent: the quick start's demo, with no API key.
+ * The built-in demo agent: what `npm start` and a `vigil serve` whose
+ * config names no `agent` run, with no API key (claude-demo-agent.ts is
+ * the same demo with Claude deciding).
  *
  * - A chat message (source "chat", payload { text }) gets a reply.
  * - "refund order 42" asks for approval first (one hour), with an URGENT
@@ -13,10 +15,9 @@
  * - A webhook from any other source is acknowledged in one line.
  * A run with nothing to say returns { nothing: true }: no message goes out.
  */
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { defineAgent, type Agent, type AgentContext } from './agent.js';
+import { defineAgent, type Agent, type AgentContext } from '../agent/agent.js';
 import type { ClaimedEvent, OutboxMessage } from '../store/contract.js';
+import { RefundLedger } from './refund-ledger.js';
 
 const HOUR = 3_600_000;
 export const DIGEST_TIMER_ID = 'daily-digest';
@@ -24,20 +25,12 @@ export const DIGEST_TIMER_ID = 'daily-digest';
 export const DIGEST_SCHEDULED = 'example:digest-scheduled';
 const REFUND_PATTERN = /\brefund\s+(?:order\s+)?#?([A-Za-z0-9][A-Za-z0-9_-]{0,63})\b/i;
 
-export interface ExampleAgentOptions {
+export interface DemoAgentOptions {
   /** The refunds ledger: one JSON line per refund performed. */
   refundsFile: string;
   /** When the digest fires (cron, in `digestTz`). Default: 09:00 every day. */
   digestCron?: string;
   digestTz?: string;
-}
-
-export interface RefundRecord {
-  idempotencyKey: string;
-  inboxId: string;
-  order: string;
-  approvalId: string;
-  at: number;
 }
 
 interface RefundAction {
@@ -46,7 +39,7 @@ interface RefundAction {
   order: string;
 }
 
-export function createExampleAgent(options: ExampleAgentOptions): Agent {
+export function createDemoAgent(options: DemoAgentOptions): Agent {
   const ledger = new RefundLedger(options.refundsFile);
   return defineAgent({
     name: 'example',
@@ -147,50 +140,4 @@ function isDigest(event: ClaimedEvent): boolean {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * A stand-in for a payments API: an append-only JSON-lines file that
- * performs each idempotency key once. A run repeated after a crash (same
- * events, same key) finds its key and does nothing. Runs of one inbox never
- * overlap (the lease), so check-then-append needs no lock for one key.
- */
-export class RefundLedger {
-  constructor(readonly file: string) {}
-
-  /** Performs the refund unless its key was seen; true when performed now. */
-  async refund(record: RefundRecord): Promise<boolean> {
-    const text = await this.read();
-    if (parseRecords(text).some((r) => r.idempotencyKey === record.idempotencyKey)) return false;
-    await mkdir(dirname(this.file), { recursive: true });
-    // After a line torn by a crash, start a fresh line so this record parses.
-    const separator = text === '' || text.endsWith('\n') ? '' : '\n';
-    await appendFile(this.file, `${separator}${JSON.stringify(record)}\n`);
-    return true;
-  }
-
-  async records(): Promise<RefundRecord[]> {
-    return parseRecords(await this.read());
-  }
-
-  private async read(): Promise<string> {
-    try {
-      return await readFile(this.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
-      throw error;
-    }
-  }
-}
-
-function parseRecords(text: string): RefundRecord[] {
-  const records: RefundRecord[] = [];
-  for (const line of text.split('\n')) {
-    try {
-      if (line.trim() !== '') records.push(JSON.parse(line) as RefundRecord);
-    } catch {
-      // A line torn by a crash mid-append: that refund did not complete.
-    }
-  }
-  return records;
 }

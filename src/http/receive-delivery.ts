@@ -1,5 +1,5 @@
 /**
- * Signed webhook ingestion, two ways in:
+ * Signed webhook ingestion, two ways in (hooks-on-node.ts serves both):
  *   - `POST /hooks/:inbox/:source`: the inbox is in the path;
  *   - `POST /hooks/:source`: one URL for every user (a GitHub App, a Slack
  *     app); the inbox comes from the verified body (the source's
@@ -7,25 +7,18 @@
  * The order is the point: the source (and an inbox in the path) are
  * checked, the body is read within the limit, the signature is verified on
  * those raw bytes, and only then is anything parsed, routed or stored.
- * Every refusal stores nothing.
+ * Every refusal stores nothing, and is an event (`webhook:refused`) that
+ * the metrics and the log hear.
  */
-import { Hono, type Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { Inbox } from '../../store/contract.js';
-import { fromStoreError, HttpError } from '../http-error.js';
-import { ingestAck, type HttpContext, type JsonAnswer } from '../http-context.js';
-import { parseJson, readRequestBody } from '../read-body.js';
-import { WebhookRejected, type HeaderReader, type WebhookSource } from '../webhooks/index.js';
-import { inboxFromAgent, inboxFromPayload } from '../webhooks/route-inbox.js';
+import type { Inbox } from '../store/contract.js';
+import type { HeaderReader } from './header-values.js';
+import { fromStoreError, HttpError } from './http-error.js';
+import { ingestAck, type HttpContext, type JsonAnswer } from './http-context.js';
+import { parseJson } from './read-body.js';
+import { WebhookRejected, type WebhookSource } from './webhooks/index.js';
+import { inboxFromAgent, inboxFromPayload } from './webhooks/route-inbox.js';
 
-export function hookRoutes(ctx: HttpContext): Hono {
-  const app = new Hono();
-  app.post('/:inbox/:source', (c) => answer(c, receiveDelivery(ctx, deliveryOf(c, c.req.param('source'), c.req.param('inbox')))));
-  app.post('/:source', (c) => answer(c, receiveDelivery(ctx, deliveryOf(c, c.req.param('source'), null))));
-  return app;
-}
-
-/** A delivery as the route sees it, from Hono's request or straight from Node's (hooks-on-node.ts). */
+/** A delivery as the route reads it from the request. */
 export interface Delivery {
   sourceName: string;
   inboxInPath: string | null;
@@ -38,16 +31,6 @@ export interface Delivery {
 
 /** The answer: 202 stored or 200 duplicate (or a handshake's reply) in JSON, or the provider's own acknowledgment. */
 export type DeliveryAnswer = JsonAnswer | Response;
-
-function deliveryOf(c: Context, sourceName: string, inboxInPath: string | null): Delivery {
-  const headers = c.req.raw.headers;
-  return { sourceName, inboxInPath, headers, allHeaders: () => Object.fromEntries(headers), readBody: (maxBytes) => readRequestBody(c, maxBytes) };
-}
-
-async function answer(c: Context, answering: Promise<DeliveryAnswer>): Promise<Response> {
-  const reply = await answering;
-  return reply instanceof Response ? reply : c.json(reply.json, reply.status as ContentfulStatusCode);
-}
 
 /** Checks, verifies, parses and stores one delivery; throws what the error handler answers (errorAnswer). */
 export async function receiveDelivery(ctx: HttpContext, delivery: Delivery): Promise<DeliveryAnswer> {
@@ -76,9 +59,7 @@ export async function receiveDelivery(ctx: HttpContext, delivery: Delivery): Pro
   } catch (error) {
     const refusal = error instanceof HttpError ? error : fromStoreError(error);
     if (refusal !== null && refusal.status < 500) {
-      // Unknown source names stay out of the label: a path segment anyone can vary must not grow the metrics.
-      ctx.metrics.rejectedSignatures.inc({ source: source === undefined ? '(unknown)' : sourceName, reason: refusal.code });
-      ctx.logger.info({ source: sourceName, reason: refusal.code }, 'webhook refused: %s', refusal.message);
+      ctx.events.emit('webhook:refused', { source: sourceName, known: source !== undefined, reason: refusal.code, message: refusal.message });
     }
     throw error;
   }

@@ -1,0 +1,15 @@
+/**
+ * The runtime's defaults: what a WorkerPool or a Dispatcher made without a
+ * config uses, and what the service's config (src/config/schema.ts) fills
+ * its `workers` settings from. Each value lives here once.
+ */
+export const RUNTIME_DEFAULTS = {
+  /** Inboxes one worker pool runs at once. */
+  concurrency: 8,
+  /** A run longer than this is aborted and its events retried. */
+  runTimeoutMs: 60_000,
+  /** The safety poll for work; store hints and timers do the real waking. */
+  pollIntervalMs: 5_000,
+  /** On stop, how long running runs may finish before they are aborted. */
+  shutdownGraceMs: 10_000,
+} as const;
