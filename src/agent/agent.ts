@@ -37,6 +37,13 @@ export interface AgentContext {
    * `link` is a signed one-tap approval link when the service can make one.
    */
   requestApproval(request: ApprovalRequest): Promise<{ link: string | null }>;
+  /**
+   * Adds (or, by id, replaces) a timer of this inbox (TimerSpec: one-off,
+   * interval or cron); its occurrences arrive later as ('timer', …) events.
+   * Written at once, while the run holds the inbox, not with its finish: a
+   * run retried after a crash adds the same id again, replacing it.
+   * `await ctx.addTimer({ id: 'digest', cron: '0 9 * * *', tz: 'Europe/Berlin' })`.
+   */
   addTimer(timer: TimerSpec): Promise<void>;
   stats(): Promise<InboxStats>;
   /**

@@ -31,18 +31,42 @@ export interface EventRow extends ClaimedEvent {
   receivedAt: number;
 }
 
+/** What a timer does with occurrences it missed (the service was down): one event for the latest, or one each. */
 export type MissedPolicy = 'coalesce' | 'each';
 
+/**
+ * A timer (R7): one-off (`due` alone), interval (`due` and `every`) or cron
+ * (`cron`, with `tz`). Adding one with an id that exists replaces it. Each
+ * occurrence becomes an event `('timer', '<id>@<scheduledFor>')` (a fixed
+ * `key` instead, for a one-off), whose payload is `payload` with
+ * `scheduledFor`, `lateBy` and `skipped` added.
+ *
+ * ```ts
+ * await ctx.addTimer({ id: 'digest', cron: '0 9 * * *', tz: 'Europe/Berlin', payload: { task: 'digest' } });
+ * await ctx.addTimer({ id: 'follow-up', due: ctx.now + 3_600_000, payload: { order: '42' } });
+ * await ctx.addTimer({ id: 'heartbeat', due: ctx.now, every: 15 * 60_000, missed: 'coalesce' });
+ * ```
+ */
 export interface TimerSpec {
+  /** Names the timer in its inbox: at most 200 characters; the same id again replaces it. */
   id: string;
-  /** First (or only) occurrence. Optional for cron timers: the next match after now. */
+  /** The first (or only) occurrence, in epoch milliseconds. Required unless `cron` is given; for a cron timer, default the next match after now. */
   due?: number;
+  /** Repeat every this many milliseconds after `due` (a positive integer); not with `cron`. */
   every?: number;
+  /** A cron pattern (croner's: five fields, or six with seconds), e.g. `'0 9 * * 1-5'`; not with `every`. */
   cron?: string;
+  /** The IANA time zone `cron` is read in (default UTC), e.g. `'Europe/Berlin'`: DST-correct. Cron timers only. */
   tz?: string;
+  /** A plain JSON object, copied into every occurrence's event (within the store's maxPayloadBytes). */
   payload?: Record<string, unknown>;
-  /** A fixed event key, for one-off timers only. */
+  /** A fixed event key instead of `('timer', '<id>@<scheduledFor>')`: one-off timers only, e.g. to fire into another source. */
   key?: { source: string; sourceId: string };
+  /**
+   * Occurrences the scheduler did not fire in time (the service was down):
+   * `'coalesce'` (default) fires one event for the latest, with `skipped`
+   * counting the others; `'each'` fires one per occurrence, each under its own key.
+   */
   missed?: MissedPolicy;
 }
 
