@@ -1,7 +1,7 @@
 /**
- * Rows as exportInbox gives them (contract.ts, InboxRecord), from the
- * columns both stores name alike: one mapping, two SQL exports
- * (sqlite/export.ts, postgres/export.ts). JSON columns are parsed, so an
+ * Rows as exportInbox gives them (InboxRecord, contract/data-lifecycle.ts),
+ * from the columns both stores name alike: one mapping, two SQL exports
+ * (sqlite/export.ts, postgres/lifecycle.ts). JSON columns are parsed, so an
  * export is plain JSON Lines a person can read, and an import checks it
  * as it checks any input (engine/validate/inbox-record.ts).
  */
