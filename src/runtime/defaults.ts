@@ -12,4 +12,10 @@ export const RUNTIME_DEFAULTS = {
   pollIntervalMs: 5_000,
   /** On stop, how long running runs may finish before they are aborted. */
   shutdownGraceMs: 10_000,
+  /** On stop, how long the dispatcher's sends in flight may finish (it stops after the runs). */
+  dispatcherGraceMs: 5_000,
+  /** Inboxes one dispatcher sends to at once. */
+  dispatcherConcurrency: 4,
+  /** After a channel fails, the wait before that inbox is tried again: doubling from baseMs, at most maxMs. */
+  dispatchRetry: { baseMs: 1_000, maxMs: 300_000 },
 } as const;

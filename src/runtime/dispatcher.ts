@@ -63,7 +63,6 @@ interface Backoff {
   retryAt: number;
 }
 
-/** A batch some channels took and others did not: on the retry only the others get it. */
 /** A batch some channels are done with (took it, refused it for good, or cannot reach its person): on the retry only the others get it. */
 interface PartialDelivery {
   batchId: string;
@@ -123,7 +122,7 @@ export class Dispatcher {
     this.events = options.events ?? options.store.events;
     this.logger = options.logger;
     const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? RUNTIME_DEFAULTS.pollIntervalMs);
-    this.retry = options.retry ?? { baseMs: 1_000, maxMs: 300_000 };
+    this.retry = options.retry ?? RUNTIME_DEFAULTS.dispatchRetry;
     positive('retry.baseMs', this.retry.baseMs);
     positive('retry.maxMs', this.retry.maxMs);
     const leaseTtlMs = positive('leaseTtlMs', leaseTtlOf('dispatcher', options.store, options.leaseTtlMs));
@@ -131,7 +130,7 @@ export class Dispatcher {
     if (this.sendTimeoutMs >= leaseTtlMs) {
       throw new VigilError('invalid_options', `sendTimeoutMs (${this.sendTimeoutMs}) must be well under leaseTtlMs (${leaseTtlMs}), or slow sends repeat`);
     }
-    this.concurrency = positive('concurrency', options.concurrency ?? 4);
+    this.concurrency = positive('concurrency', options.concurrency ?? RUNTIME_DEFAULTS.dispatcherConcurrency);
     const delivery = options.delivery ?? 'at-least-once';
     if (delivery !== 'at-least-once' && delivery !== 'at-most-once') {
       throw new VigilError('invalid_options', `dispatcher: delivery must be 'at-least-once' or 'at-most-once', got ${JSON.stringify(delivery)}`);
@@ -169,7 +168,7 @@ export class Dispatcher {
    * going at the deadline are aborted (their messages stay held for the next
    * start). Closes the channels.
    */
-  stop({ graceMs = 5_000 }: { graceMs?: number } = {}): Promise<void> {
+  stop({ graceMs = RUNTIME_DEFAULTS.dispatcherGraceMs }: { graceMs?: number } = {}): Promise<void> {
     this.stopping ??= this.drain(graceMs);
     return this.stopping;
   }

@@ -9,14 +9,13 @@
  */
 import { VigilError } from '../errors.js';
 import type { Store } from '../store/contract.js';
-
-/** For a store written before Store.leaseTtlMs existed (plain JavaScript): the stores' default. */
-const STORE_DEFAULT_MS = 120_000;
+import { STORE_DEFAULTS } from '../store/index.js';
 
 export function leaseTtlOf(who: string, store: Store, given: number | undefined): number {
   const own = (store as { leaseTtlMs?: number } | null)?.leaseTtlMs;
   if (given !== undefined && own !== undefined && given !== own) {
     throw new VigilError('invalid_options', `${who}: leaseTtlMs (${String(given)}) is not the store's (${own}); leave it out, it is read from the store`);
   }
-  return given ?? own ?? STORE_DEFAULT_MS;
+  // A store written before Store.leaseTtlMs existed (plain JavaScript) has the stores' default.
+  return given ?? own ?? STORE_DEFAULTS.leaseTtlMs;
 }

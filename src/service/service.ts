@@ -16,6 +16,7 @@ import { startHttpServer } from '../http/server.js';
 import { createLogger, type Logger } from '../observability/logger.js';
 import { createMetrics, type Metrics } from '../observability/metrics.js';
 import { observe } from '../observability/observe.js';
+import { RUNTIME_DEFAULTS } from '../runtime/defaults.js';
 import { Dispatcher } from '../runtime/dispatcher.js';
 import { OperatorMessages } from '../runtime/operator-messages.js';
 import { Pruner } from '../runtime/pruner.js';
@@ -164,7 +165,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
       // durable and the next start runs it, so refusing would only make senders retry.
       await running.pool.stop({ graceMs });
       // The dispatcher closes the users' channels; the operator's are closed here.
-      await Promise.all([running.dispatcher.stop({ graceMs: Math.min(graceMs, 5_000) }), running.server.close()]);
+      await Promise.all([running.dispatcher.stop({ graceMs: Math.min(graceMs, RUNTIME_DEFAULTS.dispatcherGraceMs) }), running.server.close()]);
       await Promise.allSettled(channels.operator.map(async (c) => c.close?.()));
       stopLogging();
       stopSdkWarnings();

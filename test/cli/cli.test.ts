@@ -94,6 +94,9 @@ describe('config errors exit 2 and name the field', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('sources.github.secret');
     expect(result.stderr).toContain('VIGIL_TEST_UNSET_SECRET');
+    // A command that only opens the store reads the same file without needing the service's secrets.
+    const status = await harness.cli(['status', '--config', config]);
+    expect([status.code, status.stderr]).toEqual([0, '']);
   });
 });
 
@@ -102,7 +105,12 @@ describe('vigil secret', () => {
     const dir = harness.tempDir('vigil-cli-secret-');
     const master = 'cli-master-secret-0123456789abcdef0123';
     const config = harness.writeConfig(dir, {
-      sources: { gh: { type: 'github', secret: { derive: 'env:CLI_MASTER' } }, fixed: { type: 'github', secret: 'a-fixed-secret-0123456789abcdef0123' } },
+      sources: {
+        gh: { type: 'github', secret: { derive: 'env:CLI_MASTER' } },
+        fixed: { type: 'github', secret: 'a-fixed-secret-0123456789abcdef0123' },
+        // The service's other secrets need not be in this command's environment: it reads the one master.
+        pay: { type: 'stripe', secret: 'env:NOT_SET_FOR_THE_CLI' },
+      },
     });
     const env = { CLI_MASTER: master };
     const alice = await harness.cli(['secret', 'alice', 'gh', '--config', config], { env });

@@ -20,20 +20,20 @@ export function secretCommand(): Command {
     .option('--config <file>', 'the vigil config (.json, .js, .mjs, .ts) that defines the source')
     .action(async (inboxId: string, sourceName: string, flags: { config?: string }) => {
       // Imported when the command runs: `vigil --help` needs neither zod nor the store.
-      const [{ loadConfig }, { resolveLongSecret }, { validateInboxId }, { perInboxSecret }] = await Promise.all([
+      const [{ loadConfigFile }, { validateInboxId }, { perInboxSecret }] = await Promise.all([
         import('../../config/load-config.js'),
-        import('../../config/secrets.js'),
         import('../../store/index.js'),
         import('../../http/webhooks/source-secret.js'),
       ]);
-      const { config } = await loadConfig(flags.config);
+      // The file, its secrets unread: this command needs the one master it derives from, not the service's other secrets.
+      const { config } = await loadConfigFile(flags.config);
       validateInboxId(inboxId);
       const source = Object.hasOwn(config.sources, sourceName) ? config.sources[sourceName] : undefined;
       if (source === undefined) throw new UsageError(`no source named ${JSON.stringify(sourceName)} in the config (sources: ${Object.keys(config.sources).join(', ') || 'none'})`);
-      if (typeof source.secret === 'string') {
+      if (!('derive' in source.secret)) {
         throw new UsageError(`source ${sourceName} has one fixed secret for every inbox; give it "secret": { "derive": "env:MASTER" } for a secret per inbox`);
       }
-      const master = resolveLongSecret(source.secret.derive, process.env, `sources.${sourceName}.secret.derive`);
+      const master = source.secret.derive.resolve(process.env, `sources.${sourceName}.secret.derive`);
       print(perInboxSecret(master, sourceName, inboxId));
     });
 }
