@@ -53,10 +53,11 @@ export function chaosStore(inner: Store, { journal, crashes }: ChaosStoreOptions
         if (claim.events.length > 0) await crashes.pass('after-claim', inbox);
         return claim;
       },
-      async finish(holder, gen, ids, outcome, options) {
+      async finish(finish) {
+        const { holder, gen, ids, outcome } = finish;
         await crashes.pass('before-finish', inbox);
         await crashes.pass('in-finish', inbox);
-        const finished = await port.finish(holder, gen, ids, outcome, options);
+        const finished = await port.finish(finish);
         journal.write({ k: 'finish', inbox, holder, gen, ids: [...ids], ok: finished, ...(outcome.error === null ? {} : { error: outcome.error }) });
         await crashes.pass('after-finish', inbox);
         return finished;
@@ -75,13 +76,14 @@ export function chaosStore(inner: Store, { journal, crashes }: ChaosStoreOptions
         if (result.claim.events.length > 0) await crashes.pass('after-claim', inbox);
         return result;
       },
-      async finishAndClaim(holder, gen, ids, outcome, options) {
+      async finishAndClaim(finish) {
+        const { holder, gen, ids, outcome } = finish;
         await crashes.pass('before-finish', inbox);
         await crashes.pass('in-finish', inbox);
         const askedAt = leaseClockMs();
         journal.write({ k: 'stepping', inbox, holder, gen, at: askedAt });
         journal.write({ k: 'claiming', inbox, holder, gen });
-        const result = await port.finishAndClaim(holder, gen, ids, outcome, options);
+        const result = await port.finishAndClaim(finish);
         const gotAt = leaseClockMs();
         journal.write({ k: 'finish', inbox, holder, gen, ids: [...ids], ok: result.finished, ...(outcome.error === null ? {} : { error: outcome.error }) });
         claimed(holder, gen, result.claim.events); // nothing, when the finish was refused

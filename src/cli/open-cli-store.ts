@@ -5,7 +5,7 @@
  * engine options (leaseTtlMs, maxAttempts, …) come from the config too, so
  * `vigil status` sees the store the way the service does.
  */
-import type { Command } from 'commander';
+import { Command } from 'commander';
 import type { ConfigFile } from '../config/schema.js';
 import type { Store, StoreOptions } from '../store/contract.js';
 
@@ -34,6 +34,24 @@ export async function cliStoreTarget(flags: StoreFlags): Promise<{ url: string; 
 export async function openCliStore(flags: StoreFlags): Promise<{ store: Store; url: string; config: ConfigFile }> {
   const [{ url, options, config }, { openStore }] = await Promise.all([cliStoreTarget(flags), import('../store/index.js')]);
   return { store: await openStore(url, options), url, config };
+}
+
+/** A command on one inbox of the store: `<inbox>` first (described as `inbox`), with --store and --config. */
+export function inboxCommand(name: string, description: string, inbox = 'inbox id'): Command {
+  return withStoreFlags(new Command(name).description(description).argument('<inbox>', inbox));
+}
+
+/**
+ * A command's action on its store (--store, --config): the store opened for
+ * `body`, which gets it before the command's arguments and flags, and
+ * closed whatever happens.
+ */
+export function onStore<A extends unknown[]>(body: (store: Store, ...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args) => {
+    // Commander passes the arguments, then the flags, then the command itself.
+    const flags = args[args.length - 2] as StoreFlags;
+    await withStore(flags, (store) => body(store, ...args));
+  };
 }
 
 /** Opens the store, runs `body`, closes the store whatever happens. */

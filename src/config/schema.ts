@@ -23,6 +23,9 @@ const secret = (kind: SecretKind = 'plain') =>
     .string()
     .min(1, 'must not be empty')
     .transform((given) => new SecretRef(given, kind));
+/** A whole number of at least `min` (1 unless said), with its default from the layer that owns it. */
+const count = (fallback: number, what: string, min = 1) => z.number().int().min(min).default(fallback).describe(what);
+
 const SECRET_HINT = 'Inline, or "env:NAME" to read it from the environment at startup (a missing variable stops the service).';
 
 /** Sources Vigil itself writes: timers, approvals, and chat messages from the API. */
@@ -248,19 +251,19 @@ export const configSchema = z
       .describe("The credential proxy (`vigil proxy`) the agent's `ctx.fetch` goes through."),
     workers: z
       .object({
-        concurrency: z.number().int().positive().default(RUNTIME_DEFAULTS.concurrency).describe('Inboxes run at once by this process.'),
-        runTimeoutMs: z.number().int().positive().default(RUNTIME_DEFAULTS.runTimeoutMs).describe('A run longer than this is aborted and its events retried.'),
-        pollIntervalMs: z.number().int().positive().default(RUNTIME_DEFAULTS.pollIntervalMs).describe('The safety poll for work; store hints and timers do the real waking.'),
-        shutdownGraceMs: z.number().int().nonnegative().default(RUNTIME_DEFAULTS.shutdownGraceMs).describe('On SIGTERM, how long running runs may finish before they are aborted.'),
+        concurrency: count(RUNTIME_DEFAULTS.concurrency, 'Inboxes run at once by this process.'),
+        runTimeoutMs: count(RUNTIME_DEFAULTS.runTimeoutMs, 'A run longer than this is aborted and its events retried.'),
+        pollIntervalMs: count(RUNTIME_DEFAULTS.pollIntervalMs, 'The safety poll for work; store hints and timers do the real waking.'),
+        shutdownGraceMs: count(RUNTIME_DEFAULTS.shutdownGraceMs, 'On SIGTERM, how long running runs may finish before they are aborted.', 0),
       })
       .strict()
-      .default(RUNTIME_DEFAULTS)
+      .prefault({})
       .describe('The worker pool.'),
     engine: z
       .object({
-        leaseTtlMs: z.number().int().positive().default(STORE_DEFAULTS.leaseTtlMs).describe('How long a worker holds an inbox without renewing.'),
-        maxAttempts: z.number().int().positive().default(STORE_DEFAULTS.maxAttempts).describe('Attempts before an event goes dead.'),
-        outboxGapMs: z.number().int().nonnegative().default(STORE_DEFAULTS.outboxGapMs).describe("Least time between two paced sends of one inbox's messages (an hour); urgent messages skip it."),
+        leaseTtlMs: count(STORE_DEFAULTS.leaseTtlMs, 'How long a worker holds an inbox without renewing.'),
+        maxAttempts: count(STORE_DEFAULTS.maxAttempts, 'Attempts before an event goes dead.'),
+        outboxGapMs: count(STORE_DEFAULTS.outboxGapMs, "Least time between two paced sends of one inbox's messages (an hour); urgent messages skip it.", 0),
         retryBackoff: z
           .object({
             baseMs: z.number().int().nonnegative().describe(`Wait after the first failed attempt (default ${STORE_DEFAULTS.retryBackoff.baseMs}); doubled after each.`),
@@ -269,8 +272,8 @@ export const configSchema = z
           .partial()
           .optional()
           .describe('The wait before a failed event is tried again: `min(baseMs * 2^(n-1), maxMs)` after the n-th attempt.'),
-        batchLimit: z.number().int().positive().default(STORE_DEFAULTS.batchLimit).describe('Most never-tried events one run takes.'),
-        maxPayloadBytes: z.number().int().positive().default(STORE_DEFAULTS.maxPayloadBytes).describe('Largest event payload as JSON.'),
+        batchLimit: count(STORE_DEFAULTS.batchLimit, 'Most never-tried events one run takes.'),
+        maxPayloadBytes: count(STORE_DEFAULTS.maxPayloadBytes, 'Largest event payload as JSON.'),
         retention: z
           .object({
             doneEventsMs: z.number().int().nonnegative().describe('Keep done events this long after they finished; their keys stay, as tombstones, forever.'),

@@ -31,9 +31,15 @@ export function bodyTooLarge(maxBytes: number): HttpError {
  * The body of `stream`, within `maxBytes`. `declaredLength` is the request's
  * Content-Length header when it has one (Node reads no more than it says).
  * A stream that ends early or fails is the client going away (ClientWentAway).
+ * Over the limit: `tooLarge()` (the credential proxy answers in its own shape).
  */
-export function readBody(stream: Readable, declaredLength: string | null | undefined, maxBytes: number): Promise<Buffer> {
-  if (declaredLength !== null && declaredLength !== undefined && /^\d+$/.test(declaredLength) && Number(declaredLength) > maxBytes) return Promise.reject(bodyTooLarge(maxBytes));
+export function readBody(
+  stream: Readable,
+  declaredLength: string | null | undefined,
+  maxBytes: number,
+  tooLarge: () => Error = () => bodyTooLarge(maxBytes),
+): Promise<Buffer> {
+  if (declaredLength !== null && declaredLength !== undefined && /^\d+$/.test(declaredLength) && Number(declaredLength) > maxBytes) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -49,7 +55,7 @@ export function readBody(stream: Readable, declaredLength: string | null | undef
         // Stop here: what is left is not read on (the server drains or closes the connection, hooks-on-node.ts).
         done();
         stream.pause();
-        reject(bodyTooLarge(maxBytes));
+        reject(tooLarge());
         return;
       }
       chunks.push(chunk);

@@ -21,8 +21,8 @@ import type { ResolvedProxyConfig } from './config.js';
 import { forward, type FetchLike } from './forward.js';
 import { agentResponseHeaders } from './headers.js';
 import { ProxyError, sendError } from './proxy-error.js';
+import { readBody } from '../http/read-body.js';
 import { listen } from '../net/listen.js';
-import { readIncoming } from './read-body.js';
 import { describeError, redactor } from './redact.js';
 import { parseTarget, pathAllowed } from './request-path.js';
 import { Revocations } from './revocations.js';
@@ -87,7 +87,7 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       if (!pathAllowed(target.decodedPath, upstream.paths)) {
         throw new ProxyError(403, 'path_not_allowed', `${target.path} is not allowed for upstream ${name} (allowed: ${upstream.paths.join(', ')})`);
       }
-      const body = await readIncoming(req, current.maxBodyBytes, () => tooLarge(current.maxBodyBytes));
+      const body = await readBody(req, req.headers['content-length'], current.maxBodyBytes, () => tooLarge(current.maxBodyBytes));
       if ((method === 'GET' || method === 'HEAD') && body.length > 0) throw new ProxyError(400, 'body_not_allowed', `a ${method} request cannot carry a body`);
       const response = await forward(upstream, { method, path: target.path, query: target.query, headers: req.headers, body, signal: abort.signal }, fetchImpl);
       line.status = response.status;

@@ -25,7 +25,7 @@ import { RUNTIME_DEFAULTS } from './defaults.js';
 import { describeError } from './call-agent.js';
 import { leaseTtlOf } from './lease-ttl.js';
 import type { RuntimeEvents } from '../events.js';
-import { WakeLoop, type PassResult } from './wake-loop.js';
+import { LoopOwner, WakeLoop, type PassResult } from './wake-loop.js';
 
 export interface DispatcherOptions {
   store: Store;
@@ -92,26 +92,21 @@ type ChannelOutcome =
 
 const MAX_LIMIT = 1_000;
 
-export class Dispatcher {
+export class Dispatcher extends LoopOwner {
   private readonly store: Store;
   private readonly channels: Channel[];
   private readonly events: RuntimeEvents;
   private readonly logger: Logger | undefined;
-  private readonly retry: RetryBackoff;
-  private readonly sendTimeoutMs: number;
-  private readonly concurrency: number;
-  private readonly atMostOnce: boolean;
-  private readonly recheckMs: number;
-  private readonly loop: WakeLoop;
+  private readonly settings: DispatcherSettings;
+  protected readonly loop: WakeLoop;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly backoff = new Map<string, Backoff>();
   private readonly partial = new Map<string, PartialDelivery>();
   private readonly stopSignal = new AbortController();
-  private stopListening: (() => Promise<void>) | null = null;
-  private state: 'new' | 'started' | 'stopping' = 'new';
   private stopping: Promise<void> | null = null;
 
   constructor(options: DispatcherOptions) {
+    super();
     if (!Array.isArray(options.channels) || options.channels.length === 0) {
       throw new VigilError('invalid_options', 'the dispatcher needs at least one channel');
     }
@@ -121,44 +116,20 @@ export class Dispatcher {
     this.channels = options.channels;
     this.events = options.events ?? options.store.events;
     this.logger = options.logger;
-    const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? RUNTIME_DEFAULTS.pollIntervalMs);
-    this.retry = options.retry ?? RUNTIME_DEFAULTS.dispatchRetry;
-    positive('retry.baseMs', this.retry.baseMs);
-    positive('retry.maxMs', this.retry.maxMs);
-    const leaseTtlMs = positive('leaseTtlMs', leaseTtlOf('dispatcher', options.store, options.leaseTtlMs));
-    this.sendTimeoutMs = positive('sendTimeoutMs', options.sendTimeoutMs ?? Math.max(1, Math.floor(leaseTtlMs / 4)));
-    if (this.sendTimeoutMs >= leaseTtlMs) {
-      throw new VigilError('invalid_options', `sendTimeoutMs (${this.sendTimeoutMs}) must be well under leaseTtlMs (${leaseTtlMs}), or slow sends repeat`);
-    }
-    this.concurrency = positive('concurrency', options.concurrency ?? RUNTIME_DEFAULTS.dispatcherConcurrency);
-    const delivery = options.delivery ?? 'at-least-once';
-    if (delivery !== 'at-least-once' && delivery !== 'at-most-once') {
-      throw new VigilError('invalid_options', `dispatcher: delivery must be 'at-least-once' or 'at-most-once', got ${JSON.stringify(delivery)}`);
-    }
-    this.atMostOnce = delivery === 'at-most-once';
-    this.recheckMs = Math.min(1_000, pollIntervalMs);
+    this.settings = dispatcherSettings(options);
     this.loop = new WakeLoop({
       pass: () => this.pass(),
-      pollIntervalMs,
+      pollIntervalMs: this.settings.pollIntervalMs,
       onError: (error) => this.logger?.error({ err: error }, 'dispatcher: looking for outboxes failed'),
+      // Only outbox hints: work hints announce events, timers and approvals,
+      // none of which fills an outbox, so every ingest would cost a pass for nothing.
+      hints: { store: this.store, kind: 'outbox', onHint: (inboxId) => this.wake(inboxId) },
     });
   }
 
-  async start(): Promise<void> {
-    if (this.state !== 'new') return;
-    this.state = 'started';
-    // Only outbox hints: work hints announce events, timers and approvals,
-    // none of which fills an outbox, so every ingest would cost a pass for nothing.
-    this.stopListening = await this.store.subscribe((inboxId, kind) => {
-      if (kind === 'outbox') this.wake(inboxId);
-    });
-    this.loop.start();
-  }
-
-  /** Look now (e.g. a run just queued an urgent message); `inboxId` also skips its backoff. */
-  wake(inboxId?: string): void {
-    if (inboxId !== undefined) this.backoff.delete(inboxId);
-    this.loop.wake();
+  /** A hint (or a caller who just queued an urgent message) for an inbox skips its back-off after a failed send. */
+  protected forget(inboxId: string): void {
+    this.backoff.delete(inboxId);
   }
 
   /**
@@ -180,7 +151,6 @@ export class Dispatcher {
   private async drain(graceMs: number): Promise<void> {
     const wasStarted = this.state === 'started';
     this.state = 'stopping';
-    await this.stopListening?.().catch(() => undefined);
     await this.loop.stop();
     const deadline = performance.now() + graceMs;
     if (wasStarted) await this.sendWhatIsDue(deadline);
@@ -220,7 +190,7 @@ export class Dispatcher {
     if (sendAt === null) return retryIn;
     // Due now yet nothing started: it is in flight (re-wakes on completion) or backing off,
     // and nextWake shows only the earliest inbox, which may hide a later one: check again soon.
-    const delay = sendAt > storeNow ? sendAt - storeNow : started > 0 ? this.recheckMs : Math.min(this.recheckMs, retryIn ?? this.recheckMs);
+    const delay = sendAt > storeNow ? sendAt - storeNow : started > 0 ? this.settings.recheckMs : Math.min(this.settings.recheckMs, retryIn ?? this.settings.recheckMs);
     return retryIn === null ? delay : Math.min(delay, retryIn);
   }
 
@@ -231,11 +201,11 @@ export class Dispatcher {
   private async startDue(tried?: Set<string>): Promise<number> {
     const now = performance.now();
     let started = 0;
-    const free = this.concurrency - this.inFlight.size;
+    const free = this.settings.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
     const limit = Math.min(MAX_LIMIT, free + this.inFlight.size + this.backoff.size + (tried?.size ?? 0));
     for (const inboxId of await this.store.dispatchableInboxes({ limit })) {
-      if (this.inFlight.size >= this.concurrency) break;
+      if (this.inFlight.size >= this.settings.concurrency) break;
       const waiting = this.backoff.get(inboxId);
       if (this.inFlight.has(inboxId) || (waiting !== undefined && waiting.retryAt > now) || tried?.has(inboxId) === true) continue;
       tried?.add(inboxId);
@@ -256,7 +226,7 @@ export class Dispatcher {
   private async dispatchInbox(inboxId: string): Promise<void> {
     const inbox = this.store.inbox(inboxId);
     try {
-      const count = await inbox.dispatch((_body, messages, context) => this.deliver(inboxId, messages, context.contacts), { atMostOnce: this.atMostOnce });
+      const count = await inbox.dispatch((_body, messages, context) => this.deliver(inboxId, messages, context.contacts), { atMostOnce: this.settings.atMostOnce });
       this.backoff.delete(inboxId);
       if (count > 0) this.events.emit('outbox:sent', { inboxId, count, channels: this.channels.map((c) => c.name) });
     } catch (error) {
@@ -295,9 +265,9 @@ export class Dispatcher {
         state.failures.push({ messageIds: outcome.ids, channel, kind: outcome.status, error: outcome.reason });
       }
     });
-    if (retries.length === 0 || this.atMostOnce) this.partial.delete(inboxId);
+    if (retries.length === 0 || this.settings.atMostOnce) this.partial.delete(inboxId);
     else this.partial.set(inboxId, state);
-    if (retries.length > 0 && !this.atMostOnce) throw new ChannelsFailed(retries, messages.length, retryAfterMs);
+    if (retries.length > 0 && !this.settings.atMostOnce) throw new ChannelsFailed(retries, messages.length, retryAfterMs);
     if (retries.length > 0) this.lost(inboxId, new ChannelsFailed(retries, messages.length, retryAfterMs));
     return { failures: state.failures };
   }
@@ -317,7 +287,7 @@ export class Dispatcher {
 
   /** One channel, bounded: a channel that ignores its signal is stopped waiting for all the same. */
   private async sendOne(channel: Channel, message: OutgoingMessage): Promise<DeliveryResult | void> {
-    const deadline = AbortSignal.timeout(this.sendTimeoutMs);
+    const deadline = AbortSignal.timeout(this.settings.sendTimeoutMs);
     const signal = AbortSignal.any([this.stopSignal.signal, deadline]);
     signal.throwIfAborted();
     let onAbort: (() => void) | undefined;
@@ -326,7 +296,7 @@ export class Dispatcher {
       onAbort = () =>
         reject(
           deadline.aborted && !this.stopSignal.signal.aborted
-            ? new Error(`send timeout: the ${channel.name} channel did not finish within ${this.sendTimeoutMs} ms`)
+            ? new Error(`send timeout: the ${channel.name} channel did not finish within ${this.settings.sendTimeoutMs} ms`)
             : signal.reason instanceof Error
               ? signal.reason
               : new Error(`${channel.name}: send aborted`),
@@ -346,7 +316,7 @@ export class Dispatcher {
   private failed(inboxId: string, error: unknown): void {
     const failures = this.backoff.get(inboxId)?.failures ?? 0;
     const asked = error instanceof ChannelsFailed ? (error.retryAfterMs ?? 0) : 0;
-    const retryInMs = Math.max(Math.min(this.retry.baseMs * 2 ** failures, this.retry.maxMs), asked);
+    const retryInMs = Math.max(Math.min(this.settings.retry.baseMs * 2 ** failures, this.settings.retry.maxMs), asked);
     this.backoff.set(inboxId, { failures: failures + 1, retryAt: performance.now() + retryInMs });
     if (error instanceof ChannelsFailed) {
       for (const { channel, error: text } of error.failures) this.events.emit('channel:failed', { inboxId, channel, error: text, retryInMs });
@@ -360,6 +330,41 @@ export class Dispatcher {
     for (const { channel, error: text } of error.failures) this.events.emit('outbox:lost', { inboxId, channel, count: error.messages, error: text });
   }
 
+}
+
+/** The dispatcher's options, each default filled and each value checked, once. */
+interface DispatcherSettings {
+  pollIntervalMs: number;
+  /** How soon a pass that found work in flight looks again. */
+  recheckMs: number;
+  retry: RetryBackoff;
+  sendTimeoutMs: number;
+  concurrency: number;
+  atMostOnce: boolean;
+}
+
+function dispatcherSettings(options: DispatcherOptions): DispatcherSettings {
+  const pollIntervalMs = positive('pollIntervalMs', options.pollIntervalMs ?? RUNTIME_DEFAULTS.pollIntervalMs);
+  const retry = options.retry ?? RUNTIME_DEFAULTS.dispatchRetry;
+  positive('retry.baseMs', retry.baseMs);
+  positive('retry.maxMs', retry.maxMs);
+  const leaseTtlMs = positive('leaseTtlMs', leaseTtlOf('dispatcher', options.store, options.leaseTtlMs));
+  const sendTimeoutMs = positive('sendTimeoutMs', options.sendTimeoutMs ?? Math.max(1, Math.floor(leaseTtlMs / 4)));
+  if (sendTimeoutMs >= leaseTtlMs) {
+    throw new VigilError('invalid_options', `sendTimeoutMs (${sendTimeoutMs}) must be well under leaseTtlMs (${leaseTtlMs}), or slow sends repeat`);
+  }
+  const delivery = options.delivery ?? 'at-least-once';
+  if (delivery !== 'at-least-once' && delivery !== 'at-most-once') {
+    throw new VigilError('invalid_options', `dispatcher: delivery must be 'at-least-once' or 'at-most-once', got ${JSON.stringify(delivery)}`);
+  }
+  return {
+    pollIntervalMs,
+    recheckMs: Math.min(1_000, pollIntervalMs),
+    retry,
+    sendTimeoutMs,
+    concurrency: positive('concurrency', options.concurrency ?? RUNTIME_DEFAULTS.dispatcherConcurrency),
+    atMostOnce: delivery === 'at-most-once',
+  };
 }
 
 function positive(name: string, value: number): number {

@@ -25,7 +25,7 @@ import { RunAbortedError } from './run-abort.js';
 import { runInbox, type InboxTurn, type RunInboxDeps } from './run-inbox.js';
 import { leaseTtlOf } from './lease-ttl.js';
 import type { RuntimeEvents } from '../events.js';
-import { WakeLoop, type PassResult } from './wake-loop.js';
+import { LoopOwner, WakeLoop, type PassResult } from './wake-loop.js';
 
 export interface WorkerPoolOptions {
   store: Store;
@@ -76,14 +76,14 @@ export interface StopOptions {
 /** Never ask the store for more ready inboxes than this in one pass. */
 const MAX_READY_LIMIT = 1_000;
 
-export class WorkerPool {
+export class WorkerPool extends LoopOwner {
   readonly holder: string;
   private readonly store: Store;
   private readonly concurrency: number;
   private readonly busyCooldownMs: number;
   private readonly recheckMs: number;
   private readonly deps: RunInboxDeps;
-  private readonly loop: WakeLoop;
+  protected readonly loop: WakeLoop;
   private readonly running = new Map<string, Promise<void>>();
   /** Inbox → when (performance.now) it may be tried again after a turn that found nothing, or failed. */
   private readonly cooling = new Map<string, number>();
@@ -92,11 +92,10 @@ export class WorkerPool {
   private readonly failureBaseMs: number;
   private readonly failureMaxMs: number;
   private readonly shutdown = new AbortController();
-  private unsubscribe: (() => Promise<void>) | null = null;
-  private state: 'new' | 'started' | 'stopping' | 'stopped' = 'new';
   private stopping: Promise<void> | null = null;
 
   constructor(options: WorkerPoolOptions) {
+    super();
     this.store = options.store;
     this.holder = options.holder ?? `${hostname()}/${process.pid}/${randomUUID().slice(0, 8)}`;
     this.concurrency = positive('concurrency', options.concurrency ?? RUNTIME_DEFAULTS.concurrency);
@@ -124,25 +123,17 @@ export class WorkerPool {
       pass: () => this.pass(),
       pollIntervalMs,
       onError: (error) => this.deps.logger?.error({ err: error }, 'worker pool: looking for work failed'),
+      hints: { store: this.store, kind: 'work', onHint: (inboxId) => this.wake(inboxId) },
     });
   }
 
-  /** Subscribes to the store's hints and starts looking for work. */
-  async start(): Promise<void> {
-    if (this.state !== 'new') return;
-    this.state = 'started';
-    this.unsubscribe = await this.store.subscribe((inboxId, kind) => {
-      if (kind === 'work') this.wake(inboxId);
-    });
-    this.loop.start();
-  }
-
-  /** A hint that there may be work (in `inboxId`, which ends its cool-down): look now rather than at the next timer. */
-  wake(inboxId?: string): void {
-    // Also for a failing inbox: a hint follows a write to it that worked, so it may work again
-    // (a corrupt file sends none). If it fails again, its next wait is still the doubled one.
-    if (inboxId !== undefined) this.cooling.delete(inboxId);
-    this.loop.wake();
+  /**
+   * A hint of work in an inbox ends its cool-down. Also for a failing inbox: a hint follows a write to
+   * it that worked, so it may work again (a corrupt file sends none). If it fails again, its next wait
+   * is still the doubled one.
+   */
+  protected forget(inboxId: string): void {
+    this.cooling.delete(inboxId);
   }
 
   /** Inboxes whose turns are failing right now, with how many turns in a row have failed. */
@@ -172,7 +163,6 @@ export class WorkerPool {
   private async drain(graceMs: number): Promise<void> {
     this.state = 'stopping';
     await this.loop.stop();
-    await this.unsubscribe?.().catch(() => undefined);
     if (!(await settlesWithin(this.running.values(), graceMs)) && this.running.size > 0) {
       this.deps.logger?.warn({ inboxes: this.active, graceMs }, 'grace period over: aborting running agents');
       this.shutdown.abort(new RunAbortedError('shutdown', 'the worker is shutting down'));

@@ -5,8 +5,8 @@
  * export is plain JSON Lines a person can read, and an import checks it
  * as it checks any input (engine/validate/inbox-record.ts).
  */
-import type { ApprovalAnswer, EventStatus, InboxRecord, InboxSettings, MissedPolicy, OperatorAction } from './contract.js';
-import { toTimerRow, type ListedTimerRecord } from './rows.js';
+import type { EventStatus, InboxRecord, InboxSettings, MissedPolicy, OperatorAction } from './contract.js';
+import { toApprovalRow, toTimerRow, type ApprovalRecord, type ListedTimerRecord } from './rows.js';
 
 export const EXPORT_EVENT_COLUMNS =
   'id, source, source_id, payload, status, attempts, error, last_error, received_at, finished_at, claim_gen, last_claim_at';
@@ -74,25 +74,8 @@ export function messageRecord(row: ExportedMessageRow, failures: ExportedFailure
   };
 }
 
-export interface ExportedApprovalRow {
-  id: string;
-  action: string;
-  requested_at: number;
-  expires_at: number;
-  answer: ApprovalAnswer | 'expired' | null;
-  answered_at: number | null;
-}
-
-export function approvalRecord(row: ExportedApprovalRow): InboxRecord {
-  return {
-    type: 'approval',
-    id: row.id,
-    action: JSON.parse(row.action) as unknown,
-    requestedAt: row.requested_at,
-    expiresAt: row.expires_at,
-    answer: row.answer,
-    answeredAt: row.answered_at,
-  };
+export function approvalRecord(row: ApprovalRecord): InboxRecord {
+  return { type: 'approval', ...toApprovalRow(row) };
 }
 
 export function timerRecord(row: ListedTimerRecord & { missed: MissedPolicy }): InboxRecord {

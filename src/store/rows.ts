@@ -15,11 +15,11 @@ import type {
   InboxStats,
   InboxSummary,
   LeaseInfo,
-  MissedPolicy,
   OperatorAction,
   OutboxFailure,
   OutboxRow,
   TimerRow,
+  TimerSchedule,
 } from './contract.js';
 
 export const EVENT_COLUMNS = 'id, source, source_id, payload, status, attempts, error, last_error, received_at';
@@ -54,13 +54,7 @@ export interface EventRecord extends ClaimedRecord {
   received_at: number;
 }
 
-export interface TimerRecord {
-  id: string;
-  due: number;
-  every: number | null;
-  cron: string | null;
-  tz: string | null;
-  missed: MissedPolicy;
+export interface TimerRecord extends TimerSchedule {
   payload: string;
   key_source: string | null;
   key_source_id: string | null;
@@ -69,14 +63,9 @@ export interface TimerRecord {
 /** A due timer's row as the scheduler's plan takes it (engine/scheduler.ts). */
 export function toDueTimer(row: TimerRecord): DueTimer {
   return {
-    id: row.id,
-    due: row.due,
-    every: row.every,
-    cron: row.cron,
-    tz: row.tz,
-    missed: row.missed,
+    ...scheduleOf(row),
     payloadJson: row.payload,
-    key: row.key_source !== null && row.key_source_id !== null ? { source: row.key_source, sourceId: row.key_source_id } : null,
+    key: keyOf(row),
   };
 }
 
@@ -115,17 +104,21 @@ export function toEventRow(row: EventRecord): EventRow {
 
 export function toTimerRow(row: ListedTimerRecord): TimerRow {
   return {
-    id: row.id,
-    due: row.due,
-    every: row.every,
-    cron: row.cron,
-    tz: row.tz,
-    missed: row.missed,
+    ...scheduleOf(row),
     done: row.done === true || row.done === 1,
     payload: JSON.parse(row.payload) as Record<string, unknown>,
-    key: row.key_source !== null && row.key_source_id !== null ? { source: row.key_source, sourceId: row.key_source_id } : null,
+    key: keyOf(row),
     lastSkipped: row.last_skipped,
   };
+}
+
+/** The schedule of a timer's row, without the row's other columns. */
+function scheduleOf(row: TimerRecord): TimerSchedule {
+  return { id: row.id, due: row.due, every: row.every, cron: row.cron, tz: row.tz, missed: row.missed };
+}
+
+function keyOf(row: TimerRecord): { source: string; sourceId: string } | null {
+  return row.key_source !== null && row.key_source_id !== null ? { source: row.key_source, sourceId: row.key_source_id } : null;
 }
 
 /** Stats of an inbox that was never written. */

@@ -166,6 +166,24 @@ function crashPoints(inner: InboxPort, cut: CutVerbs, plan: CrashPlan): Partial<
     const here = site('after-claim', holder, { events: claim.events, eventIds: claim.events.map((e) => e.id) });
     if (plan.due(here)) throw plan.crash(here);
   };
+  /**
+   * The way into a finish, the same for finish and finishAndClaim: the
+   * worker dies before the finish reaches the store (before-finish), or
+   * during it (in-finish: `cutOff` runs it and rolls it back); else the
+   * batch in hand, for the points after it.
+   */
+  const intoFinish = async (holder: string, ids: readonly number[], cutOff: () => Promise<unknown>): Promise<Pick<CrashSite, 'events' | 'eventIds'>> => {
+    plan.assertAlive(inboxId, holder, 'finish');
+    const inHand = { events: plan.claimedEvents(inboxId, ids), eventIds: [...ids] };
+    const before = site('before-finish', holder, inHand);
+    if (plan.due(before)) throw plan.crash(before);
+    const during = site('in-finish', holder, inHand);
+    if (plan.due(during)) {
+      await cutOff();
+      throw plan.crash(during);
+    }
+    return inHand;
+  };
   return {
     async acquire(holder) {
       plan.assertAlive(inboxId, holder, 'acquire');
@@ -180,17 +198,10 @@ function crashPoints(inner: InboxPort, cut: CutVerbs, plan: CrashPlan): Partial<
       afterClaim(holder, claim);
       return claim;
     },
-    async finish(holder, gen, ids, outcome, options) {
-      plan.assertAlive(inboxId, holder, 'finish');
-      const inHand = { events: plan.claimedEvents(inboxId, ids), eventIds: [...ids] };
-      const before = site('before-finish', holder, inHand);
-      if (plan.due(before)) throw plan.crash(before);
-      const during = site('in-finish', holder, inHand);
-      if (plan.due(during)) {
-        await cut.finish(holder, gen, ids, outcome, options);
-        throw plan.crash(during);
-      }
-      const finished = await inner.finish(holder, gen, ids, outcome, options);
+    async finish(finish) {
+      const { holder, ids } = finish;
+      const inHand = await intoFinish(holder, ids, () => cut.finish(finish));
+      const finished = await inner.finish(finish);
       if (finished) plan.forgetClaimed(inboxId, ids);
       const after = site('after-finish', holder, inHand);
       if (finished && plan.due(after)) throw plan.crash(after);
@@ -207,21 +218,14 @@ function crashPoints(inner: InboxPort, cut: CutVerbs, plan: CrashPlan): Partial<
       if (result !== null) afterClaim(holder, result.claim);
       return result;
     },
-    async finishAndClaim(holder, gen, ids, outcome, options) {
-      plan.assertAlive(inboxId, holder, 'finish');
-      const inHand = { events: plan.claimedEvents(inboxId, ids), eventIds: [...ids] };
-      const before = site('before-finish', holder, inHand);
-      if (plan.due(before)) throw plan.crash(before);
-      const during = site('in-finish', holder, inHand);
-      if (plan.due(during)) {
-        await cut.finishAndClaim(holder, gen, ids, outcome, options);
-        throw plan.crash(during);
-      }
+    async finishAndClaim(finish) {
+      const { holder, gen, ids } = finish;
+      const inHand = await intoFinish(holder, ids, () => cut.finishAndClaim(finish));
       const after = site('after-finish', holder, inHand);
       const beforeRelease = site('before-release', holder);
       if (plan.due(after) || plan.due(beforeRelease)) {
         // A point between the step's parts: make them as separate calls, so the worker dies there.
-        const finished = await inner.finish(holder, gen, ids, outcome, options);
+        const finished = await inner.finish(finish);
         if (!finished) return { finished, claim: { events: [], dead: [] } };
         plan.forgetClaimed(inboxId, ids);
         if (plan.due(after)) throw plan.crash(after);
@@ -233,7 +237,7 @@ function crashPoints(inner: InboxPort, cut: CutVerbs, plan: CrashPlan): Partial<
         }
         return { finished, claim };
       }
-      const result = await inner.finishAndClaim(holder, gen, ids, outcome, options);
+      const result = await inner.finishAndClaim(finish);
       if (result.finished) {
         plan.forgetClaimed(inboxId, ids);
         afterClaim(holder, result.claim);

@@ -55,7 +55,7 @@ describe('webhook secrets per inbox', () => {
   });
 
   it('a short or missing master stops startup, naming the field', async () => {
-    await expect(apps.make({ sources: SOURCES }, { env: { GH_MASTER: 'short' } })).rejects.toThrow(/\n  - sources\.gh\.secret\.derive: must be at least 32 characters/);
+    await expect(apps.make({ sources: SOURCES }, { env: { GH_MASTER: 'short' } })).rejects.toThrow(/\n {2}- sources\.gh\.secret\.derive: must be at least 32 characters/);
     const missing = apps.make({ sources: SOURCES }, { env: {} });
     await expect(missing).rejects.toBeInstanceOf(ConfigError);
     await expect(missing).rejects.toThrow(/sources\.gh\.secret\.derive: environment variable GH_MASTER is not set/);

@@ -61,9 +61,9 @@ export function seamSuite(makeKit: () => Promise<ThrowawayStore>): void {
     });
     wrapped.inbox('shop');
     // The fence decides inside the transaction: the right generation finishes, a stale one is refused.
-    expect(await cut!.finish('A', gen, ids, OUTCOME, { wake: true })).toBe(true);
-    expect(await cut!.finish('A', gen + 1, ids, OUTCOME, { wake: true })).toBe(false);
-    expect((await cut!.finishAndClaim('A', gen, ids, OUTCOME, { wake: true })).finished).toBe(true);
+    expect(await cut!.finish({ holder: 'A', gen, ids, outcome: OUTCOME, wake: true })).toBe(true);
+    expect(await cut!.finish({ holder: 'A', gen: gen + 1, ids, outcome: OUTCOME, wake: true })).toBe(false);
+    expect((await cut!.finishAndClaim({ holder: 'A', gen, ids, outcome: OUTCOME, wake: true })).finished).toBe(true);
     const inbox = kit.store.inbox('shop');
     expect(await inbox.getEvent('chat', 'order-1')).toMatchObject({ status: 'running', attempts: 1 });
     expect((await inbox.stats()).outbox.held).toBe(0);

@@ -74,8 +74,8 @@ describe('events (R1)', () => {
   });
 
   it('refusals name the field', () => {
-    for (const bad of [null, 'event', 5]) {
-      expect(refusal(() => validateEvent(bad, MAX), 'invalid_event')).toBe('an event must be an object { source, sourceId, payload? }');
+    for (const [bad, got] of [[null, 'null'], ['event', '"event"'], [5, '5']] as const) {
+      expect(refusal(() => validateEvent(bad, MAX), 'invalid_event')).toBe(`an event must be an object { source, sourceId, payload? }, got ${got}`);
     }
     expect(refusal(() => validateEvent({ sourceId: '1' }, MAX), 'invalid_event')).toMatch(/^source must be/);
     expect(refusal(() => validateEvent({ source: 's', sourceId: '' }, MAX), 'invalid_event')).toMatch(/^sourceId must be/);
@@ -104,8 +104,8 @@ describe('approvals (R8)', () => {
   it('a request: an id, a positive whole expiresInMs, an action (null when absent)', () => {
     expect(validateApprovalRequest({ id: 'a', expiresInMs: 1, action: { x: 1 } }, MAX)).toEqual({ id: 'a', expiresInMs: 1, actionJson: '{"x":1}' });
     expect(validateApprovalRequest({ id: 'a', expiresInMs: 5 }, MAX).actionJson).toBe('null');
-    for (const bad of [null, 'a', 5]) {
-      expect(refusal(() => validateApprovalRequest(bad, MAX), 'invalid_argument')).toBe('an approval request must be an object { id, expiresInMs, action }');
+    for (const [bad, got] of [[null, 'null'], ['a', '"a"'], [5, '5']] as const) {
+      expect(refusal(() => validateApprovalRequest(bad, MAX), 'invalid_argument')).toBe(`an approval request must be an object { id, expiresInMs, action }, got ${got}`);
     }
     expect(refusal(() => validateApprovalRequest({ id: '', expiresInMs: 1 }, MAX), 'invalid_argument')).toMatch(/^approval id must be/);
     for (const bad of [0, -1, 1.5, '10', undefined]) {

@@ -13,7 +13,7 @@ import { Command } from 'commander';
 import { isVigilError } from '../../errors.js';
 import type { InboxRecord, PruneResult, Store } from '../../store/contract.js';
 import { CommandFailed, UsageError } from '../exit-codes.js';
-import { openCliStore, withStore, withStoreFlags, type StoreFlags } from '../open-cli-store.js';
+import { inboxCommand, onStore, openCliStore, withStore, withStoreFlags, type StoreFlags } from '../open-cli-store.js';
 import { parsePositiveInt } from '../parse.js';
 import { print, printJson } from '../print.js';
 
@@ -53,23 +53,20 @@ export async function pruneUntilDone(store: Store): Promise<Omit<PruneResult, 'm
 }
 
 export function exportCommand(): Command {
-  return withStoreFlags(
-    new Command('export')
-      .description("write every record of an inbox (events with their payloads, messages, approvals, timers, memory, session, settings, actions, tombstones) as JSON Lines")
-      .argument('<inbox>', 'inbox id')
-      .option('--out <file>', 'write to this file instead of standard output'),
-  ).action(async (inboxId: string, flags: StoreFlags & { out?: string }) => {
-    await withStore(flags, async (store) => {
-      const out = flags.out === undefined ? process.stdout : createWriteStream(flags.out, { flags: 'wx' });
-      const written = await writeLines(out, store.exportInbox(inboxId));
-      if (out !== process.stdout) {
-        out.end();
-        await once(out, 'close');
-      }
-      if (written === 0) process.stderr.write(`inbox ${inboxId} holds nothing: no records\n`);
-      else if (flags.out !== undefined) print(`wrote ${written} records of ${inboxId} to ${flags.out}`);
-    });
-  });
+  return inboxCommand('export', 'write every record of an inbox (events with their payloads, messages, approvals, timers, memory, session, settings, actions, tombstones) as JSON Lines')
+    .option('--out <file>', 'write to this file instead of standard output')
+    .action(
+      onStore(async (store, inboxId: string, flags: StoreFlags & { out?: string }) => {
+        const out = flags.out === undefined ? process.stdout : createWriteStream(flags.out, { flags: 'wx' });
+        const written = await writeLines(out, store.exportInbox(inboxId));
+        if (out !== process.stdout) {
+          out.end();
+          await once(out, 'close');
+        }
+        if (written === 0) process.stderr.write(`inbox ${inboxId} holds nothing: no records\n`);
+        else if (flags.out !== undefined) print(`wrote ${written} records of ${inboxId} to ${flags.out}`);
+      }),
+    );
 }
 
 /** One JSON document per line, waiting for the stream when it is full (an export may be larger than memory). */
@@ -83,17 +80,14 @@ async function writeLines(out: Writable, records: AsyncIterable<InboxRecord>): P
 }
 
 export function importCommand(): Command {
-  return withStoreFlags(
-    new Command('import')
-      .description('recreate an inbox from an export (JSON Lines), exactly, in one transaction; refused if the inbox holds anything')
-      .argument('<inbox>', 'inbox id (it may differ from the exported one)')
-      .requiredOption('--from <file>', "the export to read ('-' for standard input)"),
-  ).action(async (inboxId: string, flags: StoreFlags & { from: string }) => {
-    await withStore(flags, async (store) => {
-      const { records } = await store.importInbox(inboxId, readLines(flags.from));
-      print(`imported ${records} records into ${inboxId}`);
-    });
-  });
+  return inboxCommand('import', 'recreate an inbox from an export (JSON Lines), exactly, in one transaction; refused if the inbox holds anything', 'inbox id (it may differ from the exported one)')
+    .requiredOption('--from <file>', "the export to read ('-' for standard input)")
+    .action(
+      onStore(async (store, inboxId: string, flags: StoreFlags & { from: string }) => {
+        const { records } = await store.importInbox(inboxId, readLines(flags.from));
+        print(`imported ${records} records into ${inboxId}`);
+      }),
+    );
 }
 
 /** The records of a JSON Lines file, one at a time (importInbox checks each); a line that is not JSON names itself. */
@@ -113,20 +107,18 @@ async function* readLines(file: string): AsyncGenerator<InboxRecord> {
 }
 
 export function deleteCommand(): Command {
-  return withStoreFlags(
-    new Command('delete')
-      .description('remove an inbox and everything it holds, its dedupe keys included, for good (a deletion request); refused while a worker holds it')
-      .argument('<inbox>', 'inbox id')
-      .option('--yes', 'really delete'),
-  ).action(async (inboxId: string, flags: StoreFlags & { yes?: boolean }) => {
-    if (flags.yes !== true) {
-      throw new UsageError(`this removes every event, message, approval, timer, memory and key of ${inboxId} for good; add --yes to do it (vigil export first to keep a copy)`);
-    }
-    await withStore(flags, async (store) => {
-      if (!(await store.deleteInbox(inboxId))) throw new CommandFailed(`inbox ${inboxId} holds nothing: nothing deleted`);
-      print(`deleted ${inboxId}`);
+  return inboxCommand('delete', 'remove an inbox and everything it holds, its dedupe keys included, for good (a deletion request); refused while a worker holds it')
+    .option('--yes', 'really delete')
+    .action(async (inboxId: string, flags: StoreFlags & { yes?: boolean }) => {
+      // Checked before the store opens: without --yes nothing is touched.
+      if (flags.yes !== true) {
+        throw new UsageError(`this removes every event, message, approval, timer, memory and key of ${inboxId} for good; add --yes to do it (vigil export first to keep a copy)`);
+      }
+      await withStore(flags, async (store) => {
+        if (!(await store.deleteInbox(inboxId))) throw new CommandFailed(`inbox ${inboxId} holds nothing: nothing deleted`);
+        print(`deleted ${inboxId}`);
+      });
     });
-  });
 }
 
 interface MigrateStoreFlags {

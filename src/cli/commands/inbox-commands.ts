@@ -5,61 +5,56 @@
  * and approve are recorded in the inbox as the dashboard's actions are.
  */
 import { Command, Option } from 'commander';
-import type { ApprovalAnswer, EventRow, EventStatus, InboxStats, LeaseInfo } from '../../store/contract.js';
+import type { EventRow, EventStatus, InboxStats, LeaseInfo } from '../../store/contract.js';
 import { answerResult, cliActor, redriveResult } from '../../runtime/operator-actions.js';
 import { CommandFailed, UsageError } from '../exit-codes.js';
-import { withStore, withStoreFlags, type StoreFlags } from '../open-cli-store.js';
+import { inboxCommand, onStore, withStore, withStoreFlags, type StoreFlags } from '../open-cli-store.js';
 import { parseJson, parsePositiveInt } from '../parse.js';
 import { print, printJson, table } from '../print.js';
 
 export function ingestCommand(): Command {
-  return withStoreFlags(
-    new Command('ingest')
-      .description('store one event in an inbox (a duplicate (source, sourceId) stores nothing)')
-      .argument('<inbox>', 'inbox id')
-      .argument('<source>', 'where the event comes from, e.g. chat or github')
-      .argument('<sourceId>', "the source's unique id for it: the dedupe key")
-      .option('--payload <json>', 'the event body as JSON', parseJson),
-  ).action(async (inboxId: string, source: string, sourceId: string, flags: StoreFlags & { payload?: unknown }) => {
-    await withStore(flags, async (store) => {
-      const stored = await store.inbox(inboxId).ingest({ source, sourceId, payload: flags.payload ?? {} });
-      print(stored ? `stored ${source}/${sourceId} in ${inboxId}` : `duplicate: ${source}/${sourceId} is already in ${inboxId}; nothing stored`);
-    });
-  });
+  return inboxCommand('ingest', 'store one event in an inbox (a duplicate (source, sourceId) stores nothing)')
+    .argument('<source>', 'where the event comes from, e.g. chat or github')
+    .argument('<sourceId>', "the source's unique id for it: the dedupe key")
+    .option('--payload <json>', 'the event body as JSON', parseJson)
+    .action(
+      onStore(async (store, inboxId: string, source: string, sourceId: string, flags: StoreFlags & { payload?: unknown }) => {
+        const stored = await store.inbox(inboxId).ingest({ source, sourceId, payload: flags.payload ?? {} });
+        print(stored ? `stored ${source}/${sourceId} in ${inboxId}` : `duplicate: ${source}/${sourceId} is already in ${inboxId}; nothing stored`);
+      }),
+    );
 }
 
 export function statusCommand(): Command {
-  return withStoreFlags(
-    new Command('status')
-      .description('event counts, outbox, timers, approvals and lease of one inbox, or of every inbox')
-      .argument('[inbox]', 'inbox id (default: all inboxes)')
-      .option('--json', 'print JSON'),
-  ).action(async (inboxId: string | undefined, flags: StoreFlags & { json?: boolean }) => {
-    await withStore(flags, async (store) => {
-      const ids = inboxId === undefined ? await store.inboxes() : [inboxId];
-      const rows: { inbox: string; stats: InboxStats }[] = [];
-      for (const id of ids) rows.push({ inbox: id, stats: await store.inbox(id).stats() });
-      if (flags.json === true) return printJson(inboxId === undefined ? rows : rows[0]!.stats);
-      if (rows.length === 0) return print('no inboxes yet');
-      // The store's now (the database's clock on PostgreSQL): a lease is held until then, whatever this machine's clock says.
-      const { now } = await store.nextWake();
-      table(
-        ['inbox', 'pending', 'running', 'done', 'dead', 'held', 'sent', 'timers', 'approvals', 'lease'],
-        rows.map(({ inbox, stats }) => [
-          inbox,
-          stats.events.pending,
-          stats.events.running,
-          stats.events.done,
-          stats.events.dead,
-          stats.outbox.held,
-          stats.outbox.sent,
-          stats.timers,
-          stats.approvalsPending,
-          leaseCell(stats.lease, now),
-        ]),
-      );
-    });
-  });
+  return withStoreFlags(new Command('status').description('event counts, outbox, timers, approvals and lease of one inbox, or of every inbox'))
+    .argument('[inbox]', 'inbox id (default: all inboxes)')
+    .option('--json', 'print JSON')
+    .action(
+      onStore(async (store, inboxId: string | undefined, flags: StoreFlags & { json?: boolean }) => {
+        const ids = inboxId === undefined ? await store.inboxes() : [inboxId];
+        const rows: { inbox: string; stats: InboxStats }[] = [];
+        for (const id of ids) rows.push({ inbox: id, stats: await store.inbox(id).stats() });
+        if (flags.json === true) return printJson(inboxId === undefined ? rows : rows[0]!.stats);
+        if (rows.length === 0) return print('no inboxes yet');
+        // The store's now (the database's clock on PostgreSQL): a lease is held until then, whatever this machine's clock says.
+        const { now } = await store.nextWake();
+        table(
+          ['inbox', 'pending', 'running', 'done', 'dead', 'held', 'sent', 'timers', 'approvals', 'lease'],
+          rows.map(({ inbox, stats }) => [
+            inbox,
+            stats.events.pending,
+            stats.events.running,
+            stats.events.done,
+            stats.events.dead,
+            stats.outbox.held,
+            stats.outbox.sent,
+            stats.timers,
+            stats.approvalsPending,
+            leaseCell(stats.lease, now),
+          ]),
+        );
+      }),
+    );
 }
 
 /**
@@ -76,21 +71,18 @@ export function leaseCell(lease: LeaseInfo | null, now: number): string {
 const STATUSES: EventStatus[] = ['pending', 'running', 'done', 'dead'];
 
 export function eventsCommand(): Command {
-  return withStoreFlags(
-    new Command('events')
-      .description("list an inbox's events, oldest first")
-      .argument('<inbox>', 'inbox id')
-      .addOption(new Option('--status <status>', 'only events with this status').choices(STATUSES))
-      .option('--limit <n>', 'at most this many', parsePositiveInt, 100)
-      .option('--json', 'print JSON'),
-  ).action(async (inboxId: string, flags: StoreFlags & { status?: EventStatus; limit: number; json?: boolean }) => {
-    await withStore(flags, async (store) => {
-      const events = await store.inbox(inboxId).events({ limit: flags.limit, ...(flags.status === undefined ? {} : { status: flags.status }) });
-      if (flags.json === true) return printJson(events);
-      if (events.length === 0) return print(flags.status === undefined ? `no events in ${inboxId}` : `no ${flags.status} events in ${inboxId}`);
-      table(['id', 'status', 'attempts', 'source', 'sourceId', 'received', 'error'], events.map(eventRow));
-    });
-  });
+  return inboxCommand('events', "list an inbox's events, oldest first")
+    .addOption(new Option('--status <status>', 'only events with this status').choices(STATUSES))
+    .option('--limit <n>', 'at most this many', parsePositiveInt, 100)
+    .option('--json', 'print JSON')
+    .action(
+      onStore(async (store, inboxId: string, flags: StoreFlags & { status?: EventStatus; limit: number; json?: boolean }) => {
+        const events = await store.inbox(inboxId).events({ limit: flags.limit, ...(flags.status === undefined ? {} : { status: flags.status }) });
+        if (flags.json === true) return printJson(events);
+        if (events.length === 0) return print(flags.status === undefined ? `no events in ${inboxId}` : `no ${flags.status} events in ${inboxId}`);
+        table(['id', 'status', 'attempts', 'source', 'sourceId', 'received', 'error'], events.map(eventRow));
+      }),
+    );
 }
 
 function eventRow(event: EventRow): (string | number)[] {
@@ -100,37 +92,32 @@ function eventRow(event: EventRow): (string | number)[] {
 }
 
 export function redriveCommand(): Command {
-  return withStoreFlags(
-    new Command('redrive')
-      .description('make a dead event pending again with its attempts reset (exit 1 if it is not dead)')
-      .argument('<inbox>', 'inbox id')
-      .argument('<eventId>', 'the event id (from `vigil events <inbox> --status dead`)', parsePositiveInt),
-  ).action(async (inboxId: string, eventId: number, flags: StoreFlags) => {
-    await withStore(flags, async (store) => {
-      const inbox = store.inbox(inboxId);
-      if (!(await inbox.redrive(eventId))) throw new CommandFailed(`event ${eventId} in ${inboxId} is not dead (or does not exist); nothing changed`);
-      await inbox.recordAction({ actor: cliActor(), action: 'redrive', target: `event ${eventId}`, result: redriveResult(true) });
-      print(`event ${eventId} in ${inboxId} is pending again`);
-    });
-  });
+  return inboxCommand('redrive', 'make a dead event pending again with its attempts reset (exit 1 if it is not dead)')
+    .argument('<eventId>', 'the event id (from `vigil events <inbox> --status dead`)', parsePositiveInt)
+    .action(
+      onStore(async (store, inboxId: string, eventId: number) => {
+        const inbox = store.inbox(inboxId);
+        if (!(await inbox.redrive(eventId))) throw new CommandFailed(`event ${eventId} in ${inboxId} is not dead (or does not exist); nothing changed`);
+        await inbox.recordAction({ actor: cliActor(), action: 'redrive', target: `event ${eventId}`, result: redriveResult(true) });
+        print(`event ${eventId} in ${inboxId} is pending again`);
+      }),
+    );
 }
 
 export function approveCommand(): Command {
-  return withStoreFlags(
-    new Command('approve')
-      .description('answer an approval; prints the outcome that stands (exit 1 when it is not your answer: expired, unknown or answered before)')
-      .argument('<inbox>', 'inbox id')
-      .argument('<id>', 'approval id')
-      .argument('<answer>', 'yes or no'),
-  ).action(async (inboxId: string, id: string, answer: string, flags: StoreFlags) => {
-    if (answer !== 'yes' && answer !== 'no') throw new UsageError(`answer must be yes or no, got ${JSON.stringify(answer)}`);
-    await withStore(flags, async (store) => {
-      const inbox = store.inbox(inboxId);
-      const outcome = await inbox.answerApproval(id, answer as ApprovalAnswer);
-      // Not for an approval never asked: recording it would create the inbox.
-      if (outcome !== 'unknown') await inbox.recordAction({ actor: cliActor(), action: `answer ${answer}`, target: id, result: answerResult(answer as ApprovalAnswer, outcome) });
-      print(outcome);
-      if (outcome !== answer) throw new CommandFailed(`approval ${id} in ${inboxId}: ${outcome} stands, not ${answer}`);
+  return inboxCommand('approve', 'answer an approval; prints the outcome that stands (exit 1 when it is not your answer: expired, unknown or answered before)')
+    .argument('<id>', 'approval id')
+    .argument('<answer>', 'yes or no')
+    .action(async (inboxId: string, id: string, answer: string, flags: StoreFlags) => {
+      // Checked before the store opens: a typo must not create a store.
+      if (answer !== 'yes' && answer !== 'no') throw new UsageError(`answer must be yes or no, got ${JSON.stringify(answer)}`);
+      await withStore(flags, async (store) => {
+        const inbox = store.inbox(inboxId);
+        const outcome = await inbox.answerApproval(id, answer);
+        // Not for an approval never asked: recording it would create the inbox.
+        if (outcome !== 'unknown') await inbox.recordAction({ actor: cliActor(), action: `answer ${answer}`, target: id, result: answerResult(answer, outcome) });
+        print(outcome);
+        if (outcome !== answer) throw new CommandFailed(`approval ${id} in ${inboxId}: ${outcome} stands, not ${answer}`);
+      });
     });
-  });
 }

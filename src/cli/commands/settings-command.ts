@@ -5,7 +5,7 @@
  * setting that would not be valid changes nothing and exits 2 naming it.
  */
 import { Command } from 'commander';
-import { withStore, withStoreFlags, type StoreFlags } from '../open-cli-store.js';
+import { inboxCommand, withStore, type StoreFlags } from '../open-cli-store.js';
 import { parseJson } from '../parse.js';
 import { printJson } from '../print.js';
 import { UsageError } from '../exit-codes.js';
@@ -17,20 +17,18 @@ interface SettingsFlags extends StoreFlags {
 }
 
 export function settingsCommand(): Command {
-  return withStoreFlags(
-    new Command('settings')
-      .description("print an inbox's settings; --set / --unset / --patch change them (JSON merge patch) and print the result")
-      .argument('<inbox>', 'inbox id')
-      .option('--set <path=value>', 'set one setting, e.g. outbox.gapMs=0 or contacts.slack=D0123 (the value is JSON if it parses, else text); repeatable', collect, [])
-      .option('--unset <path>', 'remove one setting, e.g. outbox.quietHours; repeatable', collect, [])
-      .option('--patch <json>', 'a whole JSON merge patch', parseJson),
-  ).action(async (inboxId: string, flags: SettingsFlags) => {
-    const patch = buildPatch(flags);
-    await withStore(flags, async (store) => {
-      const inbox = store.inbox(inboxId);
-      printJson(patch === null ? await inbox.settings() : await inbox.updateSettings(patch));
+  return inboxCommand('settings', "print an inbox's settings; --set / --unset / --patch change them (JSON merge patch) and print the result")
+    .option('--set <path=value>', 'set one setting, e.g. outbox.gapMs=0 or contacts.slack=D0123 (the value is JSON if it parses, else text); repeatable', collect, [])
+    .option('--unset <path>', 'remove one setting, e.g. outbox.quietHours; repeatable', collect, [])
+    .option('--patch <json>', 'a whole JSON merge patch', parseJson)
+    .action(async (inboxId: string, flags: SettingsFlags) => {
+      // Built before the store opens: a malformed --set must not create a store.
+      const patch = buildPatch(flags);
+      await withStore(flags, async (store) => {
+        const inbox = store.inbox(inboxId);
+        printJson(patch === null ? await inbox.settings() : await inbox.updateSettings(patch));
+      });
     });
-  });
 }
 
 function collect(value: string, previous: string[]): string[] {

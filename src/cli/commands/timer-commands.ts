@@ -2,21 +2,21 @@
 import { Command, Option } from 'commander';
 import type { MissedPolicy, TimerRow, TimerSpec } from '../../store/contract.js';
 import { CommandFailed, UsageError } from '../exit-codes.js';
-import { withStore, withStoreFlags, type StoreFlags } from '../open-cli-store.js';
+import { inboxCommand, onStore, type StoreFlags } from '../open-cli-store.js';
 import { parseDuration, parseJson, parseTime } from '../parse.js';
 import { print, printJson, table } from '../print.js';
 
 export function timersCommand(): Command {
-  return withStoreFlags(
-    new Command('timers').description("list an inbox's timers with their next due time").argument('<inbox>', 'inbox id').option('--json', 'print JSON'),
-  ).action(async (inboxId: string, flags: StoreFlags & { json?: boolean }) => {
-    await withStore(flags, async (store) => {
-      const timers = await store.inbox(inboxId).timers();
-      if (flags.json === true) return printJson(timers);
-      if (timers.length === 0) return print(`no timers in ${inboxId}`);
-      table(['id', 'next due', 'schedule', 'missed', 'state', 'last skipped'], timers.map(timerRow));
-    });
-  });
+  return inboxCommand('timers', "list an inbox's timers with their next due time")
+    .option('--json', 'print JSON')
+    .action(
+      onStore(async (store, inboxId: string, flags: StoreFlags & { json?: boolean }) => {
+        const timers = await store.inbox(inboxId).timers();
+        if (flags.json === true) return printJson(timers);
+        if (timers.length === 0) return print(`no timers in ${inboxId}`);
+        table(['id', 'next due', 'schedule', 'missed', 'state', 'last skipped'], timers.map(timerRow));
+      }),
+    );
 }
 
 function timerRow(timer: TimerRow): (string | number)[] {
@@ -36,36 +36,33 @@ interface AddFlags extends StoreFlags {
 export function timerCommand(): Command {
   const timer = new Command('timer').description('add or remove a timer');
   timer.addCommand(
-    withStoreFlags(
-      new Command('add')
-        .description('create or replace a timer: one-off (--due), interval (--every, first due --due or one interval from now) or cron (--cron, --tz)')
-        .argument('<inbox>', 'inbox id')
-        .argument('<id>', 'timer id (adding an existing id replaces it)')
-        .option('--due <when>', 'first (or only) occurrence: ISO time, epoch ms, or +<duration> such as +10m', (value) => parseTime(value))
-        .option('--every <duration>', 'repeat interval: 30s, 5m, 1h, 1d or ms', parseDuration)
-        .option('--cron <expr>', "cron expression, e.g. '0 9 * * *'")
-        .option('--tz <zone>', 'IANA time zone for --cron, e.g. Europe/Berlin (default UTC)')
-        .option('--payload <json>', 'a JSON object added to every event the timer makes', parseJson)
-        .addOption(new Option('--missed <policy>', 'after an outage: one event for all missed occurrences, or one each').choices(['coalesce', 'each'])),
-    ).action(async (inboxId: string, id: string, flags: AddFlags) => {
-      await withStore(flags, async (store) => {
-        const spec = timerSpec(id, flags);
-        const inbox = store.inbox(inboxId);
-        await inbox.addTimer(spec);
-        const row = (await inbox.timers()).find((t) => t.id === id);
-        print(`timer ${id} in ${inboxId}: next due ${row === undefined ? '?' : new Date(row.due).toISOString()}`);
-      });
-    }),
+    inboxCommand('add', 'create or replace a timer: one-off (--due), interval (--every, first due --due or one interval from now) or cron (--cron, --tz)')
+      .argument('<id>', 'timer id (adding an existing id replaces it)')
+      .option('--due <when>', 'first (or only) occurrence: ISO time, epoch ms, or +<duration> such as +10m', (value) => parseTime(value))
+      .option('--every <duration>', 'repeat interval: 30s, 5m, 1h, 1d or ms', parseDuration)
+      .option('--cron <expr>', "cron expression, e.g. '0 9 * * *'")
+      .option('--tz <zone>', 'IANA time zone for --cron, e.g. Europe/Berlin (default UTC)')
+      .option('--payload <json>', 'a JSON object added to every event the timer makes', parseJson)
+      .addOption(new Option('--missed <policy>', 'after an outage: one event for all missed occurrences, or one each').choices(['coalesce', 'each']))
+      .action(
+        onStore(async (store, inboxId: string, id: string, flags: AddFlags) => {
+          const spec = timerSpec(id, flags);
+          const inbox = store.inbox(inboxId);
+          await inbox.addTimer(spec);
+          const row = (await inbox.timers()).find((t) => t.id === id);
+          print(`timer ${id} in ${inboxId}: next due ${row === undefined ? '?' : new Date(row.due).toISOString()}`);
+        }),
+      ),
   );
   timer.addCommand(
-    withStoreFlags(new Command('remove').description('delete a timer (exit 1 if there is none)').argument('<inbox>', 'inbox id').argument('<id>', 'timer id')).action(
-      async (inboxId: string, id: string, flags: StoreFlags) => {
-        await withStore(flags, async (store) => {
+    inboxCommand('remove', 'delete a timer (exit 1 if there is none)')
+      .argument('<id>', 'timer id')
+      .action(
+        onStore(async (store, inboxId: string, id: string) => {
           if (!(await store.inbox(inboxId).removeTimer(id))) throw new CommandFailed(`no timer ${id} in ${inboxId}`);
           print(`timer ${id} removed from ${inboxId}`);
-        });
-      },
-    ),
+        }),
+      ),
   );
   return timer;
 }

@@ -15,18 +15,17 @@
  */
 import { isForm, parseForm, parseJson, parseJsonText } from '../read-body.js';
 import { fromHex, hmacSha256, sameBytes } from '../../crypto.js';
-import { badSignature, checkFresh, parseSeconds, requireHeader, stringField, type WebhookVerifier } from './verifier.js';
+import { badSignature, checkFresh, requireHeader, requireTimestamp, stringField, type WebhookVerifier } from './verifier.js';
 
 export function slackVerifier(secret: string, toleranceSeconds: number): WebhookVerifier {
   return {
     keyName: 'the event_id (Events API) or trigger_id (slash commands, interactivity) in the body',
     verify(body, headers, now) {
       const header = requireHeader(headers, 'x-slack-signature');
-      const timestamp = requireHeader(headers, 'x-slack-request-timestamp');
-      const seconds = parseSeconds(timestamp, 'X-Slack-Request-Timestamp');
+      const timestamp = requireTimestamp(headers, 'x-slack-request-timestamp', 'X-Slack-Request-Timestamp');
       const given = header.startsWith('v0=') ? fromHex(header.slice('v0='.length)) : null;
-      if (given === null || !sameBytes(hmacSha256(secret, `v0:${timestamp}:`, body), given)) throw badSignature();
-      checkFresh(seconds, now, toleranceSeconds);
+      if (given === null || !sameBytes(hmacSha256(secret, `v0:${timestamp.text}:`, body), given)) throw badSignature();
+      checkFresh(timestamp.seconds, now, toleranceSeconds);
     },
     decode(body, headers) {
       if (!isForm(headers)) return parseJson(body);

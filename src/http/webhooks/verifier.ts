@@ -42,6 +42,12 @@ export function requireHeader(headers: HeaderReader, name: string): string {
 }
 
 /** A Unix timestamp in seconds, as providers send it; anything else is a bad signature. */
+/** A header carrying the signed Unix time: its text as sent (part of what is signed) and its value in seconds. */
+export function requireTimestamp(headers: HeaderReader, name: string, label = name): { text: string; seconds: number } {
+  const text = requireHeader(headers, name);
+  return { text, seconds: parseSeconds(text, label) };
+}
+
 export function parseSeconds(text: string, header: string): number {
   if (!/^\d{1,12}$/.test(text)) throw new WebhookRejected('bad_signature', `the ${header} timestamp is not a Unix time in seconds`);
   return Number(text);

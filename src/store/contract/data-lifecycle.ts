@@ -3,9 +3,9 @@
  * retention and what a prune removes, and the records `exportInbox` gives
  * and `importInbox` takes. The rest is in ../contract.ts.
  */
-import type { ApprovalAnswer, EventStatus, TimerRow } from './rows.js';
+import type { EventStatus, TimerRow } from './rows.js';
 import type { InboxSettings } from './settings.js';
-import type { OperatorAction } from './reads.js';
+import type { ApprovalRow, OperatorAction } from './reads.js';
 
 /**
  * How long each kind of finished row is kept, counted from when it
@@ -71,7 +71,7 @@ export type InboxRecord =
       /** What channels did not take of it (redrivenAt: null while open). */
       failures: { channel: string; kind: 'rejected' | 'undeliverable'; error: string; failedAt: number; redrivenAt: number | null }[];
     }
-  | { type: 'approval'; id: string; action: unknown; requestedAt: number; expiresAt: number; answer: ApprovalAnswer | 'expired' | null; answeredAt: number | null }
+  | ({ type: 'approval' } & ApprovalRow)
   | ({ type: 'timer' } & TimerRow)
   | { type: 'memory'; key: string; value: unknown; updatedAt: number }
   | { type: 'session'; state: unknown; updatedAt: number }

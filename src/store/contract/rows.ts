@@ -70,7 +70,8 @@ export interface TimerSpec {
   missed?: MissedPolicy;
 }
 
-export interface TimerRow {
+/** When a timer fires, as it is stored: what its row and the scheduler's plan share. */
+export interface TimerSchedule {
   id: string;
   /** The next scheduled occurrence. */
   due: number;
@@ -78,6 +79,9 @@ export interface TimerRow {
   cron: string | null;
   tz: string | null;
   missed: MissedPolicy;
+}
+
+export interface TimerRow extends TimerSchedule {
   done: boolean;
   payload: Record<string, unknown>;
   key: { source: string; sourceId: string } | null;

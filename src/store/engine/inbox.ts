@@ -111,7 +111,7 @@ export class EngineInbox implements Inbox {
     v.validateGen(gen);
     const eventIds = v.validateEventIds(ids);
     const checked = v.validateOutcome(outcome, this.ctx.options.maxPayloadBytes);
-    const finished = await this.port.finish(holder, gen, eventIds, checked, { wake: checked.messages.length > 0 });
+    const finished = await this.port.finish({ holder, gen, ids: eventIds, outcome: checked, wake: checked.messages.length > 0 });
     if (finished && checked.dead && eventIds.length > 0) this.diedAtOnce(eventIds, checked.error!);
     return finished;
   }
@@ -133,7 +133,7 @@ export class EngineInbox implements Inbox {
     v.validateGen(gen);
     const eventIds = v.validateEventIds(ids);
     const checked = v.validateOutcome(outcome, this.ctx.options.maxPayloadBytes);
-    const { finished, claim } = await this.port.finishAndClaim(holder, gen, eventIds, checked, { wake: checked.messages.length > 0 });
+    const { finished, claim } = await this.port.finishAndClaim({ holder, gen, ids: eventIds, outcome: checked, wake: checked.messages.length > 0 });
     if (finished && checked.dead && eventIds.length > 0) this.diedAtOnce(eventIds, checked.error!);
     if (claim.dead.length > 0) this.ctx.events.emit('events:dead', { inboxId: this.id, error: 'too many attempts', events: claim.dead });
     return { finished, events: claim.events };

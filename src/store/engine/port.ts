@@ -103,9 +103,9 @@ export interface InboxPort {
   claim(holder: string, gen: number): Promise<Claim>;
   /**
    * R3, R5, R6: the run's outcome, fenced on holder and gen, all or nothing.
-   * With `wake`, outbox subscribers hear of it when the finish queued messages.
+   * With `wake`, outbox subscribers hear of it once it is recorded.
    */
-  finish(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, options: FinishOptions): Promise<boolean>;
+  finish(finish: CheckedFinish): Promise<boolean>;
   /**
    * acquire, then claim under that lease, in one transaction; when the
    * claim is empty and nothing of the generation runs, release too
@@ -117,7 +117,7 @@ export interface InboxPort {
    * in one transaction; release as acquireAndClaim does. Refused: nothing
    * changed, nothing claimed.
    */
-  finishAndClaim(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, options: FinishOptions): Promise<{ finished: boolean; claim: Claim }>;
+  finishAndClaim(finish: CheckedFinish): Promise<{ finished: boolean; claim: Claim }>;
 
   /** R7: creates or replaces a timer; `firstDue` gives the due time of a cron timer given none, at the transaction's now. */
   addTimer(timer: CheckedTimer, firstDue: (now: number) => number): Promise<void>;
@@ -211,7 +211,13 @@ export interface Claim {
   dead: DeadEvent[];
 }
 
-export interface FinishOptions {
+/** A run's finish as the engine hands it to a backend: whose lease and claim (R3), the checked outcome, and whether its messages wake the dispatchers. */
+export interface CheckedFinish {
+  holder: string;
+  gen: number;
+  ids: number[];
+  outcome: CheckedOutcome;
+  /** Outbox subscribers hear of it when it is recorded: it queued messages. */
   wake: boolean;
 }
 

@@ -6,8 +6,8 @@
  * running: a finish retried after a lost response cannot queue its messages
  * twice, and a reply is never queued for an event that will run again.
  */
-import type { FinishOptions } from '../engine/port.js';
-import { MEMORY_LIMITS, type CheckedOutcome } from '../engine/validate/index.js';
+import type { CheckedFinish } from '../engine/port.js';
+import { MEMORY_LIMITS } from '../engine/validate/index.js';
 import { workParams, type CallTarget, type Statement } from './call.js';
 
 const FINISH: Statement = {
@@ -15,29 +15,21 @@ const FINISH: Statement = {
   text: 'SELECT vigil_finish($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) AS finished',
 };
 
-export async function finishRun(
-  db: CallTarget,
-  inboxId: string,
-  holder: string,
-  gen: number,
-  ids: number[],
-  outcome: CheckedOutcome,
-  { wake }: FinishOptions,
-): Promise<boolean> {
+export async function finishRun(db: CallTarget, inboxId: string, finish: CheckedFinish): Promise<boolean> {
   // Not db.call: a finish cut off while its call runs must never commit
   // (test/postgres/connection-loss), and a one-statement transaction would
   // commit as soon as the call ended, whether or not the client was still
   // there. That costs one more round trip (the COMMIT) than a bare call.
   const [row] = await db.callThenCommit<{ finished: boolean }>(
     FINISH,
-    [...finishParams(db, inboxId, holder, gen, ids, outcome, wake), ...workParams(db.options)],
-    { wake },
+    [...finishParams(db, inboxId, finish), ...workParams(db.options)],
+    { wake: finish.wake },
   );
   return row?.finished === true;
 }
 
 /** vigil_finish's parameters up to p_wake, in its order (run-step.ts adds its own after them). */
-export function finishParams(db: CallTarget, inboxId: string, holder: string, gen: number, ids: number[], outcome: CheckedOutcome, wake: boolean): unknown[] {
+export function finishParams(db: CallTarget, inboxId: string, { holder, gen, ids, outcome, wake }: CheckedFinish): unknown[] {
   return [
     inboxId,
     holder,

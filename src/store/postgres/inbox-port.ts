@@ -11,7 +11,7 @@ import type {
   Acquired,
   Claim,
   DecideAnswer,
-  FinishOptions,
+  CheckedFinish,
   InboxPort,
   PlanDispatch,
   PlanFiring,
@@ -19,7 +19,7 @@ import type {
   Reserved,
   ReserveOptions,
 } from '../engine/port.js';
-import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedOutcome, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
+import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import { toEventRow, toTimerRow, type EventRecord, type ListedTimerRecord } from '../rows.js';
 import { answerApproval, requestApproval } from './approvals.js';
@@ -83,16 +83,16 @@ export class PostgresInboxPort implements InboxPort {
     return claimBatch(this.db, this.id, holder, gen);
   }
 
-  async finish(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, options: FinishOptions): Promise<boolean> {
-    return finishRun(this.db, this.id, holder, gen, ids, outcome, options);
+  async finish(finish: CheckedFinish): Promise<boolean> {
+    return finishRun(this.db, this.id, finish);
   }
 
   async acquireAndClaim(holder: string): Promise<{ acquired: Acquired; claim: Claim } | null> {
     return acquireAndClaim(this.db, this.id, holder);
   }
 
-  async finishAndClaim(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, options: FinishOptions): Promise<{ finished: boolean; claim: Claim }> {
-    return finishAndClaim(this.db, this.id, holder, gen, ids, outcome, options);
+  async finishAndClaim(finish: CheckedFinish): Promise<{ finished: boolean; claim: Claim }> {
+    return finishAndClaim(this.db, this.id, finish);
   }
 
   async addTimer(timer: CheckedTimer, firstDue: (now: number) => number): Promise<void> {

@@ -208,6 +208,26 @@ function txOnRow(client: pg.ClientBase, inboxId: string, locked: LockedRow | und
  * connection that failed is destroyed on release, never handed out again.
  */
 export async function withClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const held = await checkOut(pool);
+  try {
+    return await fn(held.client);
+  } catch (error) {
+    throw held.failed(error);
+  } finally {
+    held.release();
+  }
+}
+
+/** A pooled connection with withClient's guard, for a caller that holds it across awaits of its own (an export's generator). */
+export interface CheckedOut {
+  client: pg.PoolClient;
+  /** What to throw for an error of the connection's work: translated, and the connection marked lost when it was. */
+  failed(error: unknown): unknown;
+  /** Gives it back, destroyed if it failed. */
+  release(): void;
+}
+
+export async function checkOut(pool: pg.Pool): Promise<CheckedOut> {
   let client: pg.PoolClient;
   try {
     client = await pool.connect();
@@ -219,13 +239,15 @@ export async function withClient<T>(pool: pg.Pool, fn: (client: pg.PoolClient) =
     lost ??= error;
   };
   client.on('error', onError);
-  try {
-    return await fn(client);
-  } catch (error) {
-    if (isTransient(error)) lost ??= error as Error;
-    throw translate(error);
-  } finally {
-    client.removeListener('error', onError);
-    client.release(lost);
-  }
+  return {
+    client,
+    failed(error) {
+      if (isTransient(error)) lost ??= error as Error;
+      return translate(error);
+    },
+    release() {
+      client.removeListener('error', onError);
+      client.release(lost);
+    },
+  };
 }

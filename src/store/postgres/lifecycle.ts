@@ -18,15 +18,13 @@ import {
   sessionRecord,
   settingsRecord,
   timerRecord,
-  type ExportedApprovalRow,
   type ExportedEventRow,
   type ExportedFailureRow,
   type ExportedMessageRow,
 } from '../inbox-records.js';
-import type { ListedTimerRecord } from '../rows.js';
+import type { ApprovalRecord, ListedTimerRecord } from '../rows.js';
 import type { MissedPolicy, OperatorAction } from '../contract.js';
-import { isTransient, translate } from './errors.js';
-import { inboxTransaction, type TxContext } from './inbox-tx.js';
+import { checkOut, inboxTransaction, type TxContext } from './inbox-tx.js';
 import { inIdOrder } from './read.js';
 
 /** Rows per page of an export: each page one round trip within the snapshot. */
@@ -44,18 +42,9 @@ interface InboxHead {
 }
 
 export async function* exportInbox(pool: pg.Pool, inboxId: string): AsyncGenerator<InboxRecord> {
-  let client: pg.PoolClient;
-  try {
-    client = await pool.connect();
-  } catch (error) {
-    throw translate(error);
-  }
   // As withClient (inbox-tx.ts), across the yields of a generator: a connection that failed is dropped.
-  let lost: Error | undefined;
-  const onError = (error: Error): void => {
-    lost ??= error;
-  };
-  client.on('error', onError);
+  const held = await checkOut(pool);
+  const client = held.client;
   let open = false;
   try {
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
@@ -64,13 +53,11 @@ export async function* exportInbox(pool: pg.Pool, inboxId: string): AsyncGenerat
     await client.query('COMMIT');
     open = false;
   } catch (error) {
-    if (isTransient(error)) lost ??= error as Error;
-    throw translate(error);
+    throw held.failed(error);
   } finally {
     // A consumer that stopped early leaves the snapshot open: end it before the connection goes back.
     if (open) await client.query('ROLLBACK').catch(() => undefined);
-    client.removeListener('error', onError);
-    client.release(lost);
+    held.release();
   }
 }
 
@@ -109,7 +96,7 @@ async function* records(client: pg.PoolClient, inboxId: string): AsyncGenerator<
     yield messageRecord(row, failures.get(row.id) ?? []);
   }
   const approvals = 'SELECT id, action, requested_at, expires_at, answer, answered_at FROM approvals WHERE inbox_id = $1 ORDER BY requested_at, id';
-  for (const row of await rows<ExportedApprovalRow>(approvals, [inboxId])) yield approvalRecord(row);
+  for (const row of await rows<ApprovalRecord>(approvals, [inboxId])) yield approvalRecord(row);
   for (const row of await rows<ListedTimerRecord & { missed: MissedPolicy }>('SELECT * FROM timers WHERE inbox_id = $1 ORDER BY id', [inboxId])) {
     yield timerRecord(row);
   }

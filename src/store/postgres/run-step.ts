@@ -8,8 +8,7 @@
  * 5; acquireAndClaim then finishAndClaim is 3. Each further batch: finish
  * (2) and claim was 3, finishAndClaim is 2.
  */
-import type { Acquired, Claim, FinishOptions } from '../engine/port.js';
-import type { CheckedOutcome } from '../engine/validate/index.js';
+import type { Acquired, CheckedFinish, Claim } from '../engine/port.js';
 import { toClaimedEvents, toDeadEvents, type ClaimedRecord, type DeadRecord } from '../rows.js';
 import { workParams, type CallTarget, type Statement } from './call.js';
 import { finishParams } from './finish.js';
@@ -44,17 +43,10 @@ export async function acquireAndClaim(db: CallTarget, inboxId: string, holder: s
  * Two round trips, as finish (finish.ts says why): BEGIN with the call,
  * then COMMIT once its answer is back, with the outbox hint after it.
  */
-export async function finishAndClaim(
-  db: CallTarget,
-  inboxId: string,
-  holder: string,
-  gen: number,
-  ids: number[],
-  outcome: CheckedOutcome,
-  { wake }: FinishOptions,
-): Promise<{ finished: boolean; claim: Claim }> {
+export async function finishAndClaim(db: CallTarget, inboxId: string, finish: CheckedFinish): Promise<{ finished: boolean; claim: Claim }> {
   const { options } = db;
-  const params = [...finishParams(db, inboxId, holder, gen, ids, outcome, wake), options.leaseTtlMs, options.batchLimit, ...workParams(options)];
+  const { wake } = finish;
+  const params = [...finishParams(db, inboxId, finish), options.leaseTtlMs, options.batchLimit, ...workParams(options)];
   const alone = (): Promise<StepRow[]> => db.callThenCommit<StepRow>(FINISH_AND_CLAIM, params, { wake });
   const rows = await db.runStep<StepRow>(inboxId, FINISH_AND_CLAIM, params, { wake, alone });
   const finished = rows.some((row) => row.kind === 'finished');

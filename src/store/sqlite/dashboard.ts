@@ -19,15 +19,12 @@ import {
 import type { CheckedActivityQuery } from '../engine/validate/index.js';
 import type { InboxDb } from './inbox-db.js';
 import { readLease } from './lease.js';
+import { EVENT_COUNTS } from './read.js';
 import { computeWake } from './wake.js';
 import { boundLimit } from './bound-limit.js';
 
 const SUMMARY = `
-SELECT
-  (SELECT count(*) FROM events WHERE status = 'pending') AS pending,
-  (SELECT count(*) FROM events WHERE status = 'running') AS running,
-  (SELECT count(*) FROM events WHERE status = 'done') AS done,
-  (SELECT count(*) FROM events WHERE status = 'dead') AS dead,
+SELECT ${EVENT_COUNTS},
   (SELECT min(due) FROM timers WHERE done = 0) AS next_timer_at,
   (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS outbox_held,
   (SELECT count(*) FROM approvals WHERE answer IS NULL AND expires_at > @now) AS approvals_pending`;

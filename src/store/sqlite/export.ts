@@ -16,12 +16,11 @@ import {
   sessionRecord,
   settingsRecord,
   timerRecord,
-  type ExportedApprovalRow,
   type ExportedEventRow,
   type ExportedFailureRow,
   type ExportedMessageRow,
 } from '../inbox-records.js';
-import type { ListedTimerRecord } from '../rows.js';
+import type { ApprovalRecord, ListedTimerRecord } from '../rows.js';
 import type { MissedPolicy, OperatorAction } from '../contract.js';
 import { translateSqliteError } from './sqlite-errors.js';
 
@@ -70,7 +69,7 @@ function* records(db: Database.Database): Generator<InboxRecord> {
     yield messageRecord(message, failures.get(message.id) ?? []);
   }
   for (const row of db.prepare('SELECT id, action, requested_at, expires_at, answer, answered_at FROM approvals ORDER BY requested_at, id').iterate()) {
-    yield approvalRecord(row as ExportedApprovalRow);
+    yield approvalRecord(row as ApprovalRecord);
   }
   for (const row of db.prepare('SELECT * FROM timers ORDER BY id').iterate()) yield timerRecord(row as ListedTimerRecord & { missed: MissedPolicy });
   for (const row of db.prepare('SELECT key, value, updated_at FROM memory ORDER BY key').iterate()) {

@@ -2,6 +2,7 @@
  * R3 (fencing), R5 (errors) and R6 (dead at once): a run's outcome, its
  * messages, its session and its memory in one transaction.
  */
+import type { CheckedFinish } from '../engine/port.js';
 import { MEMORY_LIMITS, memoryFull, type CheckedOutcome } from '../engine/validate/index.js';
 import { requestApproval } from './approvals.js';
 import type { InboxDb } from './inbox-db.js';
@@ -43,7 +44,7 @@ const MEMORY_BYTES = 'SELECT coalesce(sum(length(CAST(key AS BLOB)) + length(CAS
  * matches, means a finish retried after a lost response cannot queue its
  * messages twice, and a reply is never queued for an event that will run again.
  */
-export function finishRun(c: InboxDb, holder: string, gen: number, ids: number[], outcome: CheckedOutcome, now: number): boolean {
+export function finishRun(c: InboxDb, { holder, gen, ids, outcome }: CheckedFinish, now: number): boolean {
   if (!holdsLease(c, holder, gen, now)) return false;
   const idsJson = JSON.stringify(ids);
   if (ids.length > 0 && (c.stmt(COUNT_OWNED).pluck().get(idsJson, gen) as number) !== ids.length) return false;

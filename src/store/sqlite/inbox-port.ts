@@ -9,7 +9,7 @@ import type {
   Acquired,
   Claim,
   DecideAnswer,
-  FinishOptions,
+  CheckedFinish,
   InboxPort,
   PlanDispatch,
   PlanFiring,
@@ -17,7 +17,7 @@ import type {
   Reserved,
   ReserveOptions,
 } from '../engine/port.js';
-import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedOutcome, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
+import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import { emptyStats } from '../rows.js';
 import { answerApproval, requestApproval } from './approvals.js';
@@ -82,9 +82,9 @@ export class SqliteInboxPort implements InboxPort {
     return this.existing((c) => c.write((now) => claimBatch(c, holder, gen, now), { durability: 'process' })) ?? { events: [], dead: [] };
   }
 
-  async finish(holder: string, gen: number, ids: number[], outcome: CheckedOutcome, { wake }: FinishOptions): Promise<boolean> {
-    const finished = this.existing((c) => c.write((now) => finishRun(c, holder, gen, ids, outcome, now))) ?? false;
-    if (finished && wake) this.files.wake(this.id, 'outbox');
+  async finish(finish: CheckedFinish): Promise<boolean> {
+    const finished = this.existing((c) => c.write((now) => finishRun(c, finish, now))) ?? false;
+    if (finished && finish.wake) this.files.wake(this.id, 'outbox');
     return finished;
   }
 
@@ -94,16 +94,10 @@ export class SqliteInboxPort implements InboxPort {
   }
 
   /** Durable, as finish is: the claim and release in its transaction are only stronger for it. */
-  async finishAndClaim(
-    holder: string,
-    gen: number,
-    ids: number[],
-    outcome: CheckedOutcome,
-    { wake }: FinishOptions,
-  ): Promise<{ finished: boolean; claim: Claim }> {
+  async finishAndClaim(finish: CheckedFinish): Promise<{ finished: boolean; claim: Claim }> {
     const refused = { finished: false, claim: { events: [], dead: [] } };
-    const result = this.existing((c) => c.write((now) => finishAndClaim(c, holder, gen, ids, outcome, now))) ?? refused;
-    if (result.finished && wake) this.files.wake(this.id, 'outbox');
+    const result = this.existing((c) => c.write((now) => finishAndClaim(c, finish, now))) ?? refused;
+    if (result.finished && finish.wake) this.files.wake(this.id, 'outbox');
     return result;
   }
 

@@ -64,12 +64,15 @@ export function redrive(c: InboxDb, eventId: number): boolean {
   );
 }
 
-const STATS_SQL = `
-SELECT
+/** Each event status's count, as four columns named for the statuses: what stats() and the dashboard's summary (dashboard.ts) both read. */
+export const EVENT_COUNTS = `
   (SELECT count(*) FROM events WHERE status = 'pending') AS pending,
   (SELECT count(*) FROM events WHERE status = 'running') AS running,
   (SELECT count(*) FROM events WHERE status = 'done') AS done,
-  (SELECT count(*) FROM events WHERE status = 'dead') AS dead,
+  (SELECT count(*) FROM events WHERE status = 'dead') AS dead`;
+
+const STATS_SQL = `
+SELECT ${EVENT_COUNTS},
   (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS held,
   (SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL) AS sent,
   (SELECT count(*) FROM outbox_failures WHERE redriven_at IS NULL AND kind = 'undeliverable') AS undeliverable,

@@ -5,8 +5,7 @@
  * has nothing left (engine/lease.ts, endsRun).
  */
 import { endsRun } from '../engine/lease.js';
-import type { Acquired, Claim } from '../engine/port.js';
-import type { CheckedOutcome } from '../engine/validate/index.js';
+import type { Acquired, CheckedFinish, Claim } from '../engine/port.js';
 import { claimBatch } from './claim.js';
 import { finishRun } from './finish.js';
 import type { InboxDb } from './inbox-db.js';
@@ -20,17 +19,10 @@ export function acquireAndClaim(c: InboxDb, holder: string, now: number): { acqu
   return { acquired, claim: claimOrRelease(c, holder, acquired.gen, now) };
 }
 
-export function finishAndClaim(
-  c: InboxDb,
-  holder: string,
-  gen: number,
-  ids: number[],
-  outcome: CheckedOutcome,
-  now: number,
-): { finished: boolean; claim: Claim } {
-  if (!finishRun(c, holder, gen, ids, outcome, now)) return { finished: false, claim: NOTHING };
-  acquireLease(c, holder, now); // the holder's own valid lease (finishRun checked it): renewed, same generation
-  return { finished: true, claim: claimOrRelease(c, holder, gen, now) };
+export function finishAndClaim(c: InboxDb, finish: CheckedFinish, now: number): { finished: boolean; claim: Claim } {
+  if (!finishRun(c, finish, now)) return { finished: false, claim: NOTHING };
+  acquireLease(c, finish.holder, now); // the holder's own valid lease (finishRun checked it): renewed, same generation
+  return { finished: true, claim: claimOrRelease(c, finish.holder, finish.gen, now) };
 }
 
 function claimOrRelease(c: InboxDb, holder: string, gen: number, now: number): Claim {

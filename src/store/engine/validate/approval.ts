@@ -2,7 +2,7 @@
 import { VigilError } from '../../../errors.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../../contract.js';
 import { toJson } from './json.js';
-import { checkKey, describe } from './text.js';
+import { checkKey, describe, objectInput } from './text.js';
 
 export interface CheckedApproval {
   id: string;
@@ -11,16 +11,13 @@ export interface CheckedApproval {
 }
 
 export function validateApprovalRequest(request: unknown, maxBytes: number): CheckedApproval {
-  if (typeof request !== 'object' || request === null) {
-    throw new VigilError('invalid_argument', 'an approval request must be an object { id, expiresInMs, action }');
-  }
-  const { id, expiresInMs, action } = request as ApprovalRequest;
-  validateApprovalId(id);
+  const { id, expiresInMs, action } = objectInput<ApprovalRequest>(request, 'invalid_argument', 'an approval request must be an object { id, expiresInMs, action }');
+  const checkedId = validateApprovalId(id);
   if (typeof expiresInMs !== 'number' || !Number.isSafeInteger(expiresInMs) || expiresInMs <= 0) {
     throw new VigilError('invalid_argument', `expiresInMs must be a positive integer of milliseconds, got ${describe(expiresInMs)}`);
   }
   const actionJson = toJson('invalid_argument', 'action', action === undefined ? null : action, maxBytes);
-  return { id, expiresInMs, actionJson };
+  return { id: checkedId, expiresInMs, actionJson };
 }
 
 export function validateApprovalId(id: unknown): string {

@@ -2,7 +2,7 @@
 import { VigilError } from '../../../errors.js';
 import type { NewEvent } from '../../contract.js';
 import { toJson } from './json.js';
-import { checkKey } from './text.js';
+import { checkKey, objectInput } from './text.js';
 
 /** A validated event, its payload already serialised once. */
 export interface CheckedEvent {
@@ -12,10 +12,7 @@ export interface CheckedEvent {
 }
 
 export function validateEvent(event: unknown, maxPayloadBytes: number): CheckedEvent {
-  if (typeof event !== 'object' || event === null) {
-    throw new VigilError('invalid_event', 'an event must be an object { source, sourceId, payload? }');
-  }
-  const { source, sourceId, payload } = event as NewEvent;
+  const { source, sourceId, payload } = objectInput<NewEvent>(event, 'invalid_event', 'an event must be an object { source, sourceId, payload? }');
   checkKey('invalid_event', 'source', source);
   checkKey('invalid_event', 'sourceId', sourceId);
   const payloadJson = toJson('invalid_event', 'payload', payload === undefined ? null : payload, maxPayloadBytes);

@@ -60,3 +60,13 @@ export function describe(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
   return `a ${Array.isArray(value) ? 'array' : typeof value}`;
 }
+
+/**
+ * `value` as the object an input must be, its fields still unchecked; else
+ * the call's `code`, saying what it should look like (`what` is e.g. "an
+ * event must be an object { source, sourceId, payload? }") and what it got.
+ */
+export function objectInput<T extends object>(value: unknown, code: VigilErrorCode, what: string): { [K in keyof T]?: unknown } {
+  if (typeof value !== 'object' || value === null) throw new VigilError(code, `${what}, got ${describe(value)}`);
+  return value as { [K in keyof T]?: unknown };
+}
