@@ -98,6 +98,7 @@ export class Dispatcher extends LoopOwner {
   private readonly events: RuntimeEvents;
   private readonly logger: Logger | undefined;
   private readonly settings: DispatcherSettings;
+  /** @internal The loop this starts and wakes. */
   protected readonly loop: WakeLoop;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly backoff = new Map<string, Backoff>();

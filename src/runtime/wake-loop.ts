@@ -117,6 +117,7 @@ export class WakeLoop {
  */
 export abstract class LoopOwner {
   protected state: 'new' | 'started' | 'stopping' | 'stopped' = 'new';
+  /** @internal The loop this starts and wakes. */
   protected abstract readonly loop: WakeLoop;
 
   /** Ends `inboxId`'s wait. */

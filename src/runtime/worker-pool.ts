@@ -83,6 +83,7 @@ export class WorkerPool extends LoopOwner {
   private readonly busyCooldownMs: number;
   private readonly recheckMs: number;
   private readonly deps: RunInboxDeps;
+  /** @internal The loop this starts and wakes. */
   protected readonly loop: WakeLoop;
   private readonly running = new Map<string, Promise<void>>();
   /** Inbox → when (performance.now) it may be tried again after a turn that found nothing, or failed. */
