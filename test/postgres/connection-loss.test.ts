@@ -166,8 +166,10 @@ describe('connection loss in the middle of finish', () => {
 
     // Asked in one turn, the finishes go out as groups; b's waits for its work row, after its group's first step ran.
     const release = await holdWorkRow(schema, 'b');
-    const steps = Promise.allSettled(ids.map((_, i) => finish(i)));
+    const answered = ids.map(() => false);
+    const steps = Promise.allSettled(ids.map((_, i) => finish(i).finally(() => (answered[i] = true))));
     const pid = await blockedStoreSession();
+    await othersAnswered(pid, ids.map((id) => observer.inbox(id)), answered);
     proxy.cut();
     const settled = await steps;
     await release();
@@ -246,6 +248,30 @@ describe('connection loss in the middle of finish', () => {
     expect((await inbox.stats()).events.pending).toBe(2);
   });
 });
+
+/**
+ * Waits (bounded) until the only store transaction left is the one blocked
+ * on the held lock, and every finish whose rows committed has had its answer.
+ * Another group may still be committing when that lock wait is seen; a cut
+ * then would lose the answer to a COMMIT that went through (the caller sees
+ * store_unavailable for a finish that did commit: an unknown outcome, not
+ * the rollback this test is about). Under a busy machine that raced.
+ */
+async function othersAnswered(blocked: number, inboxes: Inbox[], answered: boolean[]): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    const busy = await db.query(
+      `SELECT 1 FROM pg_stat_activity
+       WHERE datname = current_database() AND application_name = 'vigil' AND pid <> $1 AND state <> 'idle'`,
+      [blocked],
+    );
+    if (busy.length === 0) {
+      const stats = await Promise.all(inboxes.map((inbox) => inbox.stats()));
+      if (stats.every((s, j) => s.events.done === 0 || answered[j])) return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('a finish outside the blocked transaction neither committed with its answer nor stopped');
+}
 
 /** Waits (bounded) until these server sessions have exited and their sockets closed. */
 async function gone(pids: number[]): Promise<void> {
