@@ -15,8 +15,9 @@ const harness = new ServiceHarness();
 afterEach(() => harness.cleanup());
 
 it("the example's own tests pass under node:test", async () => {
+  // TAP named, not left to the default: Node 20 defaults to TAP when stdout is not a terminal, Node 23+ to spec.
   const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
-    execFile(process.execPath, ['--import', TSX_LOADER, '--test', join(EXAMPLE, 'agent.test.ts')], { cwd: REPO_ROOT }, (error, out) =>
+    execFile(process.execPath, ['--import', TSX_LOADER, '--test', '--test-reporter=tap', join(EXAMPLE, 'agent.test.ts')], { cwd: REPO_ROOT }, (error, out) =>
       resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout: out }),
     );
   });
