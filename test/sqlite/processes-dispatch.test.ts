@@ -38,6 +38,11 @@ describe('SQLite store, two dispatchers', () => {
     const queuer = pool.start({ role: 'queuer', dir, options, worker: 2, seed, events: 100 });
     await pool.go([...dispatchers, queuer]);
 
+    // Queue until both dispatchers have sent something: which one wins the
+    // lock is up to SQLite's busy wait, and one can starve for a while.
+    const deadline = Date.now() + 45_000;
+    while (logs.some((log) => readLog(log).length === 0) && Date.now() < deadline) await sleep(20);
+    queuer.send({ type: 'stop' });
     const queued = (await queuer.next('result', 45_000)).queued as string[];
     await sleep(20);
     for (const dispatcher of dispatchers) dispatcher.send({ type: 'stop' });
