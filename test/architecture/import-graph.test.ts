@@ -103,3 +103,18 @@ describe('store URLs', () => {
     expect(outside.flatMap(literalsStartingWithAScheme)).toEqual([]);
   });
 });
+
+/**
+ * The environment is read where a config is loaded (src/config/, the CLI's
+ * entry, the proxy's own config) and by the one library default that is
+ * documented as such (claudeModel's ANTHROPIC_API_KEY); the service and the
+ * layers under it get values.
+ */
+describe('process.env', () => {
+  const READERS = ['config/', 'cli/', 'proxy/config.ts', 'agent/claude/claude-model.ts'];
+
+  it('is read only where a config is loaded, and by claudeModel\'s documented default', () => {
+    const readers = Object.keys(graph).filter((file) => /\bprocess\.env\b/.test(readFileSync(join(SRC, file), 'utf8').replace(/^\s*(\*|\/\/).*$/gm, '')));
+    expect(readers.filter((file) => !READERS.some((allowed) => file.startsWith(allowed)))).toEqual([]);
+  });
+});
