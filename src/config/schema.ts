@@ -90,7 +90,7 @@ export const sourceSchema = z.discriminatedUnion('type', [
       inbox: routingSchema,
     })
     .strict()
-    .describe('Standard Webhooks (Svix and others): `webhook-id`, `webhook-timestamp`, `webhook-signature`; `webhook-id` is the event key.'),
+    .describe('Standard Webhooks (Svix and others): `webhook-id`, `webhook-timestamp`, `webhook-signature`, or Svix\'s default `svix-id`, `svix-timestamp`, `svix-signature` (read first; the two sets must agree); the id is the event key.'),
   z
     .object({ type: z.literal('slack'), secret: secret('long').describe(`The app's signing secret. ${SECRET_HINT}`), toleranceSeconds: tolerance, inbox: routingSchema })
     .strict()

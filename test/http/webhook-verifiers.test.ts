@@ -191,14 +191,50 @@ describe('standard webhooks', () => {
     for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
       const h = headers(`v1,${sig('msg_1', SECONDS)}`);
       h.delete(name);
-      expect(rejection(() => v.verify(BODY, h, NOW)), name).toEqual({ reason: 'missing_signature', message: `the ${name} header is missing` });
+      const svixName = name.replace('webhook-', 'svix-');
+      expect(rejection(() => v.verify(BODY, h, NOW)), name).toEqual({ reason: 'missing_signature', message: `the ${name} header (or ${svixName}) is missing` });
     }
   });
 
-  it('the key is webhook-id', () => {
+  it('the key is webhook-id, or svix-id when that is sent', () => {
     expect(v.key(new Headers({ 'webhook-id': 'msg_1' }), {})).toBe('msg_1');
     expect(v.key(new Headers({ 'webhook-id': '' }), {})).toBeUndefined();
-    expect(v.keyName).toBe('the webhook-id header');
+    expect(v.key(new Headers({ 'svix-id': 'msg_2' }), {})).toBe('msg_2');
+    expect(v.key(new Headers({ 'svix-id': '', 'webhook-id': 'msg_3' }), {})).toBe('msg_3');
+    expect(v.keyName).toBe('the webhook-id (or svix-id) header');
+  });
+
+  it('Svix\'s default names svix-id/-timestamp/-signature are read first, and either name may carry each header', () => {
+    const svix = (signature: string, id = 'msg_1', t = SECONDS) => new Headers({ 'svix-id': id, 'svix-timestamp': String(t), 'svix-signature': signature });
+    expect(() => v.verify(BODY, svix(`v1,${sig('msg_1', SECONDS)}`), NOW)).not.toThrow();
+    expect(rejection(() => v.verify(BODY, svix(`v1,${sig('msg_2', SECONDS)}`), NOW))).toEqual(BAD);
+    expect(rejection(() => v.verify(BODY, svix(`v1,${sig('msg_1', SECONDS - 400)}`, 'msg_1', SECONDS - 400), NOW)).reason).toBe('stale_timestamp');
+    const late = svix(`v1,${sig('msg_1', SECONDS)}`);
+    late.set('svix-timestamp', 'later');
+    expect(rejection(() => v.verify(BODY, late, NOW)).message).toBe('the svix-timestamp timestamp is not a Unix time in seconds');
+    // The same values under both names, or some under each (as the svix library reads them): accepted.
+    const both = svix(`v1,${sig('msg_1', SECONDS)}`);
+    for (const [name, value] of [...both.entries()]) both.set(name.replace('svix-', 'webhook-'), value);
+    expect(() => v.verify(BODY, both, NOW)).not.toThrow();
+    const mixed = headers(`v1,${sig('msg_1', SECONDS)}`);
+    mixed.delete('webhook-id');
+    mixed.set('svix-id', 'msg_1');
+    expect(() => v.verify(BODY, mixed, NOW)).not.toThrow();
+  });
+
+  it('svix-* and webhook-* that disagree are refused, whichever one the signature covers', () => {
+    for (const part of ['id', 'timestamp', 'signature']) {
+      // The webhook-* set is signed and valid; a svix-* header beside it says something else.
+      const h = headers(`v1,${sig('msg_1', SECONDS)}`);
+      h.set(`svix-${part}`, part === 'timestamp' ? String(SECONDS + 1) : part === 'id' ? 'msg_9' : `v1,${sig('msg_9', SECONDS)}`);
+      expect(rejection(() => v.verify(BODY, h, NOW)), part).toEqual({
+        reason: 'bad_signature',
+        message: `the svix-${part} and webhook-${part} headers disagree; send one of them, or the same value in both`,
+      });
+    }
+    // Signed under svix-id, with another webhook-id beside it: the key could otherwise be read from the unsigned one.
+    const svixSigned = new Headers({ 'svix-id': 'msg_1', 'svix-timestamp': String(SECONDS), 'svix-signature': `v1,${sig('msg_1', SECONDS)}`, 'webhook-id': 'msg_other' });
+    expect(rejection(() => v.verify(BODY, svixSigned, NOW)).reason).toBe('bad_signature');
   });
 });
 
