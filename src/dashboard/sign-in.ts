@@ -16,6 +16,7 @@ import { readRequestBody } from '../http/read-body.js';
 import { clientAddress } from '../http/wrong-token-lockout.js';
 import { DASHBOARD_HEADERS, page } from './layout.js';
 import { COOKIE_NAME, type DashboardSession, type LoginKeys } from './login-cookie.js';
+import { signInNext } from './sign-in-next.js';
 
 /** What the sign-in check leaves for the handlers: the session and, on a POST, its checked form. */
 export type Vars = { Variables: { session: DashboardSession; form: URLSearchParams } };
@@ -38,13 +39,13 @@ export function signInRoutes(ctx: HttpContext, keys: LoginKeys | null): Hono<Var
 
   app.get('/login', (c) => {
     if (keys === null) throw dashboardOff();
-    return c.html(loginPage(safeNext(c.req.query('next')), null), 200, DASHBOARD_HEADERS);
+    return c.html(loginPage(signInNext(c.req.query('next')), null), 200, DASHBOARD_HEADERS);
   });
 
   app.post('/login', forms, async (c) => {
     if (keys === null) throw dashboardOff();
     const form = await readForm(c);
-    const next = safeNext(form.get('next') ?? undefined);
+    const next = signInNext(form.get('next') ?? undefined);
     const address = clientAddress(c);
     const token = form.get('token') ?? '';
     // An empty field is not a guess: it is not counted (as a request without a token is not, on the API).
@@ -108,28 +109,6 @@ async function readForm(c: Parameters<MiddlewareHandler>[0]): Promise<URLSearchP
   const type = c.req.header('content-type') ?? '';
   if (!type.startsWith('application/x-www-form-urlencoded')) throw new HttpError(400, 'invalid_form', 'Send the form as application/x-www-form-urlencoded.');
   return new URLSearchParams((await readRequestBody(c, MAX_FORM_BYTES)).toString('utf8'));
-}
-
-/** Stands for this server while `next` is parsed; never shown. */
-const HERE = 'http://vigil.invalid';
-
-/**
- * Where to go after signing in: only a path on this server, as a browser
- * would read it. Checking the text was not enough: a browser drops tabs and
- * newlines and reads `\` as `/`, so `/\t/evil.example` went off the server,
- * and a newline made the Location header itself fail (a 500). So `next` is
- * parsed as a URL the way the browser will, and only its path, query and
- * fragment on this origin are kept, re-encoded.
- */
-function safeNext(next: string | undefined): string {
-  if (next === undefined || !next.startsWith('/')) return '/';
-  let url: URL;
-  try {
-    url = new URL(next, HERE);
-  } catch {
-    return '/';
-  }
-  return url.origin === HERE ? url.pathname + url.search + url.hash : '/';
 }
 
 export function dashboardOff(): HttpError {
