@@ -53,6 +53,7 @@ function status(config: ResolvedProxyConfig, revocations: Revocations): unknown 
       header: upstream.header,
       methods: [...upstream.methods],
       paths: upstream.paths,
+      ...(upstream.forwardHeaders === null ? {} : { forwardHeaders: [...upstream.forwardHeaders] }),
       revoked: revocations.has(upstream.name),
     })),
   };

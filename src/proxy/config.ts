@@ -14,6 +14,7 @@ import { describeIssue } from '../config/describe-issue.js';
 import { ConfigError } from '../config/config-error.js';
 import { resolveLongSecret, resolveSecret } from '../config/secrets.js';
 import { MIN_SECRET_LENGTH } from '../crypto.js';
+import { neverForwarded } from './headers.js';
 
 export const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
@@ -62,6 +63,26 @@ const upstreamSchema = z
     paths: z.array(z.string().startsWith('/', 'must start with "/"')).min(1, 'list at least one path prefix ("/" for all)'),
     /** Time allowed for the upstream's response headers; the body may then stream for as long as it takes. */
     timeoutMs: z.number().int().positive().default(30_000),
+    /**
+     * A stricter policy for the agent's headers: only these names are
+     * forwarded (the credential header is always set by the proxy). Without
+     * it every header is forwarded except hop-by-hop ones, credentials and
+     * those that reroute a request (X-Forwarded-*, Forwarded,
+     * X-Original-URL, …), which no list can bring back.
+     */
+    forwardHeaders: z
+      .array(
+        z
+          .string()
+          .transform((value) => value.toLowerCase())
+          .pipe(
+            z
+              .string()
+              .regex(HEADER_NAME, 'must be an HTTP header name')
+              .refine((name) => !neverForwarded(name), { message: 'is never forwarded (hop-by-hop, a credential, set by the proxy, or a header that reroutes a request); remove it' }),
+          ),
+      )
+      .optional(),
   })
   .strict();
 
@@ -96,6 +117,8 @@ export interface Upstream {
   methods: ReadonlySet<string>;
   paths: readonly string[];
   timeoutMs: number;
+  /** The agent headers this upstream accepts, or null for all but the never-forwarded ones. */
+  forwardHeaders: ReadonlySet<string> | null;
 }
 
 export interface ResolvedProxyConfig {
@@ -137,6 +160,7 @@ export function resolveProxyConfig(config: ProxyConfig, env: NodeJS.ProcessEnv =
       methods: new Set(upstream.methods),
       paths: upstream.paths,
       timeoutMs: upstream.timeoutMs,
+      forwardHeaders: upstream.forwardHeaders === undefined ? null : new Set(upstream.forwardHeaders),
     });
   }
   // The agent can reach the proxy's port, so it can guess at the admin token

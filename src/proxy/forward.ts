@@ -1,16 +1,18 @@
 /**
  * One request to one upstream, with its credential, and no redirect followed.
  *
- * `redirect: 'manual'` hands back the 3xx itself. A redirect to another
- * origin is refused (502) rather than passed on: it is how an upstream (or
- * an attacker who controls a URL on it) would send the agent somewhere the
- * policy never named. One within the upstream's origin is returned as it
- * came; the agent's next request goes through the path checks again.
+ * `redirect: 'manual'` hands back the 3xx itself. Its Location is never
+ * passed on as sent (src/proxy/redirect.ts): resolved, re-checked against
+ * the policy and rewritten to the path through the proxy, or refused (502).
+ * A redirect off the upstream's origin is how an upstream (or an attacker
+ * who controls a URL on it) would send the agent somewhere the policy
+ * never named.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Upstream } from './config.js';
-import { upstreamRequestHeaders } from './headers.js';
+import { agentResponseHeaders, upstreamRequestHeaders } from './headers.js';
 import { ProxyError } from './proxy-error.js';
+import { proxiedLocation } from './redirect.js';
 
 export interface ForwardRequest {
   method: string;
@@ -25,7 +27,13 @@ export interface ForwardRequest {
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
-export async function forward(upstream: Upstream, request: ForwardRequest, fetchImpl: FetchLike = fetch): Promise<Response> {
+/** The upstream's answer and the headers to send the agent (hop-by-hop and cookies gone, a redirect's Location rewritten). */
+export interface Forwarded {
+  response: Response;
+  headers: Record<string, string>;
+}
+
+export async function forward(upstream: Upstream, request: ForwardRequest, fetchImpl: FetchLike = fetch): Promise<Forwarded> {
   const target = `${upstream.url}${request.path}${request.query === '' ? '' : `?${request.query}`}`;
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), upstream.timeoutMs);
@@ -48,18 +56,14 @@ export async function forward(upstream: Upstream, request: ForwardRequest, fetch
   } finally {
     clearTimeout(timer);
   }
-  if (response.status >= 300 && response.status < 400 && response.headers.has('location')) {
-    const location = response.headers.get('location') as string;
-    let destination: URL | null;
+  const headers = agentResponseHeaders(response.headers);
+  if (response.status >= 300 && response.status < 400 && headers.location !== undefined) {
     try {
-      destination = new URL(location, target);
-    } catch {
-      destination = null;
-    }
-    if (destination === null || destination.origin !== upstream.origin) {
+      headers.location = proxiedLocation(upstream, target, headers.location);
+    } catch (error) {
       await response.body?.cancel().catch(() => undefined);
-      throw new ProxyError(502, 'redirect_refused', `upstream ${upstream.name} answered ${response.status} with a redirect off its origin; the proxy does not follow or pass on redirects to other hosts`);
+      throw error;
     }
   }
-  return response;
+  return { response, headers };
 }

@@ -19,7 +19,6 @@ import type { Logger } from '../observability/logger.js';
 import { ADMIN_PREFIX, handleAdmin } from './admin.js';
 import type { ResolvedProxyConfig } from './config.js';
 import { forward, type FetchLike } from './forward.js';
-import { agentResponseHeaders } from './headers.js';
 import { ProxyError, sendError } from './proxy-error.js';
 import { readBody } from '../http/read-body.js';
 import { listen } from '../net/listen.js';
@@ -89,9 +88,9 @@ export async function startProxyServer(options: ProxyServerOptions): Promise<Pro
       }
       const body = await readBody(req, req.headers['content-length'], current.maxBodyBytes, () => tooLarge(current.maxBodyBytes));
       if ((method === 'GET' || method === 'HEAD') && body.length > 0) throw new ProxyError(400, 'body_not_allowed', `a ${method} request cannot carry a body`);
-      const response = await forward(upstream, { method, path: target.path, query: target.query, headers: req.headers, body, signal: abort.signal }, fetchImpl);
+      const { response, headers } = await forward(upstream, { method, path: target.path, query: target.query, headers: req.headers, body, signal: abort.signal }, fetchImpl);
       line.status = response.status;
-      res.writeHead(response.status, agentResponseHeaders(response.headers));
+      res.writeHead(response.status, headers);
       if (response.body === null || method === 'HEAD') {
         await response.body?.cancel();
         res.end();

@@ -279,7 +279,7 @@ describe('redirects', () => {
     }
   });
 
-  it('a same-origin redirect is passed back as is, not followed', async () => {
+  it('a same-origin redirect is passed back as the path through the proxy, not followed (more in proxy-redirects.test.ts)', async () => {
     const { upstream, proxy } = await setup();
     upstream.handler = (req, res) => {
       if (req.url === '/repos/old/name') res.writeHead(301, { location: '/repos/new/name' }).end();
@@ -287,7 +287,7 @@ describe('redirects', () => {
     };
     const response = await rawRequest(proxy.url, '/github/repos/old/name');
     expect(response.status).toBe(301);
-    expect(response.headers.location).toBe('/repos/new/name');
+    expect(response.headers.location).toBe('/github/repos/new/name');
     expect(upstream.received.map((r) => r.url)).toEqual(['/repos/old/name']);
   });
 });
