@@ -68,13 +68,13 @@ async function freshPage(): Promise<{ page: Page; offSite: string[] }> {
 async function signIn({ page, offSite }: { page: Page; offSite: string[] }, next: string, raw: boolean): Promise<{ landed: URL; offSite: string[]; error: string | null }> {
   offSite.length = 0;
   await page.goto(`${url}/login?next=${encodeURIComponent(next)}`);
-  if (raw) await page.locator('input[name="next"]').evaluate((input, value) => ((input as HTMLInputElement).value = value), next);
+  if (raw) await page.locator('input[name="next"]').evaluate((input, value) => ((input as { value: string }).value = value), next);
   await page.getByLabel('API token').fill(TOKEN);
   // A failed navigation is an outcome to report, with the hosts asked, not an exception that hides them.
   const [navigated] = await Promise.all([
     page.waitForURL((target) => target.pathname !== '/login').then(
       () => null,
-      (error: Error) => error.message.split('\n')[0],
+      (error: Error) => error.message.split('\n', 1)[0] ?? error.message,
     ),
     page.getByRole('button', { name: 'Sign in' }).click(),
   ]);
