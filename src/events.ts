@@ -10,6 +10,7 @@
  * error its caller retries.
  */
 import type { DecisionRecord } from './store/contract/decisions.js';
+import type { OutboxFailureKind } from './store/contract/outbox.js';
 import { EventEmitter, once } from 'node:events';
 
 /** An event that went dead, as the warning about it names it. */
@@ -57,7 +58,7 @@ export interface RuntimeEventMap {
   'outbox:dispatched': { inboxId: string; count: number; held: number };
   'outbox:sent': { inboxId: string; count: number; channels: string[] };
   /** A channel did not take these messages for good (rejected, or no address for it): kept, visible, redrivable. */
-  'outbox:failed': { inboxId: string; channel: string; kind: 'rejected' | 'undeliverable'; messageIds: number[]; error: string };
+  'outbox:failed': { inboxId: string; channel: string; kind: OutboxFailureKind; messageIds: number[]; error: string };
   /** One channel took a batch of `count` messages (a batch some channels took and others did not is sent again to the others only). */
   'channel:delivered': { inboxId: string; channel: string; count: number };
   /** At-most-once delivery only: a channel failed, and these messages will not be sent to it again. */
@@ -69,6 +70,12 @@ export interface RuntimeEventMap {
   'store:pruned': { events: number; messages: number; approvals: number; actions: number; more: boolean };
   /** Everything of an inbox removed, tombstones included (a deletion request). */
   'inbox:deleted': { inboxId: string };
+  /**
+   * A write that only finishes something begun before the inbox was deleted
+   * (a dispatcher's record of a send) found the inbox gone: refused, so that
+   * nothing recreates a deleted user. Once per refused write.
+   */
+  'inbox:write-refused': { inboxId: string; write: 'send record'; reason: 'deleted' };
   /** An inbox recreated from exported records. */
   'inbox:imported': { inboxId: string; records: number };
 }

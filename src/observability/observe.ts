@@ -85,6 +85,7 @@ export function observe(events: RuntimeEvents, { metrics, logger }: Observers): 
       logger?.debug(e, 'pruned rows past their retention');
     }),
     events.on('inbox:deleted', (e) => logger?.info(e, 'inbox deleted, with every row and key it held')),
+    events.on('inbox:write-refused', (e) => logger?.warn(e, `the inbox was deleted meanwhile: its ${e.write} is refused and recreates nothing`)),
     events.on('inbox:imported', (e) => logger?.info(e, 'inbox imported')),
     events.on('outbox:lost', (e) => {
       metrics?.channelFailures.inc({ channel: e.channel });

@@ -5,7 +5,7 @@
  * export is plain JSON Lines a person can read, and an import checks it
  * as it checks any input (engine/validate/inbox-record.ts).
  */
-import type { EventStatus, InboxRecord, InboxSettings, MissedPolicy, OperatorAction } from './contract.js';
+import type { EventStatus, InboxRecord, InboxSettings, MissedPolicy, OperatorAction, OutboxFailureKind } from './contract.js';
 import { toApprovalRow, toTimerRow, type ApprovalRecord, type ListedTimerRecord } from './rows.js';
 
 export const EXPORT_EVENT_COLUMNS =
@@ -56,7 +56,7 @@ export interface ExportedMessageRow {
 export interface ExportedFailureRow {
   message_id: number;
   channel: string;
-  kind: 'rejected' | 'undeliverable';
+  kind: OutboxFailureKind;
   error: string;
   failed_at: number;
   redriven_at: number | null;

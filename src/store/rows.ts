@@ -17,6 +17,7 @@ import type {
   LeaseInfo,
   OperatorAction,
   OutboxFailure,
+  OutboxFailureKind,
   OutboxRow,
   TimerRow,
   TimerSchedule,
@@ -236,7 +237,7 @@ export interface FailureRecord {
   message_id: number;
   body: string;
   channel: string;
-  kind: 'rejected' | 'undeliverable';
+  kind: OutboxFailureKind;
   error: string;
   failed_at: number;
 }

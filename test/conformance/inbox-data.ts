@@ -119,6 +119,33 @@ export function inboxData(target: StoreTarget): void {
       expect((await store.inbox('bob').stats()).events.pending).toBe(1);
     });
 
+    it('a record of a send after deleteInbox is refused and creates nothing: not listed, no rows, said once', async () => {
+      const { store } = await open({ outboxGapMs: 0 });
+      const inbox = store.inbox('alice');
+      const refused: unknown[] = [];
+      store.events.on('inbox:write-refused', (payload) => refused.push(payload));
+      for (const failing of [false, true]) {
+        const gen = await lease(inbox, 'W');
+        expect(await inbox.finish('W', gen, [], { messages: ['hello'] })).toBe(true);
+        expect(await inbox.release('W', gen)).toBe(true);
+        // The delete lands while the batch is being sent: its record (sent, or held again) finds no inbox.
+        const sent = inbox.dispatch(async (_body, messages) => {
+          expect(await store.deleteInbox('alice')).toBe(true);
+          if (failing) throw new Error('the channel is down');
+          return { failures: [{ messageIds: [messages[0]!.id], channel: 'slack', kind: 'rejected', error: 'no' }] };
+        });
+        if (failing) await expect(sent).rejects.toThrow('the channel is down');
+        else expect(await sent).toBe(1);
+        expect(await store.inboxes()).toEqual([]);
+        expect((await store.listInboxes()).inboxes).toEqual([]);
+        expect(await collect(store.exportInbox('alice'))).toEqual([]);
+      }
+      expect(refused).toEqual([
+        { inboxId: 'alice', write: 'send record', reason: 'deleted' },
+        { inboxId: 'alice', write: 'send record', reason: 'deleted' },
+      ]);
+    });
+
     it('deleteInbox is refused with inbox_busy while a live lease is held, and changes nothing; once it lapses, it goes', async () => {
       const { store, clock } = await open({ leaseTtlMs: 5_000 });
       const inbox = store.inbox('alice');

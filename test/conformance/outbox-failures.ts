@@ -5,7 +5,7 @@
  * The same on every store.
  */
 import { describe, expect, it } from 'vitest';
-import type { HeldMessage, Inbox, Store } from '../../src/index.js';
+import type { HeldMessage, Inbox, SendContext, Store } from '../../src/index.js';
 import { useStore, type StoreTarget } from './harness.js';
 import { expectVigilError, lease } from './helpers.js';
 
@@ -103,7 +103,7 @@ export function outboxFailures(target: StoreTarget): void {
       ['a channel that is not a string', failure({ channel: 5 }), 'failures[0].channel must be a channel name'],
       ['an empty channel', failure({ channel: '' }), 'failures[0].channel must be a channel name'],
       ['a channel of 65 characters', failure({ channel: 'c'.repeat(65) }), 'failures[0].channel must be a channel name'],
-      ['another kind', failure({ kind: 'bounced' }), "failures[0].kind must be 'rejected' or 'undeliverable'"],
+      ['another kind', failure({ kind: 'bounced' }), "failures[0].kind must be 'rejected', 'undeliverable' or 'uncertain'"],
       ['an error that is not a string', failure({ error: 404 }), 'failures[0].error must be a non-empty string'],
       ['an empty error', failure({ error: '' }), 'failures[0].error must be a non-empty string'],
     ])('a report with %s is refused (invalid_argument, saying what is wrong) and ignored; the batch stays sent', async (_what, send, problem) => {
@@ -157,7 +157,7 @@ export function outboxFailures(target: StoreTarget): void {
       const { store } = await open({ outboxGapMs: 0 });
       const contexts: unknown[] = [];
       const send = (_body: string, _messages: HeldMessage[], context: { contacts: Record<string, string> }) => {
-        contexts.push(structuredClone(context));
+        contexts.push(structuredClone(context.contacts));
         context.contacts.slack = 'changed by the send';
       };
       const bob = store.inbox('bob');
@@ -169,11 +169,7 @@ export function outboxFailures(target: StoreTarget): void {
       await alice.dispatch(send);
       await queue(alice, 'two');
       await alice.dispatch(send);
-      expect(contexts).toEqual([
-        { contacts: {} },
-        { contacts: { slack: 'D0123', email: 'ana@example.com' } },
-        { contacts: { slack: 'D0123', email: 'ana@example.com' } },
-      ]);
+      expect(contexts).toEqual([{}, { slack: 'D0123', email: 'ana@example.com' }, { slack: 'D0123', email: 'ana@example.com' }]);
       expect(await alice.settings()).toEqual({ contacts: { slack: 'D0123', email: 'ana@example.com' } });
     });
 
@@ -192,6 +188,100 @@ export function outboxFailures(target: StoreTarget): void {
       expect(await store.inbox('ghost').redriveOutbox()).toBe(0);
       expect(await store.inboxes()).toEqual([]);
       await expectVigilError(store.inbox('ghost').redriveOutbox({ channel: '' }), 'invalid_argument');
+    });
+
+    it('the channels done with a batch are recorded with it: the next try of that batch is told them and their failures; sent, they are cleared', async () => {
+      const { store, reopen } = await open({ outboxGapMs: 0 });
+      const inbox = store.inbox('alice');
+      await queue(inbox, 'one', 'two');
+      const told: SendContext['done'][] = [];
+      await expect(
+        inbox.dispatch(async (_body, messages, context) => {
+          told.push(context.done);
+          await context.progress({ channels: ['webhook'], failures: [] });
+          await context.progress({
+            channels: ['webhook', 'email', 'webhook'],
+            failures: [{ messageIds: [messages[1]!.id], channel: 'email', kind: 'rejected', error: 'bounced' }],
+          });
+          throw new Error('slack is down');
+        }),
+      ).rejects.toThrow('slack is down');
+      // Another process (a dispatcher started after a crash) is told the same.
+      const again = (await reopen()).inbox('alice');
+      let ids: number[] = [];
+      expect(
+        await again.dispatch((_body, messages, context) => {
+          ids = messages.map((m) => m.id);
+          told.push(context.done);
+          return { failures: context.done.failures };
+        }),
+      ).toBe(2);
+      expect(told).toEqual([
+        { channels: [], failures: [] },
+        { channels: ['webhook', 'email'], failures: [{ messageIds: [ids[1]], channel: 'email', kind: 'rejected', error: 'bounced' }] },
+      ]);
+      expect((await inbox.stats()).outbox).toMatchObject({ held: 0, sent: 2, rejected: 1 });
+      await queue(inbox, 'three');
+      await inbox.dispatch((_body, _messages, context) => {
+        told.push(context.done);
+      });
+      expect(told[2]).toEqual({ channels: [], failures: [] });
+    });
+
+    it("progress recorded for one batch is not another batch's: a try that picks other messages is told nothing; at most once there is none", async () => {
+      const { store } = await open({ outboxGapMs: 0 });
+      const inbox = store.inbox('alice');
+      await queue(inbox, 'one');
+      const told: SendContext['done'][] = [];
+      await expect(
+        inbox.dispatch(async (_body, _messages, context) => {
+          await context.progress({ channels: ['webhook'], failures: [] });
+          throw new Error('slack is down');
+        }),
+      ).rejects.toThrow('slack is down');
+      await queue(inbox, 'two'); // the next try sends both: another batch
+      expect(await inbox.dispatch((_body, _messages, context) => void told.push(context.done))).toBe(2);
+      await queue(inbox, 'three');
+      await expect(
+        inbox.dispatch(async (_body, _messages, context) => {
+          await context.progress({ channels: ['webhook'], failures: [] });
+          throw new Error('slack is down');
+        }),
+      ).rejects.toThrow('slack is down');
+      await queue(inbox, 'four');
+      expect(await inbox.dispatch((_body, _messages, context) => void told.push(context.done), { atMostOnce: true })).toBe(2);
+      expect(told).toEqual([
+        { channels: [], failures: [] },
+        { channels: [], failures: [] },
+      ]);
+    });
+
+    it('a progress that is not { channels: names, failures } is refused with invalid_argument, recording nothing', async () => {
+      const { store } = await open({ outboxGapMs: 0 });
+      const inbox = store.inbox('alice');
+      await queue(inbox, 'one');
+      for (const bad of [{ channels: 'webhook' }, { channels: [''] }, { channels: ['x'], failures: [{ kind: 'lost' }] }]) {
+        await expectVigilError(inbox.dispatch(async (_b, _m, context) => context.progress(bad as never)), 'invalid_argument');
+      }
+      const told: SendContext['done'][] = [];
+      expect(await inbox.dispatch((_b, _m, context) => void told.push(context.done))).toBe(1);
+      expect(told).toEqual([{ channels: [], failures: [] }]);
+    });
+
+    it("a send may report 'uncertain' messages (at most once, a channel could not know whether they landed): kept, listed and redrivable", async () => {
+      const { store } = await open({ outboxGapMs: 0 });
+      const inbox = store.inbox('alice');
+      await queue(inbox, 'one');
+      await inbox.dispatch(
+        (_body, messages) => ({ failures: [{ messageIds: [messages[0]!.id], channel: 'webhook', kind: 'uncertain', error: 'no answer within 10000 ms after the request was sent' }] }),
+        { atMostOnce: true },
+      );
+      const { failed } = await store.view('alice').outbox();
+      expect(failed.map((f) => [f.body, f.channel, f.kind])).toEqual([['one', 'webhook', 'uncertain']]);
+      expect(await inbox.redriveOutbox({ channel: 'webhook' })).toBe(1);
+      const bodies: string[] = [];
+      await inbox.dispatch((body, messages) => void bodies.push(`${body} for ${messages[0]!.channel}`));
+      expect(bodies).toEqual(['one for webhook']);
     });
   });
 }

@@ -5,6 +5,7 @@
  */
 import type { EventStatus, TimerRow } from './rows.js';
 import type { InboxSettings } from './settings.js';
+import type { OutboxFailureKind } from './outbox.js';
 import type { ApprovalRow, OperatorAction } from './reads.js';
 
 /**
@@ -69,7 +70,7 @@ export type InboxRecord =
       createdAt: number;
       sentAt: number | null;
       /** What channels did not take of it (redrivenAt: null while open). */
-      failures: { channel: string; kind: 'rejected' | 'undeliverable'; error: string; failedAt: number; redrivenAt: number | null }[];
+      failures: { channel: string; kind: OutboxFailureKind; error: string; failedAt: number; redrivenAt: number | null }[];
     }
   | ({ type: 'approval' } & ApprovalRow)
   | ({ type: 'timer' } & TimerRow)

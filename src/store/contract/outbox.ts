@@ -24,6 +24,26 @@ export type SendFn = (body: string, messages: HeldMessage[], context: SendContex
 /** What a send knows of the inbox: its person's addresses, from its settings (read with the batch). */
 export interface SendContext {
   contacts: Record<string, string>;
+  /**
+   * What an earlier try of this very batch recorded (`progress`): the
+   * channels done with it (they took it, or will never take it) and the
+   * failures they reported. A send goes to the other channels only, and
+   * reports those failures with its own. Empty on a first try, and at most once.
+   */
+  done: BatchProgress;
+  /**
+   * Records, in the store, that some channels are done with this batch,
+   * before the send as a whole is: a crash or a failed channel then never
+   * sends it again to those. Each call replaces the last (pass everything
+   * done so far). At most once it records nothing: the batch is not sent again.
+   */
+  progress(progress: BatchProgress): Promise<void>;
+}
+
+/** Which channels are done with a batch, and what they did not take. */
+export interface BatchProgress {
+  channels: string[];
+  failures: OutboxFailureReport[];
 }
 
 export interface DispatchReport {
@@ -34,17 +54,26 @@ export interface OutboxFailureReport {
   /** The messages this channel did not take (ids from the batch). */
   messageIds: number[];
   channel: string;
-  /** rejected: the channel refused them for good; undeliverable: the inbox has no address for that channel. */
-  kind: 'rejected' | 'undeliverable';
+  kind: OutboxFailureKind;
   error: string;
 }
+
+/**
+ * Why a channel did not take messages: `rejected`, it refused them for good;
+ * `undeliverable`, the inbox has no address for it; `uncertain`, it cannot
+ * know whether they landed (a timeout after the request went out), and
+ * delivery is at most once, so they are never sent again on their own: an
+ * operator resends (redrives) or drops them.
+ */
+export type OutboxFailureKind = 'rejected' | 'undeliverable' | 'uncertain';
+export const OUTBOX_FAILURE_KINDS: readonly OutboxFailureKind[] = ['rejected', 'undeliverable', 'uncertain'];
 
 /** A message a channel did not take, kept until redriven (Inbox.redriveOutbox). */
 export interface OutboxFailure {
   messageId: number;
   body: string;
   channel: string;
-  kind: 'rejected' | 'undeliverable';
+  kind: OutboxFailureKind;
   error: string;
   failedAt: number;
 }

@@ -146,15 +146,26 @@ export interface InboxPort {
    * with the pacing that batch counts against. One transaction.
    */
   reserve(plan: PlanDispatch, options: ReserveOptions): Promise<Reserved | null>;
-  /** R9: the send failed: the batch is held again and its pacing given back (if no later batch has counted since). */
-  unreserve(batch: DispatchPlan): Promise<void>;
   /**
-   * R9: the send succeeded: the reserved batch is sent, and what some
-   * channel did not take (`failures`) is kept for a redrive, in the same
-   * transaction. At most once the batch is recorded already: only the
-   * failures are written.
+   * R9: some channels are done with the reserved batch: `progress` replaces
+   * what was recorded for the inbox's batch in flight. False, writing
+   * nothing, when the inbox is gone (deleted during the send).
    */
-  markSent(batch: DispatchPlan, failures: OutboxFailureReport[]): Promise<void>;
+  recordProgress(progress: StoredProgress): Promise<boolean>;
+  /**
+   * R9: the send failed: the batch is held again and its pacing given back
+   * (if no later batch has counted since); its recorded progress stays.
+   * False, creating nothing, when the inbox is gone.
+   */
+  unreserve(batch: DispatchPlan): Promise<boolean>;
+  /**
+   * R9: the send succeeded: the reserved batch is sent, its progress
+   * cleared, and what some channel did not take (`failures`) is kept for a
+   * redrive, in the same transaction. At most once the batch is recorded
+   * already: only the failures are written. False, creating nothing, when
+   * the inbox is gone (deleted during the send).
+   */
+  markSent(batch: DispatchPlan, failures: OutboxFailureReport[]): Promise<boolean>;
   /** Open failures (of `channel`, or all) become held copies for their channel alone; how many. */
   redriveOutbox(channel: string | null): Promise<number>;
 
@@ -274,6 +285,14 @@ export interface Reserved {
   held: number;
   /** The settings the plan was made with (the send needs their contacts). */
   settings: InboxSettings;
+  /** The progress recorded for the inbox's batch in flight (maybe another batch than this one), or null. */
+  progress: StoredProgress | null;
+}
+
+/** A batch's progress as a backend stores it: which batch (the engine's name for it) and the engine's JSON. */
+export interface StoredProgress {
+  batch: string;
+  json: string;
 }
 
 /** Per kind, the time at or before which a finished row is past its retention; null keeps that kind. */

@@ -4,10 +4,10 @@
  * the protocol around the send is engine/dispatch.ts.
  */
 import type { OutboxFailureReport } from '../contract.js';
-import type { PlanDispatch, Reserved } from '../engine/port.js';
+import type { PlanDispatch, Reserved, StoredProgress } from '../engine/port.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import type { InboxTx } from './inbox-tx.js';
-import { readSettings } from './settings.js';
+import type { InboxSettings } from '../contract.js';
 
 const IN_FLIGHT = `
 SELECT 1 FROM outbox
@@ -28,9 +28,21 @@ UPDATE outbox SET reserved_by = $2, reserved_until = $3
 WHERE inbox_id = $1 AND id = ANY($4::bigint[]) AND sent_at IS NULL`;
 
 // Fenced on the token: a reservation that expired and was taken over is not ours to record.
+// The batch's progress goes in the same statement: no round trip more for a send.
 const RECORD_SENT = `
+WITH cleared AS (DELETE FROM outbox_progress WHERE inbox_id = $1)
 UPDATE outbox SET sent_at = $3, reserved_by = NULL, reserved_until = NULL
 WHERE inbox_id = $1 AND reserved_by = $2 AND sent_at IS NULL`;
+
+// The settings and the progress of the batch in flight in one round trip: a dispatch's reads are its cost.
+const SETTINGS_AND_PROGRESS = `
+SELECT (SELECT json FROM inbox_settings WHERE inbox_id = $1) AS settings,
+       p.batch, p.progress
+FROM (SELECT 1) AS one LEFT JOIN outbox_progress p ON p.inbox_id = $1`;
+
+const RECORD_PROGRESS = `
+INSERT INTO outbox_progress (inbox_id, batch, progress) VALUES ($1, $2, $3)
+ON CONFLICT (inbox_id) DO UPDATE SET batch = excluded.batch, progress = excluded.progress`;
 
 const UNRESERVE = `
 UPDATE outbox SET reserved_by = NULL, reserved_until = NULL
@@ -68,7 +80,9 @@ export async function reserveBatch(tx: InboxTx, plan: PlanDispatch, atMostOnce: 
     channel: row.channel,
     reservedBefore: row.reserved_by !== null,
   }));
-  const settings = await readSettings(tx);
+  const [row] = await tx.rows<{ settings: string | null; batch: string | null; progress: string | null }>(SETTINGS_AND_PROGRESS, [inboxId]);
+  const settings = row?.settings == null ? {} : (JSON.parse(row.settings) as InboxSettings);
+  const progress = atMostOnce || row?.batch == null || row.progress === null ? null : { batch: row.batch, json: row.progress };
   const { batch, notBefore } = plan({ held, pacing: tx.inbox.pacing, settings, now });
   if (notBefore !== tx.inbox.notBefore) await tx.run(SET_NOT_BEFORE, [inboxId, notBefore]);
   if (batch === null) return null;
@@ -76,7 +90,12 @@ export async function reserveBatch(tx: InboxTx, plan: PlanDispatch, atMostOnce: 
   const ids = batch.messages.map((m) => m.id);
   if (atMostOnce) await tx.run(MARK_SENT_NOW, [inboxId, now, ids]);
   else await tx.run(RESERVE, [inboxId, batch.token, now + tx.options.leaseTtlMs, ids]);
-  return { batch, held: held.length, settings };
+  return { batch, held: held.length, settings, progress };
+}
+
+/** Replaces the recorded progress of the batch in flight. */
+export async function recordProgress(tx: InboxTx, progress: StoredProgress): Promise<void> {
+  await tx.run(RECORD_PROGRESS, [tx.inboxId, progress.batch, progress.json]);
 }
 
 /** The send succeeded: the reserved rows are sent, and what a channel did not take is kept. */

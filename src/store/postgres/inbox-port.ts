@@ -18,6 +18,7 @@ import type {
   PruneCutoffs,
   Reserved,
   ReserveOptions,
+  StoredProgress,
 } from '../engine/port.js';
 import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
@@ -25,7 +26,7 @@ import { toEventRow, toTimerRow, type EventRecord, type ListedTimerRecord } from
 import { answerApproval, requestApproval } from './approvals.js';
 import type { CallTarget } from './call.js';
 import { claimBatch } from './claim.js';
-import { recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
+import { recordProgress, recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
 import type { InboxTx } from './inbox-tx.js';
 import { ingestEvents } from './ingest.js';
@@ -120,12 +121,17 @@ export class PostgresInboxPort implements InboxPort {
     return this.writeExisting(null, (tx) => reserveBatch(tx, plan, atMostOnce));
   }
 
-  async unreserve(batch: DispatchPlan): Promise<void> {
-    await this.write((tx) => releaseBatch(tx, batch));
+  // None creates the inbox: one not there was deleted during the send, and the record must not bring it back.
+  async recordProgress(progress: StoredProgress): Promise<boolean> {
+    return this.writeExisting(false, async (tx) => (await recordProgress(tx, progress), true));
   }
 
-  async markSent(batch: DispatchPlan, failures: OutboxFailureReport[]): Promise<void> {
-    await this.write((tx) => recordSent(tx, batch, failures));
+  async unreserve(batch: DispatchPlan): Promise<boolean> {
+    return this.writeExisting(false, async (tx) => (await releaseBatch(tx, batch), true));
+  }
+
+  async markSent(batch: DispatchPlan, failures: OutboxFailureReport[]): Promise<boolean> {
+    return this.writeExisting(false, async (tx) => (await recordSent(tx, batch, failures), true));
   }
 
   async redriveOutbox(channel: string | null): Promise<number> {

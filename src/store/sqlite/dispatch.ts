@@ -4,7 +4,7 @@
  * the protocol around the send is engine/dispatch.ts.
  */
 import type { OutboxFailureReport } from '../contract.js';
-import type { PlanDispatch, Reserved } from '../engine/port.js';
+import type { PlanDispatch, Reserved, StoredProgress } from '../engine/port.js';
 import type { DispatchPlan, HeldRow, PacingState } from '../outbox-batch.js';
 import type { InboxDb } from './inbox-db.js';
 import { readSettings } from './settings.js';
@@ -20,6 +20,8 @@ WHERE id >= (SELECT min(id) FROM outbox INDEXED BY outbox_held WHERE sent_at IS 
 ORDER BY id`;
 
 const READ_PACING = 'SELECT last_paced_at, not_before, day, day_sends FROM outbox_pacing WHERE one = 1';
+
+const READ_PROGRESS = 'SELECT batch, progress AS json FROM outbox_progress WHERE one = 1';
 
 interface PacingRow {
   last_paced_at: number | null;
@@ -103,7 +105,16 @@ export function reserveBatch(c: InboxDb, plan: PlanDispatch, now: number, atMost
          first_id = excluded.first_id, last_id = excluded.last_id, ids = excluded.ids`,
     ).run(batch.token, now + c.options.leaseTtlMs, named.first, named.last, named.ids);
   }
-  return { batch, held: held.length, settings };
+  const progress = atMostOnce ? null : ((c.stmt(READ_PROGRESS).get() as StoredProgress | undefined) ?? null);
+  return { batch, held: held.length, settings, progress };
+}
+
+/** Replaces the recorded progress of the batch in flight. */
+export function recordProgress(c: InboxDb, progress: StoredProgress): void {
+  c.stmt(
+    `INSERT INTO outbox_progress (one, batch, progress) VALUES (1, @batch, @json)
+     ON CONFLICT (one) DO UPDATE SET batch = excluded.batch, progress = excluded.progress`,
+  ).run(progress);
 }
 
 const RECORD_FAILURE = `
@@ -120,6 +131,7 @@ export function recordSent(c: InboxDb, plan: DispatchPlan, failures: OutboxFailu
   if (reservation?.token === plan.token) {
     markSent(c, { first: reservation.first_id, last: reservation.last_id, ids: reservation.ids }, now);
     c.stmt('DELETE FROM outbox_reservation').run();
+    c.stmt('DELETE FROM outbox_progress').run();
   }
   for (const { messageIds, channel, kind, error } of failures) {
     c.stmt(RECORD_FAILURE).run({ ids: JSON.stringify(messageIds), channel, kind, error, now });

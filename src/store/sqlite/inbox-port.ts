@@ -16,13 +16,14 @@ import type {
   PruneCutoffs,
   Reserved,
   ReserveOptions,
+  StoredProgress,
 } from '../engine/port.js';
 import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import { emptyStats } from '../rows.js';
 import { answerApproval, requestApproval } from './approvals.js';
 import { claimBatch } from './claim.js';
-import { recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
+import { recordProgress, recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
 import type { InboxDb } from './inbox-db.js';
 import { acquireLease, releaseLease } from './lease.js';
@@ -129,13 +130,18 @@ export class SqliteInboxPort implements InboxPort {
     return this.existing((c) => c.write((now) => reserveBatch(c, plan, now, atMostOnce), { durability: atMostOnce ? 'durable' : 'process' }));
   }
 
-  // The file may have been closed by the LRU while the batch was sent: ask for it again.
-  async unreserve(batch: DispatchPlan): Promise<void> {
-    this.writer((c) => c.write(() => releaseBatch(c, batch)));
+  // Each is asked for the file by name (the LRU may have closed it while the batch was sent), but never
+  // creates it: a file that is not there was deleted during the send, and the record must not bring it back.
+  async recordProgress(progress: StoredProgress): Promise<boolean> {
+    return this.existing((c) => c.write(() => recordProgress(c, progress), { durability: 'process' })) !== null;
   }
 
-  async markSent(batch: DispatchPlan, failures: OutboxFailureReport[]): Promise<void> {
-    this.writer((c) => c.write((now) => recordSent(c, batch, failures, now)));
+  async unreserve(batch: DispatchPlan): Promise<boolean> {
+    return this.existing((c) => c.write(() => releaseBatch(c, batch))) !== null;
+  }
+
+  async markSent(batch: DispatchPlan, failures: OutboxFailureReport[]): Promise<boolean> {
+    return this.existing((c) => c.write((now) => recordSent(c, batch, failures, now))) !== null;
   }
 
   async redriveOutbox(channel: string | null): Promise<number> {

@@ -7,6 +7,7 @@
  */
 import { VigilError } from '../../../errors.js';
 import type { EventStatus, InboxRecord } from '../../contract.js';
+import { OUTBOX_FAILURE_KINDS as FAILURE_KINDS, type OutboxFailureKind } from '../../contract/outbox.js';
 import { validateMemoryKey, validateMemoryValue } from './agent-state.js';
 import { validateApprovalId } from './approval.js';
 import { toJson } from './json.js';
@@ -148,8 +149,8 @@ function message(r: Fields): CheckedRecord {
   if (!Array.isArray(r.failures)) throw bad(`failures must be an array (empty for none), got ${describe(r.failures)}`);
   const failures = r.failures.map((f: unknown, i) => {
     const failure = (typeof f === 'object' && f !== null ? f : {}) as Fields;
-    const kind = failure.kind as 'rejected' | 'undeliverable';
-    if (kind !== 'rejected' && kind !== 'undeliverable') throw bad(`failures[${i}].kind must be 'rejected' or 'undeliverable', got ${describe(kind)}`);
+    const kind = failure.kind as OutboxFailureKind;
+    if (!FAILURE_KINDS.includes(kind)) throw bad(`failures[${i}].kind must be 'rejected', 'undeliverable' or 'uncertain', got ${describe(kind)}`);
     return {
       channel: text(`failures[${i}].channel`, failure.channel),
       kind,
