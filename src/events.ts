@@ -65,7 +65,7 @@ export interface RuntimeEventMap {
   'outbox:lost': { inboxId: string; channel: string; count: number; error: string };
   'channel:failed': { inboxId: string; channel: string; error: string; retryInMs: number };
   /** A message for the operator, sent once to one of the operator's channels (runtime/operator-messages.ts). */
-  'operator:sent': { id: string; channel: string; status: 'delivered' | 'retry' | 'rejected'; error?: string };
+  'operator:sent': { id: string; channel: string; status: 'delivered' | 'retry' | 'rejected' | 'uncertain'; error?: string };
   /** Retention: what one prune call removed (it runs in small batches; one event per batch that removed anything). */
   'store:pruned': { events: number; messages: number; approvals: number; actions: number; more: boolean };
   /** Everything of an inbox removed, tombstones included (a deletion request). */

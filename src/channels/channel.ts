@@ -3,9 +3,13 @@
  * how it went (a DeliveryResult): delivered; retry later (the store keeps the
  * messages held and the dispatcher backs off, honouring retryAfterMs); or
  * rejected for good (a revoked token, an unknown recipient, a 4xx), which
- * is recorded, visible and redrivable instead of retried forever. Throwing
- * counts as "retry". DeliveryResult is at-least-once, so every channel carries a
- * stable id per batch that a receiver can dedupe on.
+ * is recorded, visible and redrivable instead of retried forever; or
+ * uncertain: the channel cannot know whether it landed (the request went
+ * out, then the answer never came). Throwing counts as "retry". Delivery is
+ * at-least-once unless the dispatcher is told otherwise, so every channel
+ * carries a stable id per batch that a receiver can dedupe on; an uncertain
+ * send is then simply sent again under the same id, and at most once it is
+ * kept for an operator to resend or drop, never sent again on its own.
  */
 import type { HeldMessage } from '../store/contract.js';
 
@@ -33,7 +37,8 @@ export const CHANNEL_DEFAULTS = {
 export type DeliveryResult =
   | { status: 'delivered' }
   | { status: 'retry'; reason: string; retryAfterMs?: number }
-  | { status: 'rejected'; reason: string };
+  | { status: 'rejected'; reason: string }
+  | { status: 'uncertain'; reason: string };
 
 export interface Channel {
   /** Its name in the config: the key of an inbox's contacts for it (`contacts.<name>`). */
@@ -52,6 +57,7 @@ export const delivered = (): DeliveryResult => ({ status: 'delivered' });
 export const retryLater = (reason: string, retryAfterMs?: number): DeliveryResult =>
   retryAfterMs === undefined ? { status: 'retry', reason } : { status: 'retry', reason, retryAfterMs };
 export const rejected = (reason: string): DeliveryResult => ({ status: 'rejected', reason });
+export const uncertain = (reason: string): DeliveryResult => ({ status: 'uncertain', reason });
 
 export function batchId(inboxId: string, messages: HeldMessage[]): string {
   const ids = messages.map((m) => m.id);

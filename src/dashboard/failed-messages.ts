@@ -37,7 +37,7 @@ export function failedMessages(data: FailedData, csrf: string): Html {
   for (const failure of data.failed) perChannel.set(failure.channel, (perChannel.get(failure.channel) ?? 0) + 1);
   const hidden = data.total - data.failed.length;
   return html`<h3 id="failed-h">Not delivered</h3>
-<p><span class="alert">${data.total} failed ${data.total === 1 ? 'message' : 'messages'}</span>: a channel did not take them. Undeliverable: this inbox has no address for the channel; rejected: the channel refused them for good. They stay here until redriven.</p>
+<p><span class="alert">${data.total} failed ${data.total === 1 ? 'message' : 'messages'}</span>: a channel did not take them. Undeliverable: this inbox has no address for the channel; rejected: the channel refused them for good; uncertain: the send may or may not have landed (at-most-once delivery never repeats it on its own). They stay here until redriven.</p>
 <div class="redrives">${[...perChannel].map(([channel, count]) => redriveButton(data, channel, count, csrf))}
 ${hidden > 0
     ? confirmAction({

@@ -6,6 +6,7 @@
  * for a gauge: every figure comes with its event.
  */
 import type { RuntimeEvents } from '../events.js';
+import type { OutboxFailureKind } from '../store/contract.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 
@@ -15,6 +16,13 @@ export interface Observers {
 }
 
 /** Subscribes; returns the function that stops. */
+/** The log line of each kind of message a channel did not take (outbox:failed). */
+const FAILED_MESSAGES: Record<OutboxFailureKind, string> = {
+  rejected: 'messages rejected by the channel for good; kept for a redrive',
+  undeliverable: 'messages undeliverable: no address for this channel; kept for a redrive',
+  uncertain: 'messages whose send may or may not have landed (at most once: not sent again on its own); kept for an operator to resend or drop',
+};
+
 export function observe(events: RuntimeEvents, { metrics, logger }: Observers): () => void {
   /** Held messages per inbox, as each inbox's last dispatch left them: the gauge is their sum. */
   const held = new Map<string, number>();
@@ -74,7 +82,7 @@ export function observe(events: RuntimeEvents, { metrics, logger }: Observers): 
     }),
     events.on('outbox:failed', (e) => {
       metrics?.outboxFailed.inc({ channel: e.channel, kind: e.kind }, e.messageIds.length);
-      logger?.warn(e, e.kind === 'undeliverable' ? 'messages undeliverable: no address for this channel; kept for a redrive' : 'messages rejected by the channel for good; kept for a redrive');
+      logger?.warn(e, FAILED_MESSAGES[e.kind]);
     }),
     events.on('operator:sent', (e) => {
       if (e.status === 'delivered') logger?.info(e, 'message for the operator sent');

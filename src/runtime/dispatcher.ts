@@ -17,10 +17,10 @@
  */
 import { settlesWithin } from './settles-within.js';
 import { performance } from 'node:perf_hooks';
-import { batchId, delivered, type Channel, type DeliveryResult, type OutgoingMessage } from '../channels/channel.js';
+import { batchId, delivered, uncertain, type Channel, type DeliveryResult, type OutgoingMessage } from '../channels/channel.js';
 import { VigilError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
-import type { DispatchReport, HeldMessage, OutboxFailureReport, RetryBackoff, Store } from '../store/contract.js';
+import type { DispatchReport, HeldMessage, RetryBackoff, SendContext, Store } from '../store/contract.js';
 import { RUNTIME_DEFAULTS } from './defaults.js';
 import { describeError } from './call-agent.js';
 import { leaseTtlOf } from './lease-ttl.js';
@@ -63,14 +63,6 @@ interface Backoff {
   retryAt: number;
 }
 
-/** A batch some channels are done with (took it, refused it for good, or cannot reach its person): on the retry only the others get it. */
-interface PartialDelivery {
-  batchId: string;
-  done: Set<string>;
-  /** What the done channels did not take, reported with the batch once every channel is done. */
-  failures: OutboxFailureReport[];
-}
-
 class ChannelsFailed extends Error {
   constructor(
     readonly failures: { channel: string; error: string }[],
@@ -88,7 +80,7 @@ type ChannelOutcome =
   | { status: 'delivered'; ids: number[] }
   | { status: 'skipped'; ids: number[] }
   | { status: 'retry'; reason: string; retryAfterMs?: number; ids: number[] }
-  | { status: 'rejected' | 'undeliverable'; reason: string; ids: number[] };
+  | { status: 'rejected' | 'undeliverable' | 'uncertain'; reason: string; ids: number[] };
 
 const MAX_LIMIT = 1_000;
 
@@ -102,7 +94,6 @@ export class Dispatcher extends LoopOwner {
   protected readonly loop: WakeLoop;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly backoff = new Map<string, Backoff>();
-  private readonly partial = new Map<string, PartialDelivery>();
   private readonly stopSignal = new AbortController();
   private stopping: Promise<void> | null = null;
 
@@ -227,7 +218,7 @@ export class Dispatcher extends LoopOwner {
   private async dispatchInbox(inboxId: string): Promise<void> {
     const inbox = this.store.inbox(inboxId);
     try {
-      const count = await inbox.dispatch((_body, messages, context) => this.deliver(inboxId, messages, context.contacts), { atMostOnce: this.settings.atMostOnce });
+      const count = await inbox.dispatch((_body, messages, context) => this.deliver(inboxId, messages, context), { atMostOnce: this.settings.atMostOnce });
       this.backoff.delete(inboxId);
       if (count > 0) this.events.emit('outbox:sent', { inboxId, count, channels: this.channels.map((c) => c.name) });
     } catch (error) {
@@ -236,41 +227,64 @@ export class Dispatcher extends LoopOwner {
   }
 
   /**
-   * The SendFn: every channel not yet done with this exact batch gets the
-   * messages meant for it (all, or a redriven copy's one channel), addressed
-   * to the inbox's person there. A channel that needs an address the inbox
-   * has not got is not sent to at all: undeliverable. Channels that refuse
-   * for good, or cannot be reached, are reported with the batch (recorded,
-   * redrivable); one that asks to retry holds the batch for everyone left,
-   * unless delivery is at most once, where it is lost for that channel.
+   * The SendFn: every channel not yet done with this exact batch (the store
+   * records which are, `context.done`) gets the messages meant for it (all,
+   * or a redriven copy's one channel), addressed to the inbox's person
+   * there. A channel that needs an address the inbox has not got is not sent
+   * to at all: undeliverable. Channels that refuse for good, or cannot be
+   * reached, are reported with the batch (recorded, redrivable); one that
+   * asks to retry holds the batch for everyone left, unless delivery is at
+   * most once, where it is lost for that channel. One that cannot know
+   * whether the batch landed is retried (at least once: the same batch id,
+   * which receivers dedupe on) or, at most once, kept as `uncertain` for an
+   * operator. Each channel done while others are still sending is recorded
+   * in the store at once: a crash then never sends the batch to it again.
    */
-  private async deliver(inboxId: string, messages: HeldMessage[], contacts: Record<string, string>): Promise<DispatchReport> {
-    const id = batchId(inboxId, messages);
-    const previous = this.partial.get(inboxId);
-    const state: PartialDelivery = previous?.batchId === id ? previous : { batchId: id, done: new Set(), failures: [] };
-    const pending = this.channels.filter((channel) => !state.done.has(channel.name));
-    const results = await Promise.allSettled(pending.map((channel) => this.deliverTo(channel, inboxId, messages, contacts[channel.name] ?? null)));
+  private async deliver(inboxId: string, messages: HeldMessage[], context: SendContext): Promise<DispatchReport> {
+    const atMostOnce = this.settings.atMostOnce;
+    const done = new Set(context.done.channels);
+    const failures = [...context.done.failures];
+    const pending = this.channels.filter((channel) => !done.has(channel.name));
     const retries: { channel: string; error: string }[] = [];
     let retryAfterMs: number | null = null;
-    results.forEach((result, i) => {
-      const channel = pending[i]!.name;
-      const outcome: ChannelOutcome = result.status === 'fulfilled' ? result.value : { status: 'retry', reason: describeError(result.reason), ids: [] };
-      if (outcome.status === 'retry') {
-        retries.push({ channel, error: outcome.reason });
-        if (outcome.retryAfterMs !== undefined) retryAfterMs = Math.max(retryAfterMs ?? 0, outcome.retryAfterMs);
-        return;
-      }
-      state.done.add(channel);
-      if (outcome.status === 'delivered') this.events.emit('channel:delivered', { inboxId, channel, count: outcome.ids.length });
-      if (outcome.status === 'rejected' || outcome.status === 'undeliverable') {
-        state.failures.push({ messageIds: outcome.ids, channel, kind: outcome.status, error: outcome.reason });
-      }
-    });
-    if (retries.length === 0 || this.settings.atMostOnce) this.partial.delete(inboxId);
-    else this.partial.set(inboxId, state);
-    if (retries.length > 0 && !this.settings.atMostOnce) throw new ChannelsFailed(retries, messages.length, retryAfterMs);
+    let unsettled = pending.length;
+    let recorded = done.size;
+    let recording: Promise<void> = Promise.resolve();
+    // Records serialised, each with everything done so far: the last one written is the whole truth.
+    const record = (): Promise<void> => {
+      recorded = done.size;
+      const progress = { channels: [...done], failures: [...failures] };
+      recording = recording.then(() => context.progress(progress)).catch((error: unknown) => {
+        // Lost progress costs a repeat to those channels on the retry (at least once), never a message.
+        this.logger?.error({ inboxId, err: error }, 'dispatcher: recording which channels took a batch failed');
+      });
+      return recording;
+    };
+    await Promise.all(
+      pending.map(async (channel) => {
+        const outcome = await this.deliverTo(channel, inboxId, messages, context.contacts[channel.name] ?? null).catch(
+          (error: unknown): ChannelOutcome => ({ status: 'retry', reason: describeError(error), ids: [] }),
+        );
+        unsettled -= 1;
+        if (outcome.status === 'retry' || (outcome.status === 'uncertain' && !atMostOnce)) {
+          retries.push({ channel: channel.name, error: outcome.status === 'uncertain' ? `uncertain: ${outcome.reason}` : outcome.reason });
+          if (outcome.status === 'retry' && outcome.retryAfterMs !== undefined) retryAfterMs = Math.max(retryAfterMs ?? 0, outcome.retryAfterMs);
+          return;
+        }
+        done.add(channel.name);
+        if (outcome.status === 'delivered') this.events.emit('channel:delivered', { inboxId, channel: channel.name, count: outcome.ids.length });
+        if (outcome.status === 'rejected' || outcome.status === 'undeliverable' || outcome.status === 'uncertain') {
+          failures.push({ messageIds: outcome.ids, channel: channel.name, kind: outcome.status, error: outcome.reason });
+        }
+        if (unsettled > 0 && !atMostOnce) await record();
+      }),
+    );
+    if (retries.length > 0 && !atMostOnce) {
+      if (done.size > recorded) await record();
+      throw new ChannelsFailed(retries, messages.length, retryAfterMs);
+    }
     if (retries.length > 0) this.lost(inboxId, new ChannelsFailed(retries, messages.length, retryAfterMs));
-    return { failures: state.failures };
+    return { failures };
   }
 
   /** One channel's part of a batch: only the messages meant for it, and only where it can reach the inbox's person. */
@@ -286,21 +300,26 @@ export class Dispatcher extends LoopOwner {
     return { ...result, ids };
   }
 
-  /** One channel, bounded: a channel that ignores its signal is stopped waiting for all the same. */
+  /**
+   * One channel, bounded: a channel that ignores its signal is stopped waiting for all the same.
+   * A send cut off (the deadline, or stop()) was started and may have landed: uncertain.
+   */
   private async sendOne(channel: Channel, message: OutgoingMessage): Promise<DeliveryResult | void> {
     const deadline = AbortSignal.timeout(this.settings.sendTimeoutMs);
     const signal = AbortSignal.any([this.stopSignal.signal, deadline]);
     signal.throwIfAborted();
     let onAbort: (() => void) | undefined;
-    const aborted = new Promise<never>((_, reject) => {
+    const aborted = new Promise<DeliveryResult>((resolve) => {
       // The deadline's own reason ("The operation was aborted due to timeout") names neither the channel nor the time.
       onAbort = () =>
-        reject(
-          deadline.aborted && !this.stopSignal.signal.aborted
-            ? new Error(`send timeout: the ${channel.name} channel did not finish within ${this.settings.sendTimeoutMs} ms`)
-            : signal.reason instanceof Error
-              ? signal.reason
-              : new Error(`${channel.name}: send aborted`),
+        resolve(
+          uncertain(
+            deadline.aborted && !this.stopSignal.signal.aborted
+              ? `send timeout: the ${channel.name} channel did not finish within ${this.settings.sendTimeoutMs} ms`
+              : signal.reason instanceof Error
+                ? signal.reason.message
+                : `${channel.name}: send aborted`,
+          ),
         );
       signal.addEventListener('abort', onAbort, { once: true });
     });

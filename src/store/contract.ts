@@ -102,7 +102,11 @@ export interface MemoryChanges {
 
 export interface InboxStats {
   events: Record<EventStatus, number>;
-  /** undeliverable and rejected: messages a channel did not take, until redriven (counted per channel). */
+  /**
+   * undeliverable and rejected: messages a channel did not take, until
+   * redriven (counted per channel); `rejected` counts the uncertain ones too
+   * (at most once, a send that may not have landed): both wait for an operator.
+   */
   outbox: { held: number; sent: number; undeliverable: number; rejected: number };
   timers: number;
   approvalsPending: number;

@@ -278,6 +278,7 @@ export function outboxFailures(target: StoreTarget): void {
       );
       const { failed } = await store.view('alice').outbox();
       expect(failed.map((f) => [f.body, f.channel, f.kind])).toEqual([['one', 'webhook', 'uncertain']]);
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 1 });
       expect(await inbox.redriveOutbox({ channel: 'webhook' })).toBe(1);
       const bodies: string[] = [];
       await inbox.dispatch((body, messages) => void bodies.push(`${body} for ${messages[0]!.channel}`));

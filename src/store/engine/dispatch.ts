@@ -27,7 +27,14 @@ export interface DispatchResult {
 export async function dispatchOutbox(
   port: InboxPort,
   send: SendFn,
-  options: { atMostOnce: boolean; gapMs: number; onRecorded: (result: DispatchResult) => void; onRefused: () => void },
+  options: {
+    atMostOnce: boolean;
+    gapMs: number;
+    onRecorded: (result: DispatchResult) => void;
+    /** At most once: the failures recorded after the send (the batch was recorded before it). */
+    onFailures: (failures: OutboxFailureReport[]) => void;
+    onRefused: () => void;
+  },
 ): Promise<number> {
   const { atMostOnce, gapMs, onRecorded } = options;
   const reserved = await port.reserve(({ held, pacing, settings, now }) => planDispatch(held, pacing, now, policyOf(settings, gapMs)), { atMostOnce });
@@ -48,7 +55,7 @@ export async function dispatchOutbox(
     onRecorded({ sent, held: reserved.held - sent, failures: [] });
     const report = await send(batch.body, batch.messages, context);
     const failures = checkReport(report, batch);
-    if (failures.length > 0) recorded(await port.markSent(batch, failures));
+    if (failures.length > 0 && recorded(await port.markSent(batch, failures))) options.onFailures(failures);
     return sent;
   }
   let report: void | DispatchReport;

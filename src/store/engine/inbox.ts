@@ -207,6 +207,9 @@ export class EngineInbox implements Inbox {
         this.ctx.events.emit('outbox:dispatched', { inboxId: this.id, count: sent, held });
         for (const failure of failures) this.ctx.events.emit('outbox:failed', { inboxId: this.id, ...failure });
       },
+      onFailures: (failures) => {
+        for (const failure of failures) this.ctx.events.emit('outbox:failed', { inboxId: this.id, ...failure });
+      },
       onRefused: () => this.ctx.events.emit('inbox:write-refused', { inboxId: this.id, write: 'send record', reason: 'deleted' }),
     });
   }

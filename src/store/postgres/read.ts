@@ -85,7 +85,7 @@ SELECT
   (SELECT count(*) FROM outbox WHERE inbox_id = $1 AND sent_at IS NULL) AS held,
   (SELECT count(*) FROM outbox WHERE inbox_id = $1 AND sent_at IS NOT NULL) AS sent,
   (SELECT count(*) FROM outbox_failures WHERE inbox_id = $1 AND redriven_at IS NULL AND kind = 'undeliverable') AS undeliverable,
-  (SELECT count(*) FROM outbox_failures WHERE inbox_id = $1 AND redriven_at IS NULL AND kind = 'rejected') AS rejected,
+  (SELECT count(*) FROM outbox_failures WHERE inbox_id = $1 AND redriven_at IS NULL AND kind <> 'undeliverable') AS rejected,
   (SELECT count(*) FROM timers WHERE inbox_id = $1 AND NOT done) AS timers,
   (SELECT count(*) FROM approvals
     WHERE inbox_id = $1 AND answer IS NULL AND expires_at > (SELECT COALESCE($2::bigint, ${DB_NOW_MS}))) AS approvals

@@ -76,7 +76,7 @@ SELECT ${EVENT_COUNTS},
   (SELECT count(*) FROM outbox WHERE sent_at IS NULL) AS held,
   (SELECT count(*) FROM outbox WHERE sent_at IS NOT NULL) AS sent,
   (SELECT count(*) FROM outbox_failures WHERE redriven_at IS NULL AND kind = 'undeliverable') AS undeliverable,
-  (SELECT count(*) FROM outbox_failures WHERE redriven_at IS NULL AND kind = 'rejected') AS rejected,
+  (SELECT count(*) FROM outbox_failures WHERE redriven_at IS NULL AND kind <> 'undeliverable') AS rejected,
   (SELECT count(*) FROM timers WHERE done = 0) AS timers,
   (SELECT count(*) FROM approvals WHERE answer IS NULL AND expires_at > @now) AS approvals`;
 
