@@ -3,10 +3,19 @@
  * delivery: a 2xx is delivered; 408, 425, 429 and 5xx are worth another try
  * (after Retry-After, when the receiver says); any other status is the
  * request's own fault and will fail again: rejected, with the start of the
- * response body in the reason so an operator sees why. A lost connection
- * or a timeout throws (the dispatcher retries).
+ * response body in the reason so an operator sees why. A connection that
+ * fails before the whole request was written throws (the dispatcher
+ * retries: the receiver cannot have it); one that times out or drops after
+ * it was written, before an answer, is uncertain (the receiver may have it).
+ *
+ * Node's http/https request, not fetch: only it tells when the request was
+ * handed to the operating system whole ('finish'), which is what separates
+ * "not sent" from "maybe sent". No redirect is followed (a 3xx is rejected),
+ * as fetch's `redirect: 'error'` did.
  */
-import { retryLater, rejected, delivered, type DeliveryResult } from './channel.js';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { retryLater, rejected, delivered, uncertain, type DeliveryResult } from './channel.js';
 
 export interface PostOptions {
   url: string;
@@ -16,6 +25,7 @@ export interface PostOptions {
   headers?: Record<string, string>;
   signal: AbortSignal;
   timeoutMs: number;
+  /** A fetch to send with instead (a test's, a proxy's): it cannot tell a request written from one not, so no send is ever uncertain. */
   fetch?: typeof fetch;
 }
 
@@ -26,9 +36,83 @@ export interface HttpAnswer {
   retryAfterMs: number | null;
 }
 
-const SNIPPET_CHARS = 200;
+/** The request went out whole and no answer came: the receiver may or may not have it. */
+export class SendUncertain extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SendUncertain';
+  }
+}
 
-export async function postJson({ url, label, body, headers = {}, signal, timeoutMs, fetch: doFetch = fetch }: PostOptions): Promise<HttpAnswer> {
+const SNIPPET_CHARS = 200;
+/** An answer's body is read up to this much: only its start is ever shown. */
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+/** POSTs and reads what the answer means (`interpret`); a send that may have landed unanswered is `uncertain`. */
+export async function deliverPost(options: PostOptions, interpret: (answer: HttpAnswer) => DeliveryResult): Promise<DeliveryResult> {
+  try {
+    return interpret(await postJson(options));
+  } catch (error) {
+    if (error instanceof SendUncertain) return uncertain(error.message);
+    throw error;
+  }
+}
+
+export async function postJson(options: PostOptions): Promise<HttpAnswer> {
+  if (options.fetch !== undefined) return postWithFetch(options, options.fetch);
+  const { url, label, body, headers = {}, signal, timeoutMs } = options;
+  const target = new URL(url);
+  const send = target.protocol === 'https:' ? httpsRequest : target.protocol === 'http:' ? httpRequest : null;
+  if (send === null) throw new Error(`${label}: only http and https URLs can be posted to`);
+  signal.throwIfAborted();
+  const deadline = AbortSignal.timeout(timeoutMs);
+  return new Promise<HttpAnswer>((resolve, reject) => {
+    let written = false;
+    let answered = false;
+    const req = send(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), ...headers },
+      signal: AbortSignal.any([signal, deadline]),
+    });
+    const fail = (error: unknown): void => {
+      // The timeout's own message ("The operation was aborted") names neither the receiver nor the
+      // deadline; an operator reading the log needs both.
+      const timedOut = deadline.aborted && !signal.aborted;
+      if (written && !answered) {
+        const what = timedOut ? `${label} did not answer within ${timeoutMs} ms` : `${label}: the connection ended before an answer`;
+        reject(new SendUncertain(`${what}, after the request was sent: it may have landed`, { cause: error }));
+      } else if (timedOut) {
+        reject(new Error(`${label} did not answer within ${timeoutMs} ms`, { cause: error }));
+      } else if (signal.aborted && signal.reason instanceof Error) {
+        reject(signal.reason);
+      } else {
+        reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    };
+    req.on('finish', () => {
+      written = true;
+    });
+    req.on('error', fail);
+    req.on('response', (res: IncomingMessage) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const answer = (): void =>
+        resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), retryAfterMs: retryAfter(headerOf(res, 'retry-after')) });
+      res.on('data', (chunk: Buffer) => {
+        if (size < MAX_ANSWER_BYTES) chunks.push(chunk.subarray(0, MAX_ANSWER_BYTES - size));
+        size += chunk.length;
+      });
+      // The status decides; a body cut short only shortens the snippet.
+      res.on('end', answer);
+      res.on('error', answer);
+      res.on('aborted', answer);
+    });
+    req.end(body);
+  });
+}
+
+async function postWithFetch({ url, label, body, headers = {}, signal, timeoutMs }: PostOptions, doFetch: typeof fetch): Promise<HttpAnswer> {
   const deadline = AbortSignal.timeout(timeoutMs);
   let response: Response;
   try {
@@ -40,14 +124,17 @@ export async function postJson({ url, label, body, headers = {}, signal, timeout
       redirect: 'error',
     });
   } catch (error) {
-    // The timeout's own message ("The operation was aborted due to timeout") names
-    // neither the receiver nor the deadline; an operator reading the log needs both.
     if (deadline.aborted && !signal.aborted) throw new Error(`${label} did not answer within ${timeoutMs} ms`, { cause: error });
     throw error;
   }
   // Read the body either way: an unread body keeps the connection busy.
   const text = await response.text().catch(() => '');
   return { status: response.status, text, retryAfterMs: retryAfter(response.headers.get('retry-after')) };
+}
+
+function headerOf(res: IncomingMessage, name: string): string | null {
+  const value = res.headers[name];
+  return value === undefined ? null : Array.isArray(value) ? (value[0] ?? null) : value;
 }
 
 /** What an HTTP answer means for the delivery (see the module comment). */

@@ -13,13 +13,13 @@
  * - Incoming webhook (`url`): one fixed destination for every inbox
  *   (https://api.slack.com/messaging/webhooks), for a single-user setup.
  *
- * Plain fetch rather than @slack/web-api: one endpoint, and the SDK's own
+ * A plain POST (http-post.ts) rather than @slack/web-api: one endpoint, and the SDK's own
  * retry queue would sit under the dispatcher's backoff and the store's
  * reservation, retrying a send the dispatcher already gave up on.
  * Slack has no idempotency key for either: a retried batch may show twice.
  */
 import { CHANNEL_DEFAULTS, delivered, rejected, retryLater, type Channel, type DeliveryResult, type OutgoingMessage } from './channel.js';
-import { deliveryOf, postJson } from './http-post.js';
+import { deliverPost, deliveryOf } from './http-post.js';
 
 export interface SlackChannelOptions {
   /** Default `slack`. */
@@ -67,7 +67,7 @@ export function createSlackChannel(options: SlackChannelOptions): Channel {
       name,
       contact: options.to === undefined ? 'required' : 'optional',
       async send(message: OutgoingMessage, signal: AbortSignal): Promise<DeliveryResult> {
-        const answer = await postJson({
+        const post = {
           url: endpoint,
           label: 'slack chat.postMessage',
           body: JSON.stringify({ channel: message.contact ?? options.to, text: message.body }),
@@ -75,9 +75,8 @@ export function createSlackChannel(options: SlackChannelOptions): Channel {
           signal,
           timeoutMs,
           ...http,
-        });
-        if (answer.status !== 200) return deliveryOf(answer, 'slack chat.postMessage');
-        return slackAnswer(answer.text, answer.retryAfterMs);
+        };
+        return deliverPost(post, (answer) => (answer.status === 200 ? slackAnswer(answer.text, answer.retryAfterMs) : deliveryOf(answer, 'slack chat.postMessage')));
       },
     };
   }
@@ -85,8 +84,8 @@ export function createSlackChannel(options: SlackChannelOptions): Channel {
   return {
     name,
     async send(message: OutgoingMessage, signal: AbortSignal): Promise<DeliveryResult> {
-      const answer = await postJson({ url, label: 'slack incoming webhook', body: JSON.stringify({ text: message.body }), signal, timeoutMs, ...http });
-      return deliveryOf(answer, 'slack incoming webhook');
+      const post = { url, label: 'slack incoming webhook', body: JSON.stringify({ text: message.body }), signal, timeoutMs, ...http };
+      return deliverPost(post, (answer) => deliveryOf(answer, 'slack incoming webhook'));
     },
   };
 }

@@ -11,7 +11,7 @@ import { systemClock, type Clock } from '../clock.js';
 import { hmacSha256 } from '../crypto.js';
 import { VigilError } from '../errors.js';
 import { CHANNEL_DEFAULTS, type Channel, type DeliveryResult, type OutgoingMessage } from './channel.js';
-import { deliveryOf, postJson } from './http-post.js';
+import { deliverPost, deliveryOf } from './http-post.js';
 
 export interface WebhookChannelOptions {
   /** Default `webhook`. */
@@ -34,7 +34,7 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
     name: options.name ?? 'webhook',
     async send(message: OutgoingMessage, signal: AbortSignal): Promise<DeliveryResult> {
       const body = JSON.stringify({ inbox: message.inboxId, id: message.id, to: message.contact, body: message.body, messages: message.messages });
-      const answer = await postJson({
+      const post = {
         url: options.url,
         label,
         body,
@@ -42,8 +42,8 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel {
         signal,
         timeoutMs: options.timeoutMs ?? CHANNEL_DEFAULTS.timeoutMs,
         ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-      });
-      return deliveryOf(answer, label);
+      };
+      return deliverPost(post, (answer) => deliveryOf(answer, label));
     },
   };
 }
