@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { describe, expect, it } from 'vitest';
 import type { OutgoingMessage } from '../../src/channels/channel.js';
@@ -116,5 +116,33 @@ describe('email channel', () => {
     await withFallback.send({ ...message, contact: 'ana@example.com' }, new AbortController().signal);
     await withFallback.send(message, new AbortController().signal);
     expect(smtp.mails.map((mail) => mail.to)).toEqual([['ana@example.com'], ['ops@example.com']]);
+  });
+
+  it('a server that took the message data and never answers: uncertain (it may have it); one that never greets: a retry (it cannot have it)', async () => {
+    // Reads the whole message, then holds its reply past the channel's timeout.
+    const held: (() => void)[] = [];
+    const server = new SMTPServer({
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      authOptional: true,
+      logger: false,
+      onData(stream, _session, callback) {
+        stream.resume();
+        stream.on('end', () => held.push(() => callback()));
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    defer(() => new Promise<void>((resolve) => (held.splice(0).forEach((answer) => answer()), server.close(() => resolve()))));
+    const port = (server.server.address() as AddressInfo).port;
+    const channel = createEmailChannel({ host: '127.0.0.1', port, from: 'agent@example.com', to: 'ops@example.com', timeoutMs: 300 });
+    const result = await channel.send(message, new AbortController().signal);
+    expect(result).toMatchObject({ status: 'uncertain', reason: expect.stringMatching(/^the mail server did not answer after the message was sent \(.+\): it may have it$/) });
+    expect(held).toHaveLength(1);
+
+    // A TCP server that accepts and never says a word: the message never left.
+    const silent = createServer((socket) => void socket.on('error', () => undefined));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    defer(() => new Promise<void>((resolve) => silent.close(() => resolve())));
+    const mute = createEmailChannel({ host: '127.0.0.1', port: (silent.address() as AddressInfo).port, from: 'agent@example.com', to: 'ops@example.com', timeoutMs: 300 });
+    await expect(mute.send(message, new AbortController().signal)).rejects.toThrow(/greeting|timeout/i);
   });
 });
