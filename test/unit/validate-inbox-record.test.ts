@@ -209,8 +209,8 @@ describe('validateRecord: what it refuses, naming the record and the field', () 
   it("a message's failures: each an object with a known kind, a channel, an error, when it failed and when it was redriven", () => {
     const failure = good.message.failures[0];
     const withFailure = (f: unknown) => ({ ...good.message, failures: [failure, f] });
-    expect(refused(withFailure(null))).toBe("record 1 (message): failures[1].kind must be 'rejected' or 'undeliverable', got undefined");
-    expect(refused(withFailure({ ...failure, kind: 'lost' }))).toBe("record 1 (message): failures[1].kind must be 'rejected' or 'undeliverable', got \"lost\"");
+    expect(refused(withFailure(null))).toBe("record 1 (message): failures[1].kind must be 'rejected', 'undeliverable' or 'uncertain', got undefined");
+    expect(refused(withFailure({ ...failure, kind: 'lost' }))).toBe("record 1 (message): failures[1].kind must be 'rejected', 'undeliverable' or 'uncertain', got \"lost\"");
     expect(refused(withFailure({ ...failure, channel: null }))).toBe('record 1 (message): failures[1].channel must be a string, got null');
     expect(refused(withFailure({ ...failure, error: 3 }))).toBe('record 1 (message): failures[1].error must be a string, got 3');
     expect(refused(withFailure({ ...failure, failedAt: 'x' }))).toBe('record 1 (message): failures[1].failedAt must be integer milliseconds, got "x"');
