@@ -18,7 +18,10 @@ const TOKEN = 'delete-during-send-token-0123456789ab';
 const harness = new ServiceHarness();
 const servers: { close(): void; closeAllConnections(): void }[] = [];
 afterEach(async () => {
-  for (const server of servers.splice(0)) (server.closeAllConnections(), server.close());
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    server.close();
+  }
   await harness.cleanup();
 });
 

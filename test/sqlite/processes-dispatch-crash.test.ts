@@ -20,7 +20,10 @@ const children: Child[] = [];
 const servers: { close(): void; closeAllConnections(): void }[] = [];
 afterEach(async () => {
   for (const child of children.splice(0)) child.kill();
-  for (const server of servers.splice(0)) (server.closeAllConnections(), server.close());
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    server.close();
+  }
   await pool.cleanup();
 });
 

@@ -81,8 +81,9 @@ export async function reserveBatch(tx: InboxTx, plan: PlanDispatch, atMostOnce: 
     reservedBefore: row.reserved_by !== null,
   }));
   const [row] = await tx.rows<{ settings: string | null; batch: string | null; progress: string | null }>(SETTINGS_AND_PROGRESS, [inboxId]);
-  const settings = row?.settings == null ? {} : (JSON.parse(row.settings) as InboxSettings);
-  const progress = atMostOnce || row?.batch == null || row.progress === null ? null : { batch: row.batch, json: row.progress };
+  // Always one row (FROM (SELECT 1) LEFT JOIN); its columns are null where nothing is stored.
+  const settings = row === undefined || row.settings === null ? {} : (JSON.parse(row.settings) as InboxSettings);
+  const progress = atMostOnce || row === undefined || row.batch === null || row.progress === null ? null : { batch: row.batch, json: row.progress };
   const { batch, notBefore } = plan({ held, pacing: tx.inbox.pacing, settings, now });
   if (notBefore !== tx.inbox.notBefore) await tx.run(SET_NOT_BEFORE, [inboxId, notBefore]);
   if (batch === null) return null;
