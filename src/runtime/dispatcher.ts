@@ -276,7 +276,9 @@ export class Dispatcher extends LoopOwner {
         if (outcome.status === 'rejected' || outcome.status === 'undeliverable' || outcome.status === 'uncertain') {
           failures.push({ messageIds: outcome.ids, channel: channel.name, kind: outcome.status, error: outcome.reason });
         }
-        if (unsettled > 0 && !atMostOnce) await record();
+        // Only what reached the outside needs recording at once: a skipped or undeliverable channel
+        // comes out the same on a retry, so it costs no write while the others are still sending.
+        if (unsettled > 0 && !atMostOnce && (outcome.status === 'delivered' || outcome.status === 'rejected')) await record();
       }),
     );
     if (retries.length > 0 && !atMostOnce) {
