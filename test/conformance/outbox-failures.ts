@@ -260,8 +260,13 @@ export function outboxFailures(target: StoreTarget): void {
       const { store } = await open({ outboxGapMs: 0 });
       const inbox = store.inbox('alice');
       await queue(inbox, 'one');
-      for (const bad of [{ channels: 'webhook' }, { channels: [''] }, { channels: ['x'], failures: [{ kind: 'lost' }] }]) {
-        await expectVigilError(inbox.dispatch(async (_b, _m, context) => context.progress(bad as never)), 'invalid_argument');
+      for (const [bad, problem] of [
+        [{ channels: 'webhook' }, 'the progress channels must be a list of channel names; nothing recorded'],
+        [{ channels: [''] }, 'the progress channels must be a list of channel names; nothing recorded'],
+        [{ channels: ['x'], failures: [{ kind: 'lost' }] }, 'the progress failures[0].messageIds must name messages of this batch; nothing recorded'],
+      ] as const) {
+        const error = await expectVigilError(inbox.dispatch(async (_b, _m, context) => context.progress(bad as never)), 'invalid_argument');
+        expect(error.message).toBe(`dispatch: ${problem}`);
       }
       const told: SendContext['done'][] = [];
       expect(await inbox.dispatch((_b, _m, context) => void told.push(context.done))).toBe(1);

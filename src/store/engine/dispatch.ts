@@ -118,9 +118,9 @@ function readProgress(json: string, batch: DispatchPlan): BatchProgress {
 function checkProgress(progress: BatchProgress, batch: DispatchPlan): BatchProgress {
   const { channels } = progress ?? {};
   if (!Array.isArray(channels) || !channels.every((c) => typeof c === 'string' && c !== '' && c.length <= 64)) {
-    throw new VigilError('invalid_argument', 'dispatch: progress.channels must be a list of channel names');
+    throw new VigilError('invalid_argument', 'dispatch: the progress channels must be a list of channel names; nothing recorded');
   }
-  return { channels: [...new Set(channels)], failures: checkReport({ failures: progress.failures ?? [] }, batch) };
+  return { channels: [...new Set(channels)], failures: checkReport({ failures: progress.failures ?? [] }, batch, 'the progress', 'nothing recorded') };
 }
 
 /** The inbox's own pacing where its settings have one, the store's gap otherwise. */
@@ -132,10 +132,15 @@ export function policyOf(settings: InboxSettings, storeGapMs: number): PacingPol
 const MAX_FAILURE_ERROR = 2_000;
 
 /** A send's report, checked against the batch it reports on. */
-function checkReport(report: void | DispatchReport, batch: DispatchPlan): OutboxFailureReport[] {
+function checkReport(
+  report: void | DispatchReport,
+  batch: DispatchPlan,
+  what = "the send's report",
+  outcome = 'the batch is recorded as sent, the report ignored',
+): OutboxFailureReport[] {
   if (report === undefined || report === null) return [];
   const fail = (problem: string): never => {
-    throw new VigilError('invalid_argument', `dispatch: the send's report ${problem}; the batch is recorded as sent, the report ignored`);
+    throw new VigilError('invalid_argument', `dispatch: ${what} ${problem}; ${outcome}`);
   };
   if (typeof report !== 'object') fail(`must be an object { failures? }, got ${describe(report)}`);
   const failures = (report as DispatchReport).failures ?? [];
