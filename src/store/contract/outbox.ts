@@ -63,7 +63,7 @@ export interface OutboxFailureReport {
  * `undeliverable`, the inbox has no address for it; `uncertain`, it cannot
  * know whether they landed (a timeout after the request went out), and
  * delivery is at most once, so they are never sent again on their own: an
- * operator resends (redrives) or drops them.
+ * operator resends them (redriveOutbox) or leaves them.
  */
 export type OutboxFailureKind = 'rejected' | 'undeliverable' | 'uncertain';
 export const OUTBOX_FAILURE_KINDS: readonly OutboxFailureKind[] = ['rejected', 'undeliverable', 'uncertain'];
