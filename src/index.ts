@@ -4,7 +4,7 @@ export { createFakeClock, systemClock, type Clock, type FakeClock } from './cloc
 
 // The engine: one contract, two stores.
 export type * from './store/contract.js';
-export { MEMORY_LIMITS, openStore } from './store/index.js';
+export { BOUNDS, MEMORY_LIMITS, openStore } from './store/index.js';
 
 // Agents and the runtime that runs them.
 export { defineAgent, TerminalError, type Agent, type AgentContext, type AgentDefinition, type AgentResult, type InboxRouter, type ScreenVerdict } from './agent/agent.js';

@@ -4,6 +4,7 @@
  * model must not be able to page a human into approving a new capability).
  */
 import { VigilError } from '../errors.js';
+import { BOUNDS } from '../store/index.js';
 
 export type Permission = 'allow' | 'deny' | { ask: { expiresInMs: number } };
 
@@ -31,8 +32,9 @@ export function validatePermissions(permissions: unknown, toolNames: readonly st
     if (!toolNames.includes(tool)) throw new VigilError('invalid_options', `permissions names ${JSON.stringify(tool)}, which is not one of the tools (${toolNames.join(', ') || 'none'})`);
     if (permission === 'allow' || permission === 'deny') continue;
     const expiresInMs = (permission as { ask?: { expiresInMs?: unknown } } | null)?.ask?.expiresInMs;
-    if (typeof expiresInMs !== 'number' || !Number.isSafeInteger(expiresInMs) || expiresInMs <= 0) {
-      throw new VigilError('invalid_options', `permissions.${tool} must be "allow", "deny" or { ask: { expiresInMs: <positive ms> } }`);
+    // The approval's own bound (store bounds.ts), checked here too so a bad permission stops the start, not a run.
+    if (typeof expiresInMs !== 'number' || !Number.isSafeInteger(expiresInMs) || expiresInMs <= 0 || expiresInMs > BOUNDS.maxDurationMs) {
+      throw new VigilError('invalid_options', `permissions.${tool} must be "allow", "deny" or { ask: { expiresInMs: <ms from 1 to ${BOUNDS.maxDurationMs}> } }`);
     }
   }
   return permissions as Permissions;

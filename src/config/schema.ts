@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { CHANNEL_DEFAULTS } from '../channels/channel.js';
 import { sendsWithoutContact } from '../channels/create-channels.js';
 import { RUNTIME_DEFAULTS } from '../runtime/defaults.js';
-import { CHANNEL_NAME_PATTERN, DEFAULT_STORE_URL, STORE_DEFAULTS, storeUrlProblem } from '../store/index.js';
+import { BOUNDS, CHANNEL_NAME_PATTERN, DEFAULT_STORE_URL, STORE_DEFAULTS, storeUrlProblem } from '../store/index.js';
 import { SecretRef, type SecretKind } from './secrets.js';
 
 /** A secret given inline or read from the environment ("env:GITHUB_SECRET"), read by resolve-config.ts as `kind` says. */
@@ -23,8 +23,15 @@ const secret = (kind: SecretKind = 'plain') =>
     .string()
     .min(1, 'must not be empty')
     .transform((given) => new SecretRef(given, kind));
-/** A whole number of at least `min` (1 unless said), with its default from the layer that owns it. */
-const count = (fallback: number, what: string, min = 1) => z.number().int().min(min).default(fallback).describe(what);
+/**
+ * A whole number from `min` (1 unless said) to `max`, with its default from
+ * the layer that owns it. Every number has a maximum (BOUNDS, the store's
+ * engine/validate/bounds.ts): a duration Node waits out with a timer
+ * at most BOUNDS.maxTimerDelayMs, since setTimeout fires a longer one at once.
+ */
+const count = (fallback: number, what: string, max: number, min = 1) => z.number().int().min(min).max(max).default(fallback).describe(what);
+/** A duration kept in the store's rows: at most BOUNDS.maxDurationMs (ten years). */
+const storedDuration = () => z.number().int().nonnegative().max(BOUNDS.maxDurationMs);
 
 const SECRET_HINT = 'Inline, or "env:NAME" to read it from the environment at startup (a missing variable stops the service).';
 
@@ -35,6 +42,7 @@ const tolerance = z
   .number()
   .int()
   .positive()
+  .max(BOUNDS.maxDurationMs / 1000)
   .default(300)
   .describe('How old a signed timestamp may be, in seconds, before the delivery is refused as a replay.');
 
@@ -111,7 +119,7 @@ export const sourceSchema = z.discriminatedUnion('type', [
     .describe('Any sender that signs the body with HMAC-SHA256 and names each delivery in a header.'),
 ]);
 
-const timeout = z.number().int().positive().default(CHANNEL_DEFAULTS.timeoutMs).describe('How long one delivery may take, in milliseconds.');
+const timeout = z.number().int().positive().max(BOUNDS.maxTimerDelayMs).default(CHANNEL_DEFAULTS.timeoutMs).describe('How long one delivery may take, in milliseconds.');
 
 /**
  * A routed source's inbox is known only from the body, after the signature
@@ -166,7 +174,7 @@ export const channelSchema = z.discriminatedUnion('type', [
       type: z.literal('email'),
       audience,
       host: z.string().min(1).describe('SMTP server.'),
-      port: z.number().int().positive().describe('SMTP port (587 with STARTTLS, 465 with `secure`).'),
+      port: z.number().int().positive().max(65535).describe('SMTP port (587 with STARTTLS, 465 with `secure`).'),
       secure: z.boolean().default(false).describe('TLS from the start (port 465); otherwise STARTTLS when the server offers it.'),
       user: z.string().optional().describe('SMTP user name.'),
       password: secret().optional().describe(`SMTP password. ${SECRET_HINT}`),
@@ -251,36 +259,36 @@ export const configSchema = z
       .describe("The credential proxy (`vigil proxy`) the agent's `ctx.fetch` goes through."),
     workers: z
       .object({
-        concurrency: count(RUNTIME_DEFAULTS.concurrency, 'Inboxes run at once by this process.'),
-        runTimeoutMs: count(RUNTIME_DEFAULTS.runTimeoutMs, 'A run longer than this is aborted and its events retried.'),
-        pollIntervalMs: count(RUNTIME_DEFAULTS.pollIntervalMs, 'The safety poll for work; store hints and timers do the real waking.'),
-        shutdownGraceMs: count(RUNTIME_DEFAULTS.shutdownGraceMs, 'On SIGTERM, how long running runs may finish before they are aborted.', 0),
+        concurrency: count(RUNTIME_DEFAULTS.concurrency, 'Inboxes run at once by this process.', BOUNDS.maxCount),
+        runTimeoutMs: count(RUNTIME_DEFAULTS.runTimeoutMs, 'A run longer than this is aborted and its events retried.', BOUNDS.maxTimerDelayMs),
+        pollIntervalMs: count(RUNTIME_DEFAULTS.pollIntervalMs, 'The safety poll for work; store hints and timers do the real waking.', BOUNDS.maxTimerDelayMs),
+        shutdownGraceMs: count(RUNTIME_DEFAULTS.shutdownGraceMs, 'On SIGTERM, how long running runs may finish before they are aborted.', BOUNDS.maxTimerDelayMs, 0),
       })
       .strict()
       .prefault({})
       .describe('The worker pool.'),
     engine: z
       .object({
-        leaseTtlMs: count(STORE_DEFAULTS.leaseTtlMs, 'How long a worker holds an inbox without renewing.'),
-        maxAttempts: count(STORE_DEFAULTS.maxAttempts, 'Attempts before an event goes dead.'),
-        outboxGapMs: count(STORE_DEFAULTS.outboxGapMs, "Least time between two paced sends of one inbox's messages (an hour); urgent messages skip it.", 0),
+        leaseTtlMs: count(STORE_DEFAULTS.leaseTtlMs, 'How long a worker holds an inbox without renewing.', BOUNDS.maxTimerDelayMs),
+        maxAttempts: count(STORE_DEFAULTS.maxAttempts, 'Attempts before an event goes dead.', BOUNDS.maxCount),
+        outboxGapMs: count(STORE_DEFAULTS.outboxGapMs, "Least time between two paced sends of one inbox's messages (an hour); urgent messages skip it.", BOUNDS.maxDurationMs, 0),
         retryBackoff: z
           .object({
-            baseMs: z.number().int().nonnegative().describe(`Wait after the first failed attempt (default ${STORE_DEFAULTS.retryBackoff.baseMs}); doubled after each.`),
-            maxMs: z.number().int().nonnegative().describe(`The longest wait between attempts (default ${STORE_DEFAULTS.retryBackoff.maxMs}, or baseMs if that is larger).`),
+            baseMs: storedDuration().describe(`Wait after the first failed attempt (default ${STORE_DEFAULTS.retryBackoff.baseMs}); doubled after each.`),
+            maxMs: storedDuration().describe(`The longest wait between attempts (default ${STORE_DEFAULTS.retryBackoff.maxMs}, or baseMs if that is larger).`),
           })
           .partial()
           .optional()
           .describe('The wait before a failed event is tried again: `min(baseMs * 2^(n-1), maxMs)` after the n-th attempt.'),
-        batchLimit: count(STORE_DEFAULTS.batchLimit, 'Most never-tried events one run takes.'),
-        maxPayloadBytes: count(STORE_DEFAULTS.maxPayloadBytes, 'Largest event payload as JSON.'),
+        batchLimit: count(STORE_DEFAULTS.batchLimit, 'Most never-tried events one run takes.', BOUNDS.maxCount),
+        maxPayloadBytes: count(STORE_DEFAULTS.maxPayloadBytes, 'Largest event payload as JSON.', BOUNDS.maxBytes),
         retention: z
           .object({
-            doneEventsMs: z.number().int().nonnegative().describe('Keep done events this long after they finished; their keys stay, as tombstones, forever.'),
-            deadEventsMs: z.number().int().nonnegative().describe('Keep dead events this long after they died.'),
-            sentMessagesMs: z.number().int().nonnegative().describe('Keep sent messages this long after their send (one some channel did not take stays until it is redriven).'),
-            answeredApprovalsMs: z.number().int().nonnegative().describe('Keep answered or expired approvals this long after the answer.'),
-            actionsMs: z.number().int().nonnegative().describe("Keep operators' actions this long."),
+            doneEventsMs: storedDuration().describe('Keep done events this long after they finished; their keys stay, as tombstones, forever.'),
+            deadEventsMs: storedDuration().describe('Keep dead events this long after they died.'),
+            sentMessagesMs: storedDuration().describe('Keep sent messages this long after their send (one some channel did not take stays until it is redriven).'),
+            answeredApprovalsMs: storedDuration().describe('Keep answered or expired approvals this long after the answer.'),
+            actionsMs: storedDuration().describe("Keep operators' actions this long."),
           })
           .partial()
           .strict()
@@ -296,7 +304,7 @@ export const configSchema = z
       .strict()
       .prefault({})
       .describe('The store\'s rules (README, "Using the engine as a library").'),
-    maxBodyBytes: z.number().int().positive().default(1_048_576).describe('Largest webhook or API request body accepted; larger ones get 413.'),
+    maxBodyBytes: z.number().int().positive().max(BOUNDS.maxBytes).default(1_048_576).describe('Largest webhook or API request body accepted; larger ones get 413.'),
     log: z
       .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('The least severe level logged.') })
       .strict()

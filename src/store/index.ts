@@ -13,6 +13,7 @@ export { migrateStore, openStore, throwawayPlace, type MigrateReport, type Throw
 export { STORE_DEFAULTS } from './options.js';
 export { quietState, type QuietState } from './pacing.js';
 export {
+  BOUNDS,
   CHANNEL_NAME_PATTERN,
   INBOX_ID_PATTERN,
   MEMORY_LIMITS,

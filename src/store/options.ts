@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import { VigilError } from '../errors.js';
 import type { RetentionOptions, StoreOptions } from './contract.js';
+import { MAX_BYTES, MAX_COUNT, MAX_DURATION_MS, MAX_TIMER_DELAY_MS } from './engine/validate/bounds.js';
 
 /** Store options with every default filled in and every value checked. */
 export interface ResolvedOptions {
@@ -44,8 +45,8 @@ export function resolveOptions(options: StoreOptions = {}, defaultClock: Clock |
     throw new VigilError('invalid_options', "clock must be a function returning milliseconds (or 'database' for PostgreSQL)");
   }
   const backoff = options.retryBackoff ?? {};
-  const baseMs = int('retryBackoff.baseMs', backoff.baseMs ?? STORE_DEFAULTS.retryBackoff.baseMs, 0);
-  const maxMs = int('retryBackoff.maxMs', backoff.maxMs ?? Math.max(STORE_DEFAULTS.retryBackoff.maxMs, baseMs), 0);
+  const baseMs = int('retryBackoff.baseMs', backoff.baseMs ?? STORE_DEFAULTS.retryBackoff.baseMs, 0, MAX_DURATION_MS);
+  const maxMs = int('retryBackoff.maxMs', backoff.maxMs ?? Math.max(STORE_DEFAULTS.retryBackoff.maxMs, baseMs), 0, MAX_DURATION_MS);
   if (maxMs < baseMs) {
     throw new VigilError('invalid_options', `retryBackoff.maxMs (${maxMs}) must not be below retryBackoff.baseMs (${baseMs})`);
   }
@@ -55,14 +56,16 @@ export function resolveOptions(options: StoreOptions = {}, defaultClock: Clock |
   }
   return {
     clock,
-    leaseTtlMs: int('leaseTtlMs', options.leaseTtlMs ?? STORE_DEFAULTS.leaseTtlMs, 1),
-    maxAttempts: int('maxAttempts', options.maxAttempts ?? STORE_DEFAULTS.maxAttempts, 1),
-    outboxGapMs: int('outboxGapMs', options.outboxGapMs ?? STORE_DEFAULTS.outboxGapMs, 0),
+    // Waited out by Node timers (the heartbeat at a third, a send's deadline at a quarter): bounds.ts.
+    leaseTtlMs: int('leaseTtlMs', options.leaseTtlMs ?? STORE_DEFAULTS.leaseTtlMs, 1, MAX_TIMER_DELAY_MS),
+    maxAttempts: int('maxAttempts', options.maxAttempts ?? STORE_DEFAULTS.maxAttempts, 1, MAX_COUNT),
+    outboxGapMs: int('outboxGapMs', options.outboxGapMs ?? STORE_DEFAULTS.outboxGapMs, 0, MAX_DURATION_MS),
     retryBackoff: { baseMs, maxMs },
-    batchLimit: int('batchLimit', options.batchLimit ?? STORE_DEFAULTS.batchLimit, 1),
-    maxPayloadBytes: int('maxPayloadBytes', options.maxPayloadBytes ?? STORE_DEFAULTS.maxPayloadBytes, 1),
-    maxOpenInboxes: int('maxOpenInboxes', options.maxOpenInboxes ?? STORE_DEFAULTS.maxOpenInboxes, 1),
-    busyTimeoutMs: int('busyTimeoutMs', options.busyTimeoutMs ?? STORE_DEFAULTS.busyTimeoutMs, 0),
+    batchLimit: int('batchLimit', options.batchLimit ?? STORE_DEFAULTS.batchLimit, 1, MAX_COUNT),
+    maxPayloadBytes: int('maxPayloadBytes', options.maxPayloadBytes ?? STORE_DEFAULTS.maxPayloadBytes, 1, MAX_BYTES),
+    maxOpenInboxes: int('maxOpenInboxes', options.maxOpenInboxes ?? STORE_DEFAULTS.maxOpenInboxes, 1, MAX_COUNT),
+    // SQLite's busy handler takes at most 2^31-1 ms (better-sqlite3 refuses more).
+    busyTimeoutMs: int('busyTimeoutMs', options.busyTimeoutMs ?? STORE_DEFAULTS.busyTimeoutMs, 0, MAX_TIMER_DELAY_MS),
     synchronous,
     retention: resolveRetention(options.retention),
     writerThread: bool('writerThread', options.writerThread ?? false),
@@ -80,7 +83,7 @@ function resolveRetention(retention: unknown): Retention {
   }
   const resolved = {} as Retention;
   for (const kind of RETENTION_KINDS) {
-    resolved[kind] = given[kind] === undefined ? null : int(`retention.${kind}`, given[kind], 0);
+    resolved[kind] = given[kind] === undefined ? null : int(`retention.${kind}`, given[kind], 0, MAX_DURATION_MS);
   }
   return resolved;
 }
@@ -90,9 +93,10 @@ function bool(name: string, value: unknown): boolean {
   return value;
 }
 
-function int(name: string, value: unknown, min: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
-    throw new VigilError('invalid_options', `${name} must be an integer >= ${min}, got ${JSON.stringify(value)}`);
+/** A whole number from `min` to `max` (the bound of its kind, engine/validate/bounds.ts). */
+function int(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new VigilError('invalid_options', `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`, { field: name });
   }
   return value;
 }

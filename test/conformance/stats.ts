@@ -165,8 +165,25 @@ export function statsAndLifecycle(target: StoreTarget): void {
       ['retryBackoff.baseMs 0.5', { retryBackoff: { baseMs: 0.5 } }],
       ['retryBackoff.maxMs below baseMs', { retryBackoff: { baseMs: 1_000, maxMs: 999 } }],
       ['a clock that is not a function', { clock: 42 }],
-    ])('opening a store with %s is invalid_options', async (_what, options) => {
-      await expectVigilError(open(options as never), 'invalid_options');
+      // Past the bounds (engine/validate/bounds.ts): each names its field.
+      ['leaseTtlMs past 2^31-1 (a Node timer waits it out)', { leaseTtlMs: 2 ** 31 }],
+      ['busyTimeoutMs past 2^31-1', { busyTimeoutMs: 2 ** 31 }],
+      ['outboxGapMs 2^53-1', { outboxGapMs: 2 ** 53 - 1 }],
+      ['retryBackoff.maxMs past ten years', { retryBackoff: { maxMs: 315_576_000_001 } }],
+      ['retention.doneEventsMs 2^53-1', { retention: { doneEventsMs: 2 ** 53 - 1 } }],
+      ['maxAttempts past a billion', { maxAttempts: 1_000_000_001 }],
+      ['maxPayloadBytes past 1 GiB', { maxPayloadBytes: 2 ** 30 + 1 }],
+    ])('opening a store with %s is invalid_options', async (what, options) => {
+      const error = await expectVigilError(open(options as never), 'invalid_options');
+      if (what.includes('past') || what.includes('2^53')) expect(error.message).toContain(`${error.field} must be an integer from`);
+    });
+
+    it('the largest of each bounded option opens a store that works', async () => {
+      const { store } = await open({ leaseTtlMs: 2 ** 31 - 1, outboxGapMs: 315_576_000_000, retryBackoff: { baseMs: 315_576_000_000, maxMs: 315_576_000_000 }, retention: { doneEventsMs: 315_576_000_000 } });
+      const inbox = store.inbox('alice');
+      await inbox.ingest({ source: 's', sourceId: '1' });
+      const gen = await lease(inbox, 'w');
+      expect(await inbox.claimBatch('w', gen)).toHaveLength(1);
     });
   });
 }

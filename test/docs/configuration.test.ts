@@ -26,7 +26,7 @@ it('names every key of the schema, with its default', () => {
     });
   for (const key of keys(configSchema.shape, '')) expect(text, key).toContain(`| \`${key}\` |`);
   expect(text).toContain('| `port` | integer, ≥ 0, ≤ 65535 | `8787` |');
-  expect(text).toContain('| `toleranceSeconds` | integer, > 0 | `300` |');
+  expect(text).toContain('| `toleranceSeconds` | integer, > 0, ≤ 315576000 | `300` |');
 });
 
 it('a key without a description stops the generator, naming the key', () => {

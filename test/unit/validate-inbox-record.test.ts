@@ -90,8 +90,12 @@ describe('validateRecord: each type as the store keeps it', () => {
       claimGen: null,
       lastClaimAt: null,
     });
-    for (const status of ['done', 'dead'] as const) expect(check({ ...good.event, status, finishedAt: 7 })).toMatchObject({ status, finishedAt: 7 });
-    expect(check({ ...good.event, status: 'pending', claimGen: null })).toMatchObject({ status: 'pending', claimGen: null });
+    expect(check({ ...good.event, status: 'done', error: null, finishedAt: 7 })).toMatchObject({ status: 'done', finishedAt: 7, lastError: 'boom' });
+    expect(check({ ...good.event, status: 'dead', finishedAt: 7 })).toMatchObject({ status: 'dead', finishedAt: 7, error: 'boom' });
+    // A redriven event: back to pending, never claimed since.
+    expect(check({ ...good.event, status: 'pending', attempts: 0, error: null, claimGen: null, lastClaimAt: null })).toMatchObject({ status: 'pending', claimGen: null });
+    // A failed attempt: pending again, its claim and error kept for the backoff.
+    expect(check({ ...good.event, status: 'pending' })).toMatchObject({ status: 'pending', claimGen: 2, error: 'boom' });
   });
 
   it('messages, with and without a channel, sent or held, with failures open or redriven', () => {
@@ -147,23 +151,31 @@ describe('validateRecord: what it refuses, naming the record and the field', () 
   });
 
   it.each<[string, Kind, string, unknown, string]>([
-    ['lease gen', 'lease', 'gen', -1, 'gen must be a whole number >= 0, got -1'],
-    ['lease gen', 'lease', 'gen', 1.5, 'gen must be a whole number >= 0, got 1.5'],
-    ['lease gen', 'lease', 'gen', '1', 'gen must be a whole number >= 0, got "1"'],
+    ['lease gen', 'lease', 'gen', -1, 'gen must be a whole number from 0 to 1125899906842624, got -1'],
+    ['lease gen', 'lease', 'gen', 1.5, 'gen must be a whole number from 0 to 1125899906842624, got 1.5'],
+    ['lease gen', 'lease', 'gen', '1', 'gen must be a whole number from 0 to 1125899906842624, got "1"'],
+    ['lease gen', 'lease', 'gen', 2 ** 53 - 1, 'gen must be a whole number from 0 to 1125899906842624, got 9007199254740991'],
     ['pacing lastPacedAt', 'pacing', 'lastPacedAt', 1.5, 'lastPacedAt must be integer milliseconds, got 1.5'],
+    ['pacing notBefore', 'pacing', 'notBefore', 8.64e15, 'notBefore must be within ±253402300799999 ms of the epoch (the year 9999), got 8640000000000000'],
+    ['event attempts', 'event', 'attempts', 2 ** 40, 'attempts must be a whole number from 0 to 1000000000'],
+    ['event claimGen', 'event', 'claimGen', 0, 'claimGen must be a whole number from 1 to 1125899906842624, got 0'],
+    ['event receivedAt', 'event', 'receivedAt', -(2 ** 53 - 1), 'receivedAt must be within ±253402300799999 ms'],
+    ['timer every', 'timer', 'every', 2 ** 53 - 1, 'every must be a whole number of milliseconds from 1 to 315576000000 (ten years)'],
+    ['timer due', 'timer', 'due', 2 ** 53 - 1, 'due must be within ±253402300799999 ms'],
+    ['approval expiresAt', 'approval', 'expiresAt', 2 ** 53 - 1, 'expiresAt must be within ±253402300799999 ms'],
     ['pacing notBefore', 'pacing', 'notBefore', 'soon', 'notBefore must be integer milliseconds, got "soon"'],
     ['pacing day', 'pacing', 'day', 20260115, 'day must be a string, got 20260115'],
     ['pacing day', 'pacing', 'day', 'a\u0000b', 'day'],
-    ['pacing daySends', 'pacing', 'daySends', null, 'daySends must be a whole number >= 0, got null'],
+    ['pacing daySends', 'pacing', 'daySends', null, 'daySends must be a whole number from 0 to 1000000000, got null'],
     ['event source', 'event', 'source', '', 'source'],
     ['event sourceId', 'event', 'sourceId', 5, 'sourceId'],
     ['event status', 'event', 'status', 'finished', 'status must be one of pending, running, done, dead, got "finished"'],
-    ['event attempts', 'event', 'attempts', -1, 'attempts must be a whole number >= 0, got -1'],
+    ['event attempts', 'event', 'attempts', -1, 'attempts must be a whole number from 0 to 1000000000, got -1'],
     ['event error', 'event', 'error', 5, 'error must be a string, got 5'],
     ['event lastError', 'event', 'lastError', false, 'lastError must be a string, got false'],
     ['event receivedAt', 'event', 'receivedAt', null, 'receivedAt must be integer milliseconds, got null'],
     ['event finishedAt', 'event', 'finishedAt', 'x', 'finishedAt must be integer milliseconds, got "x"'],
-    ['event claimGen', 'event', 'claimGen', -2, 'claimGen must be a whole number >= 0, got -2'],
+    ['event claimGen', 'event', 'claimGen', -2, 'claimGen must be a whole number from 1 to 1125899906842624, got -2'],
     ['event lastClaimAt', 'event', 'lastClaimAt', 0.5, 'lastClaimAt must be integer milliseconds, got 0.5'],
     ['event payload', 'event', 'payload', { big: 'x'.repeat(MAX) }, 'payload'],
     ['tombstone source', 'tombstone', 'source', null, 'source'],
@@ -182,7 +194,7 @@ describe('validateRecord: what it refuses, naming the record and the field', () 
     ['approval expiresAt', 'approval', 'expiresAt', 1.5, 'expiresAt must be integer milliseconds, got 1.5'],
     ['approval action', 'approval', 'action', { big: 'x'.repeat(MAX) }, 'action'],
     ['timer done', 'timer', 'done', 'no', 'done must be true or false, got "no"'],
-    ['timer lastSkipped', 'timer', 'lastSkipped', -1, 'lastSkipped must be a whole number >= 0, got -1'],
+    ['timer lastSkipped', 'timer', 'lastSkipped', -1, 'lastSkipped must be a whole number from 0 to 1000000000, got -1'],
     ['timer missed', 'timer', 'missed', 'sometimes', 'missed'],
     ['timer id', 'timer', 'id', '', 'timer id'],
     ['memory key', 'memory', 'key', '', 'key'],
@@ -202,7 +214,14 @@ describe('validateRecord: what it refuses, naming the record and the field', () 
     for (const status of ['done', 'dead']) {
       expect(refused({ ...good.event, status, finishedAt: null })).toBe(`record 1 (event): a ${status} event needs its finishedAt`);
     }
-    expect(refused({ ...good.event, claimGen: null })).toBe('record 1 (event): a running event needs the claimGen that claimed it');
+    expect(refused({ ...good.event, claimGen: null, lastClaimAt: null, attempts: 0 })).toBe('record 1 (event): a running event needs the claimGen that claimed it');
+    expect(refused({ ...good.event, finishedAt: 7 })).toBe('record 1 (event): a running event has no finishedAt (it has not finished), got 7');
+    expect(refused({ ...good.event, status: 'pending', finishedAt: 7 })).toBe('record 1 (event): a pending event has no finishedAt (it has not finished), got 7');
+    expect(refused({ ...good.event, lastClaimAt: null })).toBe('record 1 (event): claimGen and lastClaimAt are both set (by a claim) or both null');
+    expect(refused({ ...good.event, attempts: 0 })).toContain('record 1 (event): attempts 0 with claimGen 2: each attempt is a claim');
+    expect(refused({ ...good.event, status: 'pending', claimGen: null, lastClaimAt: null })).toContain('attempts 1 with claimGen null');
+    expect(refused({ ...good.event, status: 'done', finishedAt: 7 })).toBe('record 1 (event): a done event has no error (a success clears it); its last failure is lastError');
+    expect(refused({ ...good.event, status: 'dead', finishedAt: 7, error: null })).toBe('record 1 (event): a dead event needs the error it died of');
     expect(refused({ ...good.approval, answer: null })).toBe('record 1 (approval): answer and answeredAt are both set or both null');
   });
 
@@ -235,8 +254,24 @@ describe('validateRecords', () => {
     const seen: unknown[] = [];
     await expect(async () => {
       for await (const record of validateRecords(stream(), MAX)) seen.push(record);
-    }).rejects.toThrow('record 2 (lease): gen must be a whole number >= 0, got -1');
+    }).rejects.toThrow('record 2 (lease): gen must be a whole number from 0 to 1125899906842624, got -1');
     expect(seen).toEqual([check(good.lease)]);
+  });
+
+  it('no claim above the lease: a claimGen past the lease gen is refused, the lease before or after its events or absent', async () => {
+    const all = async (records: unknown[]) => {
+      const out: unknown[] = [];
+      for await (const record of validateRecords(records, MAX)) out.push(record);
+      return out;
+    };
+    const running = (claimGen: number) => ({ ...good.event, claimGen });
+    expect(await all([good.lease, running(3), running(2)])).toHaveLength(3);
+    await expect(all([good.lease, running(2), running(4)])).rejects.toThrow(
+      "record 3 (event): claimGen 4 is above the lease's generation 3: a claim is made under the lease's generation, never above it",
+    );
+    await expect(all([running(2), running(5), good.lease])).rejects.toThrow("record 3 (lease): gen 3 is below the claimGen 5 of record 2");
+    await expect(all([good.tombstone, running(1)])).rejects.toThrow("record 2 (event): claimGen 1 is above the lease's generation 0 (the import has no lease record)");
+    await expect(all([good.lease, good.lease])).rejects.toThrow('record 2 (lease): a second lease record');
   });
 
   it('refuses what is not iterable', async () => {

@@ -108,9 +108,10 @@ describe('approvals (R8)', () => {
       expect(refusal(() => validateApprovalRequest(bad, MAX), 'invalid_argument')).toBe(`an approval request must be an object { id, expiresInMs, action }, got ${got}`);
     }
     expect(refusal(() => validateApprovalRequest({ id: '', expiresInMs: 1 }, MAX), 'invalid_argument')).toMatch(/^approval id must be/);
-    for (const bad of [0, -1, 1.5, '10', undefined]) {
-      expect(refusal(() => validateApprovalRequest({ id: 'a', expiresInMs: bad }, MAX), 'invalid_argument')).toMatch(/^expiresInMs must be a positive integer of milliseconds, got /);
+    for (const bad of [0, -1, 1.5, '10', undefined, 315_576_000_001, 2 ** 53 - 1]) {
+      expect(refusal(() => validateApprovalRequest({ id: 'a', expiresInMs: bad }, MAX), 'invalid_argument')).toMatch(/^expiresInMs must be a whole number of milliseconds from 1 to 315576000000 \(ten years\), got /);
     }
+    expect(validateApprovalRequest({ id: 'a', expiresInMs: 315_576_000_000 }, MAX).expiresInMs).toBe(315_576_000_000);
     expect(refusal(() => validateApprovalRequest({ id: 'a', expiresInMs: 1, action: 'x'.repeat(MAX) }, MAX), 'invalid_argument')).toMatch(/^action is \d+ bytes/);
   });
 

@@ -53,7 +53,13 @@ describe('timers (R7)', () => {
     expect(timer({ cron: '0 9 * * *', tz: 'Europe/Berlin' })).toMatchObject({ due: null, cron: '0 9 * * *', tz: 'Europe/Berlin', every: null });
     expect(timer({ cron: '0 9 * * *' })).toMatchObject({ due: null, tz: null });
     expect(refused({ due: 0, every: 1, cron: '* * * * *' })).toBe('timer "t": use either every or cron, not both');
-    for (const every of [0, -1, 1.5, '60000']) expect(refused({ due: 0, every })).toBe(`timer "t": every must be a positive integer of milliseconds, got ${typeof every === 'string' ? `"${every}"` : every}`);
+    for (const every of [0, -1, 1.5, '60000', 315_576_000_001, 2 ** 53 - 1]) {
+      expect(refused({ due: 0, every })).toBe(`timer "t": every must be a whole number of milliseconds from 1 to 315576000000 (ten years), got ${typeof every === 'string' ? `"${every}"` : every}`);
+    }
+    expect(timer({ due: 0, every: 315_576_000_000 })).toMatchObject({ every: 315_576_000_000 });
+    // A due in the year 10000 or later, or before -5999: refused (bounds.ts).
+    for (const due of [253_402_300_800_000, -253_402_300_800_000, 2 ** 53 - 1]) expect(refused({ due })).toMatch(/^timer "t": due must be within ±253402300799999 ms of the epoch/);
+    expect(timer({ due: 253_402_300_799_999 })).toMatchObject({ due: 253_402_300_799_999 });
   });
 
   it('refuses what would not be a timer, each saying what is wrong', () => {
@@ -262,9 +268,15 @@ describe('settings', () => {
       field: 'contacts.slack',
       message: 'settings contacts.slack contains the NUL character (\\u0000, at index 1), which cannot be stored as text',
     });
-    for (const [field, value] of [['gapMs', -1], ['gapMs', 0.5], ['dailyLimit', '3'], ['dailyLimit', null]] as const) {
-      expect(settingsRefusal({ outbox: { [field]: value } })).toEqual({ field: `outbox.${field}`, message: `settings outbox.${field} must be a whole number >= 0, got ${typeof value === 'string' ? `"${value}"` : value}` });
+    for (const [field, value] of [['gapMs', -1], ['gapMs', 0.5], ['gapMs', 315_576_000_001], ['gapMs', 2 ** 53 - 1]] as const) {
+      expect(settingsRefusal({ outbox: { [field]: value } })).toEqual({ field: `outbox.${field}`, message: `settings outbox.${field} must be a whole number from 0 to 315576000000, got ${value}` });
     }
+    for (const [field, value] of [['dailyLimit', '3'], ['dailyLimit', null], ['dailyLimit', 1_000_000_001]] as const) {
+      expect(settingsRefusal({ outbox: { [field]: value } })).toEqual({ field: `outbox.${field}`, message: `settings outbox.${field} must be a whole number from 0 to 1000000000, got ${typeof value === 'string' ? `"${value}"` : value}` });
+    }
+    expect(validateSettings({ outbox: { gapMs: 315_576_000_000, dailyLimit: 1_000_000_000 }, wake: { debounceMs: 315_576_000_000, maxWaitMs: 315_576_000_000 } }).gapMs).toBe(315_576_000_000);
+    expect(settingsRefusal({ wake: { debounceMs: 315_576_000_001 } }).field).toBe('wake.debounceMs');
+    expect(settingsRefusal({ wake: { debounceMs: 5, maxWaitMs: 315_576_000_001 } }).field).toBe('wake.maxWaitMs');
     expect(settingsRefusal({ wake: { debounceMs: -1 } }).field).toBe('wake.debounceMs');
     expect(settingsRefusal({ wake: { debounceMs: 5, maxWaitMs: -1 } }).field).toBe('wake.maxWaitMs');
     expect(settingsRefusal({ wake: { maxWaitMs: 5 } })).toEqual({ field: 'wake.maxWaitMs', message: 'settings wake.maxWaitMs caps a debounce: set wake.debounceMs with it' });

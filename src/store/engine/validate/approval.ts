@@ -1,6 +1,7 @@
 /** R8's input: an approval request, its id and its answer. */
 import { VigilError } from '../../../errors.js';
 import type { ApprovalAnswer, ApprovalRequest } from '../../contract.js';
+import { MAX_DURATION_MS } from './bounds.js';
 import { toJson } from './json.js';
 import { checkKey, describe, objectInput } from './text.js';
 
@@ -13,8 +14,9 @@ export interface CheckedApproval {
 export function validateApprovalRequest(request: unknown, maxBytes: number): CheckedApproval {
   const { id, expiresInMs, action } = objectInput<ApprovalRequest>(request, 'invalid_argument', 'an approval request must be an object { id, expiresInMs, action }');
   const checkedId = validateApprovalId(id);
-  if (typeof expiresInMs !== 'number' || !Number.isSafeInteger(expiresInMs) || expiresInMs <= 0) {
-    throw new VigilError('invalid_argument', `expiresInMs must be a positive integer of milliseconds, got ${describe(expiresInMs)}`);
+  // Bounded (bounds.ts), so now + expiresInMs is always a date.
+  if (typeof expiresInMs !== 'number' || !Number.isSafeInteger(expiresInMs) || expiresInMs <= 0 || expiresInMs > MAX_DURATION_MS) {
+    throw new VigilError('invalid_argument', `expiresInMs must be a whole number of milliseconds from 1 to ${MAX_DURATION_MS} (ten years), got ${describe(expiresInMs)}`, { field: 'expiresInMs' });
   }
   const actionJson = toJson('invalid_argument', 'action', action === undefined ? null : action, maxBytes);
   return { id: checkedId, expiresInMs, actionJson };

@@ -3,13 +3,19 @@
  * the rules its row was written under, so an import can never store what
  * the API would have refused, and serialised once, as the stores keep it.
  * A bad record names itself (its position and type) and the import writes
- * nothing.
+ * nothing. Beyond each field's type and bound (bounds.ts), a record must
+ * be a state the API can produce: an event's status with exactly the
+ * fields that status has, and no claim by a generation the lease never
+ * reached. An import of `running` under a claim above the lease stayed
+ * running for good (each takeover saw a claim newer than its own), and a
+ * lease of 2^53-1 let the agent run, then refused its finish.
  */
 import { VigilError } from '../../../errors.js';
 import type { EventStatus, InboxRecord } from '../../contract.js';
 import { OUTBOX_FAILURE_KINDS as FAILURE_KINDS, type OutboxFailureKind } from '../../contract/outbox.js';
 import { validateMemoryKey, validateMemoryValue } from './agent-state.js';
 import { validateApprovalId } from './approval.js';
+import { checkBounded, checkInstant, MAX_COUNT, MAX_GENERATION } from './bounds.js';
 import { toJson } from './json.js';
 import { validateOperatorAction, type CheckedAction } from './operator.js';
 import { validateSettings, type CheckedSettings } from './settings.js';
@@ -42,10 +48,50 @@ export async function* validateRecords(
     throw new VigilError('invalid_argument', `importInbox takes an iterable of exported records, got ${describe(records)}`);
   }
   let n = 0;
+  const claims = new ClaimsUnderLease();
   for await (const record of records) {
     n++;
-    yield validateRecord(record, n, maxPayloadBytes);
+    const checked = validateRecord(record, n, maxPayloadBytes);
+    claims.see(checked, n);
+    yield checked;
   }
+  claims.end();
+}
+
+/**
+ * R3 across records: every event's claimGen is a generation the lease
+ * reached, so at most the lease record's gen (0 without one). Checked in
+ * either order, so a hand-made file with the lease after its events is
+ * judged as an export is; a breach names the record that makes it one.
+ */
+class ClaimsUnderLease {
+  private leaseGen: number | null = null;
+  private highest: { gen: number; n: number } | null = null;
+
+  see(record: CheckedRecord, n: number): void {
+    if (record.type === 'lease') {
+      if (this.leaseGen !== null) throw atRecord(n, 'lease', 'a second lease record (an inbox has one lease)');
+      if (this.highest !== null && this.highest.gen > record.gen) {
+        throw atRecord(n, 'lease', `gen ${record.gen} is below the claimGen ${this.highest.gen} of record ${this.highest.n}: a claim is made under the lease's generation, never above it`);
+      }
+      this.leaseGen = record.gen;
+    } else if (record.type === 'event' && record.claimGen !== null) {
+      if (this.leaseGen !== null && record.claimGen > this.leaseGen) {
+        throw atRecord(n, 'event', `claimGen ${record.claimGen} is above the lease's generation ${this.leaseGen}: a claim is made under the lease's generation, never above it`);
+      }
+      if (this.highest === null || record.claimGen > this.highest.gen) this.highest = { gen: record.claimGen, n };
+    }
+  }
+
+  end(): void {
+    if (this.leaseGen === null && this.highest !== null) {
+      throw atRecord(this.highest.n, 'event', `claimGen ${this.highest.gen} is above the lease's generation 0 (the import has no lease record): a claim is made under the lease's generation, never above it`);
+    }
+  }
+}
+
+function atRecord(n: number, type: string, problem: string): VigilError {
+  return new VigilError('invalid_argument', `record ${n} (${type}): ${problem}`);
 }
 
 export function validateRecord(record: unknown, n: number, maxPayloadBytes: number): CheckedRecord {
@@ -56,7 +102,7 @@ export function validateRecord(record: unknown, n: number, maxPayloadBytes: numb
   } catch (error) {
     if (!(error instanceof VigilError)) throw error;
     const what = typeof type === 'string' ? ` (${type.slice(0, 40)})` : '';
-    throw new VigilError('invalid_argument', `record ${n}${what}: ${error.message}`);
+    throw new VigilError('invalid_argument', `record ${n}${what}: ${error.message}`, { cause: error });
   }
 }
 
@@ -65,7 +111,7 @@ function checkRecord(r: Fields, maxPayloadBytes: number): CheckedRecord {
     case 'settings':
       return { type: 'settings', settings: validateSettings(r.settings) };
     case 'lease':
-      return { type: 'lease', gen: count('gen', r.gen) };
+      return { type: 'lease', gen: checkBounded('invalid_argument', 'gen', r.gen, 0, MAX_GENERATION) };
     case 'pacing':
       return {
         type: 'pacing',
@@ -124,24 +170,43 @@ function event(r: Fields, maxPayloadBytes: number): CheckedRecord {
   const status = r.status as EventStatus;
   if (!STATUSES.includes(status)) throw bad(`status must be one of ${STATUSES.join(', ')}, got ${describe(r.status)}`);
   const finishedAt = timeOrNull('finishedAt', r.finishedAt);
-  const claimGen = countOrNull('claimGen', r.claimGen);
-  // What the rules read of a row in each status: prune reads a finished one's time, a claim a running one's generation.
-  if ((status === 'done' || status === 'dead') && finishedAt === null) throw bad(`a ${status} event needs its finishedAt`);
-  if (status === 'running' && claimGen === null) throw bad('a running event needs the claimGen that claimed it');
+  const claimGen = r.claimGen === null ? null : checkBounded('invalid_argument', 'claimGen', r.claimGen, 1, MAX_GENERATION);
+  const lastClaimAt = timeOrNull('lastClaimAt', r.lastClaimAt);
+  const attempts = count('attempts', r.attempts);
+  const error = textOrNull('error', r.error);
+  checkEventState(status, { finishedAt, claimGen, lastClaimAt, attempts, error });
   return {
     type: 'event',
     source: r.source,
     sourceId: r.sourceId,
     payloadJson: toJson('invalid_argument', 'payload', r.payload === undefined ? null : r.payload, maxPayloadBytes),
     status,
-    attempts: count('attempts', r.attempts),
-    error: textOrNull('error', r.error),
+    attempts,
+    error,
     lastError: textOrNull('lastError', r.lastError),
     receivedAt: time('receivedAt', r.receivedAt),
     finishedAt,
     claimGen,
-    lastClaimAt: timeOrNull('lastClaimAt', r.lastClaimAt),
+    lastClaimAt,
   };
+}
+
+/**
+ * The fields each status has, as the API writes them (R4-R6): a claim sets
+ * claimGen, lastClaimAt and one more attempt together, a redrive clears all
+ * three; a finish sets finishedAt; done clears the error, dead records one.
+ */
+function checkEventState(
+  status: EventStatus,
+  f: { finishedAt: number | null; claimGen: number | null; lastClaimAt: number | null; attempts: number; error: string | null },
+): void {
+  if ((status === 'done' || status === 'dead') && f.finishedAt === null) throw bad(`a ${status} event needs its finishedAt`);
+  if ((status === 'pending' || status === 'running') && f.finishedAt !== null) throw bad(`a ${status} event has no finishedAt (it has not finished), got ${f.finishedAt}`);
+  if (status === 'running' && f.claimGen === null) throw bad('a running event needs the claimGen that claimed it');
+  if ((f.claimGen === null) !== (f.lastClaimAt === null)) throw bad('claimGen and lastClaimAt are both set (by a claim) or both null');
+  if ((f.claimGen === null) !== (f.attempts === 0)) throw bad(`attempts ${f.attempts} with claimGen ${String(f.claimGen)}: each attempt is a claim, so an event claimed has attempts >= 1 and one never claimed 0`);
+  if (status === 'done' && f.error !== null) throw bad('a done event has no error (a success clears it); its last failure is lastError');
+  if (status === 'dead' && f.error === null) throw bad('a dead event needs the error it died of');
 }
 
 function message(r: Fields): CheckedRecord {
@@ -185,8 +250,7 @@ function textOrNull(name: string, value: unknown): string | null {
 }
 
 function time(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw bad(`${name} must be integer milliseconds, got ${describe(value)}`);
-  return value;
+  return checkInstant('invalid_argument', name, value);
 }
 
 function timeOrNull(name: string, value: unknown): number | null {
@@ -194,8 +258,7 @@ function timeOrNull(name: string, value: unknown): number | null {
 }
 
 function count(name: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw bad(`${name} must be a whole number >= 0, got ${describe(value)}`);
-  return value;
+  return checkBounded('invalid_argument', name, value, 0, MAX_COUNT);
 }
 
 function countOrNull(name: string, value: unknown): number | null {

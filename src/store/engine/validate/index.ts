@@ -1,5 +1,6 @@
 /** The engine's input rules, one module per rule; each throws a VigilError before anything is written. */
 export * from './text.js';
+export * from './bounds.js';
 export * from './json.js';
 export * from './ids.js';
 export * from './event.js';

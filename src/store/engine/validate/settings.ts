@@ -7,6 +7,7 @@
  */
 import { VigilError } from '../../../errors.js';
 import type { InboxSettings, QuietHours } from '../../contract.js';
+import { MAX_COUNT, MAX_DURATION_MS } from './bounds.js';
 import { checkStorable, describe } from './text.js';
 import { isTimeZone } from './timer.js';
 
@@ -59,16 +60,16 @@ export function validateSettings(value: unknown): CheckedSettings {
   if (root.outbox !== undefined) {
     const outbox = object('outbox', root.outbox, ['gapMs', 'quietHours', 'dailyLimit']);
     settings.outbox = {};
-    if (outbox.gapMs !== undefined) settings.outbox.gapMs = count('outbox.gapMs', outbox.gapMs);
+    if (outbox.gapMs !== undefined) settings.outbox.gapMs = count('outbox.gapMs', outbox.gapMs, MAX_DURATION_MS);
     if (outbox.quietHours !== undefined) settings.outbox.quietHours = quietHours(outbox.quietHours);
-    if (outbox.dailyLimit !== undefined) settings.outbox.dailyLimit = count('outbox.dailyLimit', outbox.dailyLimit);
+    if (outbox.dailyLimit !== undefined) settings.outbox.dailyLimit = count('outbox.dailyLimit', outbox.dailyLimit, MAX_COUNT);
   }
   if (root.wake !== undefined) {
     const wake = object('wake', root.wake, ['debounceMs', 'maxWaitMs']);
     settings.wake = {};
-    if (wake.debounceMs !== undefined) settings.wake.debounceMs = count('wake.debounceMs', wake.debounceMs);
+    if (wake.debounceMs !== undefined) settings.wake.debounceMs = count('wake.debounceMs', wake.debounceMs, MAX_DURATION_MS);
     if (wake.maxWaitMs !== undefined) {
-      const maxWaitMs = count('wake.maxWaitMs', wake.maxWaitMs);
+      const maxWaitMs = count('wake.maxWaitMs', wake.maxWaitMs, MAX_DURATION_MS);
       if (settings.wake.debounceMs === undefined) throw invalid('wake.maxWaitMs', 'caps a debounce: set wake.debounceMs with it');
       if (maxWaitMs < settings.wake.debounceMs) throw invalid('wake.maxWaitMs', `must be at least wake.debounceMs (${settings.wake.debounceMs}), got ${maxWaitMs}`);
       settings.wake.maxWaitMs = maxWaitMs;
@@ -108,9 +109,10 @@ function object(field: string, value: unknown, allowed: readonly string[] | null
   return value;
 }
 
-function count(field: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw invalid(field, `must be a whole number >= 0, got ${describe(value)}`);
+/** A whole number from 0 to `max` (bounds.ts: a gap or debounce of 2^53-1 ms put the next send past the date range). */
+function count(field: string, value: unknown, max: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > max) {
+    throw invalid(field, `must be a whole number from 0 to ${max}, got ${describe(value)}`);
   }
   return value;
 }

@@ -3,7 +3,8 @@ import { Cron } from 'croner';
 import { VigilError } from '../../../errors.js';
 import type { MissedPolicy, TimerSpec } from '../../contract.js';
 import { toJson } from './json.js';
-import { checkKey, describe, validateTime } from './text.js';
+import { checkInstant, MAX_DURATION_MS } from './bounds.js';
+import { checkKey, describe } from './text.js';
 
 /** Short enough that the event key `<id>@<scheduledFor>` stays within 256 characters. */
 export const MAX_TIMER_ID_LENGTH = 200;
@@ -32,15 +33,16 @@ export function validateTimer(timer: unknown, maxPayloadBytes: number): CheckedT
   const tz = spec.tz ?? null;
   const missed = spec.missed ?? 'coalesce';
   if (every !== null && cron !== null) fail('use either every or cron, not both');
-  if (every !== null && (typeof every !== 'number' || !Number.isSafeInteger(every) || every <= 0)) {
-    fail(`every must be a positive integer of milliseconds, got ${describe(every)}`);
+  // Bounded (bounds.ts): an `every` of 2^53-1 fired once, then its next due was past the date range.
+  if (every !== null && (typeof every !== 'number' || !Number.isSafeInteger(every) || every <= 0 || every > MAX_DURATION_MS)) {
+    fail(`every must be a whole number of milliseconds from 1 to ${MAX_DURATION_MS} (ten years), got ${describe(every)}`);
   }
   if (tz !== null && cron === null) fail('tz applies to cron timers only');
   if (cron !== null) checkCron(cron, tz, fail);
   if (missed !== 'coalesce' && missed !== 'each') fail(`missed must be 'coalesce' or 'each', got ${describe(missed)}`);
   let due: number | null = null;
   if (spec.due !== undefined) {
-    due = validateTime(`timer ${JSON.stringify(spec.id)}: due`, spec.due, 'invalid_timer');
+    due = checkInstant('invalid_timer', `timer ${JSON.stringify(spec.id)}: due`, spec.due);
   } else if (cron === null) {
     fail('due is required unless the timer has a cron pattern');
   }
