@@ -6,6 +6,7 @@
  */
 import type { DeadEvent } from '../events.js';
 import type { DueTimer } from './engine/port.js';
+import { isReadableInstant } from './engine/validate/bounds.js';
 import type {
   ActivityBucket,
   ApprovalRow,
@@ -149,9 +150,20 @@ export interface SummaryRecord {
   next_timer_at: number | null;
   outbox_held: number;
   approvals_pending: number;
+  /** The lease's generation even when no one holds it (PostgreSQL's row has it). */
+  gen?: number | null;
 }
 
+/**
+ * One inbox's row of the overview, or an unreadable one when a value in it
+ * is one no rule could have written (engine/validate/bounds.ts): a time
+ * outside the date range, an integer past 2^53. Such a row (an older
+ * version's, or one written by hand) made the whole overview a 500; now it
+ * is that inbox's red row and the rest of the page reads.
+ */
 export function toSummary(id: string, row: SummaryRecord, lease: LeaseInfo | null, readySince: number | null): InboxSummary {
+  const bad = outOfRange(row, lease, readySince);
+  if (bad !== null) return unreadableSummary(id, `a stored value is out of range (${bad}): written by an older version or by hand; export, fix and import the inbox, or delete it`);
   return {
     id,
     events: { pending: row.pending, running: row.running, done: row.done, dead: row.dead },
@@ -162,6 +174,28 @@ export function toSummary(id: string, row: SummaryRecord, lease: LeaseInfo | nul
     readySince,
     unreadable: null,
   };
+}
+
+function outOfRange(row: SummaryRecord, lease: LeaseInfo | null, readySince: number | null): string | null {
+  const integers: [string, unknown][] = [
+    ['pending', row.pending],
+    ['running', row.running],
+    ['done', row.done],
+    ['dead', row.dead],
+    ['outboxHeld', row.outbox_held],
+    ['approvalsPending', row.approvals_pending],
+  ];
+  for (const [name, value] of integers) if (!Number.isSafeInteger(value)) return `${name} ${String(value)}`;
+  // At 2^53-1 the next takeover's gen + 1 leaves the safe integers: the inbox could never finish a run again.
+  const gen = lease?.gen ?? row.gen ?? null;
+  if (gen !== null && !(Number.isSafeInteger(gen) && gen < Number.MAX_SAFE_INTEGER)) return `lease.gen ${String(gen)}`;
+  const times: [string, unknown][] = [
+    ['nextTimerAt', row.next_timer_at],
+    ['lease.until', lease?.until ?? null],
+    ['readySince', readySince],
+  ];
+  for (const [name, value] of times) if (value !== null && !isReadableInstant(value)) return `${name} ${String(value)}`;
+  return null;
 }
 
 /** A summary of an inbox listed but never written (or whose file is gone). */

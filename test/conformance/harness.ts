@@ -19,7 +19,17 @@ export interface OpenedStore {
   store: Store;
   /** Opens a second, independent handle on the same data (another process or machine's view). */
   reopen(options?: StoreOptions): Promise<Store>;
+  /**
+   * Writes `value` (an integer's decimal text, up to 2^63-1) straight into
+   * one column of an inbox's rows by SQL, as an older version or a hand edit
+   * could: no rule checks it. For the reads that must survive a row out of
+   * range.
+   */
+  rawWrite(inboxId: string, column: RawColumn, value: string): Promise<void>;
 }
+
+/** The columns rawWrite can set, named alike on every backend. */
+export type RawColumn = 'lease.gen' | 'timers.due';
 
 /** The article's start time: 1,000,000 seconds after the epoch. */
 export const T0 = 1_000_000_000;
@@ -28,6 +38,7 @@ export interface Fixture {
   clock: FakeClock;
   store: Store;
   reopen(options?: StoreOptions): Promise<Store>;
+  rawWrite: OpenedStore['rawWrite'];
 }
 
 /**
@@ -41,11 +52,12 @@ export function useStore(target: StoreTarget): (options?: StoreOptions) => Promi
   });
   return async (options = {}) => {
     const clock = createFakeClock(T0);
-    const { store, reopen } = await target.open({ clock: clock.now, ...options });
+    const { store, reopen, rawWrite } = await target.open({ clock: clock.now, ...options });
     opened.push(store);
     return {
       clock,
       store,
+      rawWrite,
       async reopen(more = {}) {
         const other = await reopen({ clock: clock.now, ...options, ...more });
         opened.push(other);

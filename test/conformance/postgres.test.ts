@@ -14,6 +14,11 @@ const postgres: StoreTarget = {
     return {
       store: await openStore(db.url, { ...options, schema }),
       reopen: (more) => openStore(db.url, { ...options, ...more, schema }),
+      async rawWrite(inboxId, column, value) {
+        // The lease is kept on the inbox's own row here.
+        const [table, name] = column === 'lease.gen' ? ['inboxes', 'gen'] : (column.split('.') as [string, string]);
+        await db.query(`UPDATE ${schema}.${table} SET ${name} = $1::bigint WHERE inbox_id = $2`, [value, inboxId]);
+      },
     };
   },
 };

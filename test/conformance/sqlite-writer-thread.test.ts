@@ -14,6 +14,7 @@ import { afterAll, expect, it } from 'vitest';
 import { createFakeClock, openStore } from '../../src/index.js';
 import { sqliteBackendOf } from '../../src/store/sqlite/sqlite-store.js';
 import type { StoreTarget } from './harness.js';
+import { sqliteRawWrite } from './sqlite-raw-write.js';
 import { runStoreConformance } from './suite.js';
 
 const dirs: string[] = [];
@@ -30,6 +31,7 @@ const threaded: StoreTarget = {
     return {
       store: await openStore(`sqlite:${dir}`, { ...options, writerThread: true }),
       reopen: (more) => openStore(`sqlite:${dir}`, { ...options, writerThread: true, ...more }),
+      rawWrite: sqliteRawWrite(dir),
     };
   },
 };

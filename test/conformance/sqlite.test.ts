@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { openStore } from '../../src/index.js';
 import type { StoreTarget } from './harness.js';
+import { sqliteRawWrite } from './sqlite-raw-write.js';
 import { runStoreConformance } from './suite.js';
 
 const dirs: string[] = [];
@@ -20,6 +21,7 @@ const sqlite: StoreTarget = {
     return {
       store: await openStore(`sqlite:${dir}`, options),
       reopen: (more) => openStore(`sqlite:${dir}`, { ...options, ...more }),
+      rawWrite: sqliteRawWrite(dir),
     };
   },
 };

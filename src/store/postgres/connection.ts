@@ -72,6 +72,18 @@ function typeParsers(): pg.CustomTypesConfig {
   return types;
 }
 
+/**
+ * For the overview alone (listInboxes): bigints as numbers even past 2^53,
+ * so one inbox's row out of range (written by an older version, or by hand)
+ * is that inbox's unreadable row (rows.ts, toSummary) instead of a failed
+ * page for every inbox. Every other read keeps the strict parser.
+ */
+export const OVERVIEW_TYPES: pg.CustomTypesConfig = (() => {
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(pg.types.builtins.INT8, (text: string) => Number(text));
+  return types;
+})();
+
 export function createPool(connection: Connection): pg.Pool {
   // Pipelined: a query is sent while the one before it is still running, so
   // a BEGIN and the statement after it cost one round trip, not two. Every

@@ -14,7 +14,7 @@ import type { CheckedInboxListQuery, CheckedRecord } from '../engine/validate/in
 import { toSummary, type SummaryRecord } from '../rows.js';
 import { resolveOptions, type ResolvedOptions } from '../options.js';
 import { LIST_INBOXES } from './dashboard.js';
-import { commitThenWake, createPool, DB_NOW_MS, inOneWrite, parseConnection, wakeQuery, type Connection } from './connection.js';
+import { commitThenWake, createPool, DB_NOW_MS, inOneWrite, OVERVIEW_TYPES, parseConnection, wakeQuery, type Connection } from './connection.js';
 import { translate } from './errors.js';
 import type { Statement } from './call.js';
 import { besideWriters, inboxTransaction, withClient, type InboxTx } from './inbox-tx.js';
@@ -88,10 +88,10 @@ export class PostgresStore implements StorePort, InboxBackend {
   }
 
   /** One statement on a pooled connection: its own transaction, one snapshot. */
-  async query<T extends object>(sql: string, params: unknown[]): Promise<T[]> {
+  async query<T extends object>(sql: string, params: unknown[], types?: pg.CustomTypesConfig): Promise<T[]> {
     this.assertOpen();
     try {
-      return (await this.pool.query<T>(sql, params)).rows;
+      return (await this.pool.query<T>(types === undefined ? { text: sql, values: params } : { text: sql, values: params, types })).rows;
     } catch (error) {
       throw translate(error);
     }
@@ -178,7 +178,8 @@ export class PostgresStore implements StorePort, InboxBackend {
   /** One statement: the page's summaries, the counts over all pages, and now (dashboard.ts). */
   async listInboxes({ search, after, limit, attention, stuckAfterMs }: CheckedInboxListQuery): Promise<InboxList> {
     this.assertOpen();
-    const rows = await this.query<InboxPageRow>(LIST_INBOXES, [this.appNow(), stuckAfterMs, search, attention, after ?? '', limit + 1]);
+    // Lenient bigints: one inbox's row out of range is its own unreadable summary, not a failed page (toSummary).
+    const rows = await this.query<InboxPageRow>(LIST_INBOXES, [this.appNow(), stuckAfterMs, search, attention, after ?? '', limit + 1], OVERVIEW_TYPES);
     const head = rows[0]!;
     const page = rows.filter((row) => row.inbox_id !== null);
     const listed = page.slice(0, limit);
