@@ -1,5 +1,6 @@
 /** How the dashboard writes times and amounts: relative to the store's now, exact on hover. */
 import { html, type Html } from '../http/html.js';
+import { isReadableInstant } from '../store/index.js';
 
 const UNITS: [string, number][] = [
   ['d', 86_400_000],
@@ -25,9 +26,15 @@ export function duration(ms: number): string {
   return parts.join(' ');
 }
 
+/** A time no rule could have stored (an older version's row, or one written by hand): said, not thrown on. */
+function outOfRange(at: number): Html {
+  return html`<span class="alert">out of range (${String(at)})</span>`;
+}
+
 /** A `<time>` saying "in 5m" or "2h ago", with the exact UTC time on hover. */
 export function when(at: number | null, now: number): Html {
   if (at === null) return html`<span class="muted">—</span>`;
+  if (!isReadableInstant(at)) return outOfRange(at);
   const iso = new Date(at).toISOString();
   const text = at === now ? 'now' : at > now ? `in ${duration(at - now)}` : `${duration(now - at)} ago`;
   return html`<time datetime="${iso}" title="${iso}">${text}</time>`;
@@ -35,6 +42,7 @@ export function when(at: number | null, now: number): Html {
 
 export function isoTime(at: number | null): Html {
   if (at === null) return html`<span class="muted">—</span>`;
+  if (!isReadableInstant(at)) return outOfRange(at);
   const iso = new Date(at).toISOString();
   return html`<time datetime="${iso}">${iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>`;
 }

@@ -15,6 +15,7 @@ export { quietState, type QuietState } from './pacing.js';
 export {
   BOUNDS,
   CHANNEL_NAME_PATTERN,
+  isReadableInstant,
   INBOX_ID_PATTERN,
   MEMORY_LIMITS,
   storableText,

@@ -4,6 +4,7 @@
  * (0 ok, 1 failure, 2 usage or config error).
  */
 import { writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock, openStore } from '../../src/index.js';
@@ -277,6 +278,22 @@ describe('timers, migrate, demo', () => {
 
     expect((await harness.cli(['timer', 'remove', 'alice', 'poll', ...flag])).code).toBe(0);
     expect((await harness.cli(['timer', 'remove', 'alice', 'poll', ...flag])).code).toBe(1);
+  });
+
+  it("a row out of range: timer add refuses one, and timers and status still read one an older version wrote", async () => {
+    const { dir, flag } = storeDir();
+    // Issue 49, finding 1: an every of 2^53-1 is refused now (exit 2, invalid_timer)...
+    const refused = await harness.cli(['timer', 'add', 'bob', 'huge', '--every', '9007199254740991', '--due', '2031-01-02T03:04:05Z', ...flag]);
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('every must be a whole number of milliseconds from 1 to 315576000000')]);
+    // ...but a row an older version wrote (here by SQL) must not end the listing with "Invalid time value".
+    for (const inbox of ['alice', 'bob']) expect((await harness.cli(['timer', 'add', inbox, 'poll', '--every', '1h', ...flag])).code).toBe(0);
+    const file = new Database(join(dir, 'bob.db'));
+    file.prepare("UPDATE timers SET due = CAST('9223372036854775807' AS INTEGER)").run();
+    file.close();
+    const timers = await harness.cli(['timers', 'bob', ...flag]);
+    expect([timers.code, timers.stdout]).toEqual([0, expect.stringMatching(/^poll +out of range \(9223372036854776000\) +every 3600000 ms/m)]);
+    const status = await harness.cli(['status', ...flag]);
+    expect([status.code, status.stdout]).toEqual([0, expect.stringMatching(/^alice +0 +0 +0 +0 [^\n]*\nbob +0 +0 +0 +0 /m)]);
   });
 
   it('migrate opens every inbox file and prints the schema version', async () => {

@@ -182,6 +182,11 @@ describe('GET and PATCH /inboxes/:inbox/settings', () => {
   it.each([
     ['an unknown time zone', JSON.stringify({ outbox: { quietHours: { from: '22:00', to: '07:00', timeZone: 'Nowhere/Land' } } }), 'outbox.quietHours.timeZone'],
     ['a negative gap', JSON.stringify({ outbox: { gapMs: -1 } }), 'outbox.gapMs'],
+    // Issue 49, finding 1: accepted, this gap put the next paced send past 2^53 and broke every read of the row.
+    ['a gap of 2^53-1 ms', '{"outbox":{"gapMs":9007199254740991}}', 'outbox.gapMs'],
+    ['a gap of ten years and a millisecond', JSON.stringify({ outbox: { gapMs: 315_576_000_001 } }), 'outbox.gapMs'],
+    ['a debounce of 2^53-1 ms', '{"wake":{"debounceMs":9007199254740991}}', 'wake.debounceMs'],
+    ['a daily limit of 2^53-1', '{"outbox":{"dailyLimit":9007199254740991}}', 'outbox.dailyLimit'],
     ['an unknown key', JSON.stringify({ pace: 1 }), 'pace'],
   ])('%s is 400 invalid_settings naming the field, and nothing changes', async (_what, body, field) => {
     const t = await apps.make();

@@ -5,12 +5,13 @@
  * and approve are recorded in the inbox as the dashboard's actions are.
  */
 import { Command, Option } from 'commander';
+import { isVigilError } from '../../errors.js';
 import type { EventRow, EventStatus, InboxStats, LeaseInfo } from '../../store/contract.js';
 import { answerResult, cliActor, redriveResult } from '../../runtime/operator-actions.js';
 import { CommandFailed, UsageError } from '../exit-codes.js';
 import { inboxCommand, onStore, withStore, withStoreFlags, type StoreFlags } from '../open-cli-store.js';
 import { parseJson, parsePositiveInt } from '../parse.js';
-import { print, printJson, table } from '../print.js';
+import { isoTime, print, printJson, table } from '../print.js';
 
 export function ingestCommand(): Command {
   return inboxCommand('ingest', 'store one event in an inbox (a duplicate (source, sourceId) stores nothing)')
@@ -31,30 +32,53 @@ export function statusCommand(): Command {
     .option('--json', 'print JSON')
     .action(
       onStore(async (store, inboxId: string | undefined, flags: StoreFlags & { json?: boolean }) => {
-        const ids = inboxId === undefined ? await store.inboxes() : [inboxId];
-        const rows: { inbox: string; stats: InboxStats }[] = [];
-        for (const id of ids) rows.push({ inbox: id, stats: await store.inbox(id).stats() });
-        if (flags.json === true) return printJson(inboxId === undefined ? rows : rows[0]!.stats);
-        if (rows.length === 0) return print('no inboxes yet');
+        if (inboxId !== undefined) {
+          const stats = await store.inbox(inboxId).stats();
+          if (flags.json === true) return printJson(stats);
+          return statusTable([{ inbox: inboxId, stats }], (await store.nextWake()).now);
+        }
+        // Every inbox: one that cannot be read (a corrupt file, a row out of range) is a row saying so, and the rest are listed.
+        const rows: StatusRow[] = [];
+        for (const id of await store.inboxes()) {
+          try {
+            rows.push({ inbox: id, stats: await store.inbox(id).stats() });
+          } catch (error) {
+            if (isVigilError(error, 'store_closed') || isVigilError(error, 'store_unavailable')) throw error;
+            rows.push({ inbox: id, unreadable: error instanceof Error ? error.message : String(error) });
+          }
+        }
+        if (flags.json === true) printJson(rows);
+        else if (rows.length === 0) return print('no inboxes yet');
         // The store's now (the database's clock on PostgreSQL): a lease is held until then, whatever this machine's clock says.
-        const { now } = await store.nextWake();
-        table(
-          ['inbox', 'pending', 'running', 'done', 'dead', 'held', 'sent', 'timers', 'approvals', 'lease'],
-          rows.map(({ inbox, stats }) => [
-            inbox,
-            stats.events.pending,
-            stats.events.running,
-            stats.events.done,
-            stats.events.dead,
-            stats.outbox.held,
-            stats.outbox.sent,
-            stats.timers,
-            stats.approvalsPending,
-            leaseCell(stats.lease, now),
-          ]),
-        );
+        else statusTable(rows, (await store.nextWake()).now);
+        const unreadable = rows.filter((row) => 'unreadable' in row).length;
+        if (unreadable > 0) throw new CommandFailed(`${unreadable} of ${rows.length} inboxes could not be read (listed above)`);
       }),
     );
+}
+
+type StatusRow = { inbox: string; stats: InboxStats } | { inbox: string; unreadable: string };
+
+function statusTable(rows: StatusRow[], now: number): void {
+  table(
+    ['inbox', 'pending', 'running', 'done', 'dead', 'held', 'sent', 'timers', 'approvals', 'lease'],
+    rows.map((row) => {
+      if ('unreadable' in row) return [row.inbox, `unreadable: ${row.unreadable}`];
+      const { inbox, stats } = row;
+      return [
+        inbox,
+        stats.events.pending,
+        stats.events.running,
+        stats.events.done,
+        stats.events.dead,
+        stats.outbox.held,
+        stats.outbox.sent,
+        stats.timers,
+        stats.approvalsPending,
+        leaseCell(stats.lease, now),
+      ];
+    }),
+  );
 }
 
 /**
@@ -64,7 +88,7 @@ export function statusCommand(): Command {
  */
 export function leaseCell(lease: LeaseInfo | null, now: number): string {
   if (lease === null) return '-';
-  const until = new Date(lease.until).toISOString();
+  const until = isoTime(lease.until);
   return lease.until < now ? `expired (last: ${lease.holder} gen ${lease.gen}, until ${until})` : `${lease.holder} gen ${lease.gen} until ${until}`;
 }
 
@@ -88,7 +112,7 @@ export function eventsCommand(): Command {
 function eventRow(event: EventRow): (string | number)[] {
   const error = event.error ?? '';
   const detail = event.lastError !== null && event.lastError !== error ? `${error} (last: ${event.lastError})` : error;
-  return [event.id, event.status, event.attempts, event.source, event.sourceId, new Date(event.receivedAt).toISOString(), detail];
+  return [event.id, event.status, event.attempts, event.source, event.sourceId, isoTime(event.receivedAt), detail];
 }
 
 export function redriveCommand(): Command {

@@ -4,7 +4,7 @@ import type { MissedPolicy, TimerRow, TimerSpec } from '../../store/contract.js'
 import { CommandFailed, UsageError } from '../exit-codes.js';
 import { inboxCommand, onStore, type StoreFlags } from '../open-cli-store.js';
 import { parseDuration, parseJson, parseTime } from '../parse.js';
-import { print, printJson, table } from '../print.js';
+import { isoTime, print, printJson, table } from '../print.js';
 
 export function timersCommand(): Command {
   return inboxCommand('timers', "list an inbox's timers with their next due time")
@@ -21,7 +21,7 @@ export function timersCommand(): Command {
 
 function timerRow(timer: TimerRow): (string | number)[] {
   const schedule = timer.cron !== null ? `cron ${timer.cron}${timer.tz === null ? '' : ` (${timer.tz})`}` : timer.every !== null ? `every ${timer.every} ms` : 'once';
-  return [timer.id, new Date(timer.due).toISOString(), schedule, timer.missed, timer.done ? 'done' : 'active', timer.lastSkipped ?? '-'];
+  return [timer.id, isoTime(timer.due), schedule, timer.missed, timer.done ? 'done' : 'active', timer.lastSkipped ?? '-'];
 }
 
 interface AddFlags extends StoreFlags {
@@ -50,7 +50,7 @@ export function timerCommand(): Command {
           const inbox = store.inbox(inboxId);
           await inbox.addTimer(spec);
           const row = (await inbox.timers()).find((t) => t.id === id);
-          print(`timer ${id} in ${inboxId}: next due ${row === undefined ? '?' : new Date(row.due).toISOString()}`);
+          print(`timer ${id} in ${inboxId}: next due ${row === undefined ? '?' : isoTime(row.due)}`);
         }),
       ),
   );
