@@ -191,10 +191,12 @@ function outOfRange(row: SummaryRecord, lease: LeaseInfo | null, readySince: num
   if (gen !== null && !(Number.isSafeInteger(gen) && gen < Number.MAX_SAFE_INTEGER)) return `lease.gen ${String(gen)}`;
   const times: [string, unknown][] = [
     ['nextTimerAt', row.next_timer_at],
-    ['lease.until', lease?.until ?? null],
     ['readySince', readySince],
   ];
   for (const [name, value] of times) if (value !== null && !isReadableInstant(value)) return `${name} ${String(value)}`;
+  // A lease in the past is shown as free, never as a date: SQLite's import writes one at -(2^53-1) on purpose.
+  const until = lease?.until ?? null;
+  if (until !== null && !(Number.isSafeInteger(until) && (until < 0 || isReadableInstant(until)))) return `lease.until ${String(until)}`;
   return null;
 }
 

@@ -9,7 +9,7 @@
 import { closeSync, fsyncSync, openSync, unlinkSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { VigilError } from '../../errors.js';
-import type { CheckedRecord } from '../engine/validate/index.js';
+import { MAX_TIME_MS, type CheckedRecord } from '../engine/validate/index.js';
 import { migrate, useIncrementalVacuum } from './migrate.js';
 import { translateSqliteError } from './sqlite-errors.js';
 
@@ -81,8 +81,10 @@ class RecordWriter {
            debounce_ms = excluded.debounce_ms, max_wait_ms = excluded.max_wait_ms`,
       ),
       // An expired lease of no worker: the next acquire takes over with gen + 1, past every claim the export held.
+      // Expired at the earliest time there is (bounds.ts), not at -(2^53-1): a running event's stalled wake is
+      // until + 1, which the overview shows as a date; at -(2^53-1) that was no date and the overview failed.
       lease: prepare(
-        `INSERT INTO lease (one, holder, gen, until) VALUES (1, 'import', ?, ${Number.MIN_SAFE_INTEGER})
+        `INSERT INTO lease (one, holder, gen, until) VALUES (1, 'import', ?, ${-MAX_TIME_MS})
          ON CONFLICT (one) DO UPDATE SET gen = excluded.gen`,
       ),
       pacing: prepare('UPDATE outbox_pacing SET last_paced_at = ?, not_before = ?, day = ?, day_sends = ? WHERE one = 1'),
