@@ -306,6 +306,14 @@ export interface StoreOptions {
   clock?: Clock | 'database';
   /** Where the store emits its domain events (Store.events); a new emitter if absent. */
   events?: RuntimeEvents;
+  /**
+   * Each number below has a maximum (BOUNDS, README "Bounds on numbers"),
+   * past which opening the store is `invalid_options` naming it: a
+   * duration Node waits out (leaseTtlMs, busyTimeoutMs) at most
+   * BOUNDS.maxTimerDelayMs, one kept in rows (outboxGapMs, retryBackoff,
+   * retention) BOUNDS.maxDurationMs, a count BOUNDS.maxCount, a size
+   * BOUNDS.maxBytes.
+   */
   leaseTtlMs?: number;
   maxAttempts?: number;
   outboxGapMs?: number;

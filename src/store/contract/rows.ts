@@ -50,9 +50,9 @@ export type MissedPolicy = 'coalesce' | 'each';
 export interface TimerSpec {
   /** Names the timer in its inbox: at most 200 characters; the same id again replaces it. */
   id: string;
-  /** The first (or only) occurrence, in epoch milliseconds. Required unless `cron` is given; for a cron timer, default the next match after now. */
+  /** The first (or only) occurrence, in epoch milliseconds, within ±BOUNDS.maxTimeMs (the year 9999). Required unless `cron` is given; for a cron timer, default the next match after now. */
   due?: number;
-  /** Repeat every this many milliseconds after `due` (a positive integer); not with `cron`. */
+  /** Repeat every this many milliseconds after `due` (a positive integer, at most BOUNDS.maxDurationMs: ten years); not with `cron`. */
   every?: number;
   /** A cron pattern (croner's: five fields, or six with seconds), e.g. `'0 9 * * 1-5'`; not with `every`. */
   cron?: string;
@@ -91,6 +91,7 @@ export interface TimerRow extends TimerSchedule {
 
 export interface ApprovalRequest {
   id: string;
+  /** How long the question stays open, in ms: a positive integer, at most BOUNDS.maxDurationMs (ten years). */
   expiresInMs: number;
   action: unknown;
 }

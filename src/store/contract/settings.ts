@@ -21,17 +21,17 @@ export interface InboxSettings {
   /** Where each channel reaches this inbox's person: `{ slack: 'D0123', email: 'ana@example.com' }`. */
   contacts?: Record<string, string>;
   outbox?: {
-    /** Least time between two paced sends (overrides the store's outboxGapMs). */
+    /** Least time between two paced sends (overrides the store's outboxGapMs), ms, 0 to BOUNDS.maxDurationMs (ten years). */
     gapMs?: number;
     /** Non-urgent messages wait out these hours, then go together. */
     quietHours?: QuietHours;
-    /** Most non-urgent sends (batches) per local day (the quiet hours' time zone, else UTC). */
+    /** Most non-urgent sends (batches) per local day (the quiet hours' time zone, else UTC), 0 to BOUNDS.maxCount. */
     dailyLimit?: number;
   };
   wake?: {
-    /** A burst of events becomes one run: the inbox is ready once its newest pending event is this old... */
+    /** A burst of events becomes one run: the inbox is ready once its newest pending event is this old (ms, at most ten years)... */
     debounceMs?: number;
-    /** ...or its oldest pending event is this old, whichever comes first (default 10 × debounceMs). */
+    /** ...or its oldest pending event is this old, whichever comes first (default 10 × debounceMs; at most ten years). */
     maxWaitMs?: number;
   };
 }
