@@ -31,3 +31,25 @@ it('delivery is at-least-once unless the config says at-most-once; anything else
   expect(parseConfig({ delivery: 'at-most-once' }, 'test.json').delivery).toBe('at-most-once');
   expect(() => parseConfig({ delivery: 'exactly-once' }, 'test.json')).toThrow(/delivery/);
 });
+
+it.each([
+  ['engine.outboxGapMs', { engine: { outboxGapMs: 2 ** 53 - 1 } }, 315_576_000_000],
+  ['engine.retention.doneEventsMs', { engine: { retention: { doneEventsMs: 315_576_000_001 } } }, 315_576_000_000],
+  ['engine.leaseTtlMs', { engine: { leaseTtlMs: 2 ** 31 } }, 2_147_483_647],
+  ['workers.pollIntervalMs', { workers: { pollIntervalMs: 2 ** 31 } }, 2_147_483_647],
+  ['channels.hook.timeoutMs', { channels: { hook: { type: 'webhook', url: 'https://example.com/x', timeoutMs: 2 ** 31 } } }, 2_147_483_647],
+  ['maxBodyBytes', { maxBodyBytes: 2 ** 30 + 1 }, 1_073_741_824],
+])('%s past its bound (BOUNDS) stops the start, naming the key', (key, config, max) => {
+  let message = '';
+  try {
+    parseConfig(config, 'test.json');
+  } catch (error) {
+    message = (error as Error).message;
+  }
+  expect(message).toContain(`${key}: Too big: expected number to be <=${max}`);
+});
+
+it('each bound itself is accepted', () => {
+  const config = parseConfig({ engine: { outboxGapMs: 315_576_000_000, leaseTtlMs: 2 ** 31 - 1, retention: { doneEventsMs: 315_576_000_000 } }, maxBodyBytes: 2 ** 30 }, 'test.json');
+  expect(config.engine.outboxGapMs).toBe(315_576_000_000);
+});
