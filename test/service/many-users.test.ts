@@ -110,3 +110,17 @@ it('an unroutable delivery is 422 and stores nothing; a forged one is 401 and st
   expect(metrics).toContain('vigil_webhook_rejected_total{source="gh",reason="bad_signature"} 1');
   expect(Object.fromEntries(slack.posted)).toEqual({ D0OCTOCAT: ['opened from octocat (d-1), for gh-octocat'], D0HUBOT: ['opened from hubot (d-2), for gh-hubot'] });
 });
+
+it("issue 49, finding 1: a gap of 2^53-1 ms is 400 invalid_settings naming outbox.gapMs from the real service, and the inbox's settings stay as they were", async () => {
+  await setContact('gh-bounded', 'D0HUBOT');
+  for (const body of ['{"outbox":{"gapMs":9007199254740991}}', '{"wake":{"debounceMs":315576000001}}']) {
+    const response = await fetch(`${url}/inboxes/gh-bounded/settings`, {
+      method: 'PATCH',
+      body,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/merge-patch+json' },
+    });
+    const field = body.includes('gapMs') ? 'outbox.gapMs' : 'wake.debounceMs';
+    expect([response.status, await response.json()]).toEqual([400, { error: { code: 'invalid_settings', message: expect.stringContaining(`${field} must be a whole number from 0 to 315576000000`), field } }]);
+  }
+  expect(await store.inbox('gh-bounded').settings()).toEqual({ contacts: { slack: 'D0HUBOT' } });
+});
