@@ -16,7 +16,7 @@
  *   four-digit years, and most databases' date types, can write);
  * - a duration (a gap, a debounce, an interval, an expiry, a retention) is
  *   at most MAX_DURATION_MS, ten years: longer than anyone schedules, and
- *   year 9999 + ten years is still 27x inside the date range;
+ *   year 9999 + ten years is still a 34th of the date range;
  * - a duration Node waits out with a timer (a lease, a run's timeout, a
  *   poll, a send's deadline) is at most MAX_TIMER_DELAY_MS, 2^31-1 ms
  *   (24.8 days): setTimeout fires a longer one after 1 ms instead;
@@ -65,7 +65,7 @@ export function checkBounded(code: VigilErrorCode, name: string, value: unknown,
   return value;
 }
 
-/** A point in time Vigil stores: integer ms within ±MAX_TIME_MS (years -5999 to 9999). */
+/** A point in time Vigil stores: integer ms within ±MAX_TIME_MS (the years -6060 to 9999). */
 export function checkInstant(code: VigilErrorCode, name: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
     throw new VigilError(code, `${name} must be integer milliseconds, got ${describe(value)}`);
