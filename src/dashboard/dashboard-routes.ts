@@ -45,7 +45,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
         ? error
         : fromStoreError(error);
     if (refusal === null) {
-      ctx.logger.error({ err: error, method: c.req.method, path: c.req.path }, 'dashboard request failed');
+      ctx.logger.error({ err: error, ...requestFacts(c) }, 'dashboard request failed');
       return c.html(errorPage('Something went wrong', 'The page could not be built. The error is in the service log.'), 500, DASHBOARD_HEADERS);
     }
     return c.html(errorPage(titleFor(refusal.status), refusal.message), refusal.status, { ...DASHBOARD_HEADERS, ...refusal.headers });

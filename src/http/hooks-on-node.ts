@@ -16,6 +16,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeaderReader } from './header-values.js';
+import { logValue } from '../observability/log-value.js';
 import { errorAnswer, type HttpContext, type JsonAnswer } from './http-context.js';
 import { readBody } from './read-body.js';
 import { receiveDelivery, type Delivery, type DeliveryAnswer } from './receive-delivery.js';
@@ -39,7 +40,7 @@ export function hookRoute(ctx: HttpContext): NodeRoute {
     const delivery = second === undefined ? new NodeDelivery(req, first, null) : new NodeDelivery(req, second, first);
     receive(ctx, req, res, delivery).catch((error: unknown) => {
       // Only writing the answer can fail here (errors of the delivery are answered): the connection is gone.
-      ctx.logger.debug({ err: error, path: req.url }, 'could not answer a webhook delivery');
+      ctx.logger.debug({ err: error, path: logValue(req.url ?? '') }, 'could not answer a webhook delivery');
       res.destroy();
     });
     return true;
@@ -61,7 +62,7 @@ async function receive(ctx: HttpContext, req: IncomingMessage, res: ServerRespon
   try {
     reply = await receiveDelivery(ctx, delivery);
   } catch (error) {
-    reply = errorAnswer(ctx, { method: 'POST', path: req.url!, ip: req.socket.remoteAddress ?? 'unknown' }, error);
+    reply = errorAnswer(ctx, { method: 'POST', path: logValue(req.url!), ip: req.socket.remoteAddress ?? 'unknown' }, error);
   }
   await send(res, reply);
   if (!req.complete) settleUnread(req);

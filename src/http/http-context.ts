@@ -3,6 +3,7 @@ import type { InboxRouter } from '../agent/agent.js';
 import type { Clock } from '../clock.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
+import { logValue } from '../observability/log-value.js';
 import type { RuntimeEvents } from '../events.js';
 import type { ApprovalAnswer, ApprovalOutcome, Inbox, NewEvent, Store } from '../store/contract.js';
 import type { Context } from 'hono';
@@ -38,7 +39,7 @@ export interface HttpContext {
   channels: readonly string[];
 }
 
-/** What the error handlers say of a request in the log. */
+/** What the error handlers say of a request in the log: the path cut to a bound (a sender picks its length). */
 export interface RequestFacts {
   method: string;
   path: string;
@@ -46,7 +47,7 @@ export interface RequestFacts {
 }
 
 export function requestFacts(c: Context): RequestFacts {
-  return { method: c.req.method, path: c.req.path, ip: clientAddress(c) };
+  return { method: logValue(c.req.method), path: logValue(c.req.path), ip: clientAddress(c) };
 }
 
 /**

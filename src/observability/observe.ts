@@ -5,17 +5,20 @@
  * line can never disagree, and a run is never slowed by a read made just
  * for a gauge: every figure comes with its event.
  */
+import { systemClock, type Clock } from '../clock.js';
 import type { RuntimeEvents } from '../events.js';
 import type { OutboxFailureKind } from '../store/contract.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
+import { refusalLog } from './refusal-log.js';
 
 export interface Observers {
   metrics?: Metrics;
   logger?: Logger;
+  /** For the refusal log's window (default the system clock). */
+  now?: Clock;
 }
 
-/** Subscribes; returns the function that stops. */
 /** The log line of each kind of message a channel did not take (outbox:failed). */
 const FAILED_MESSAGES: Record<OutboxFailureKind, string> = {
   rejected: 'messages rejected by the channel for good; kept for a redrive',
@@ -23,9 +26,11 @@ const FAILED_MESSAGES: Record<OutboxFailureKind, string> = {
   uncertain: 'messages whose send may or may not have landed (at most once: not sent again on its own); kept for an operator to resend or drop',
 };
 
-export function observe(events: RuntimeEvents, { metrics, logger }: Observers): () => void {
+/** Subscribes; returns the function that stops. */
+export function observe(events: RuntimeEvents, { metrics, logger, now = systemClock }: Observers): () => void {
   /** Held messages per inbox, as each inbox's last dispatch left them: the gauge is their sum. */
   const held = new Map<string, number>();
+  const logRefusal = refusalLog(logger, now);
   const off = [
     events.on('event:ingested', (e) => {
       (e.stored ? metrics?.ingested : metrics?.duplicates)?.inc({ source: e.source });
@@ -38,7 +43,8 @@ export function observe(events: RuntimeEvents, { metrics, logger }: Observers): 
     events.on('webhook:refused', (e) => {
       // Unknown source names stay out of the label: a path segment anyone can vary must not grow the metrics.
       metrics?.rejectedSignatures.inc({ source: e.known ? e.source : '(unknown)', reason: e.reason });
-      logger?.info({ source: e.source, reason: e.reason }, 'webhook refused: %s', e.message);
+      // Anyone can send these, as many as they like: sampled, and bounded (refusal-log.ts).
+      logRefusal(e);
     }),
     events.on('run:started', (e) => logger?.info({ inboxId: e.inboxId, gen: e.gen, events: e.eventIds.length }, 'run started')),
     events.on('run:finished', (e) => {

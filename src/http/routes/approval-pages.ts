@@ -25,7 +25,7 @@ export function approvalPageRoutes(ctx: HttpContext): Hono {
     if (noteFailure(ctx, requestFacts(c), error) === 'gone') return c.html(errorPage('Not sent', 'The answer did not arrive whole; tap again.'), 400, PAGE_HEADERS);
     const refusal = error instanceof HttpError ? error : fromStoreError(error);
     if (refusal === null) {
-      ctx.logger.error({ err: error, method: c.req.method, path: c.req.path }, 'approval page failed');
+      ctx.logger.error({ err: error, ...requestFacts(c) }, 'approval page failed');
       return c.html(errorPage('Something went wrong', 'The request could not be completed. Try the link again later.'), 500, PAGE_HEADERS);
     }
     return c.html(errorPage(titleFor(refusal), refusal.message), refusal.status, { ...PAGE_HEADERS, ...refusal.headers });
