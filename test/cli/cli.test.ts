@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFakeClock, openStore } from '../../src/index.js';
 import { INBOX_SCHEMA } from '../../src/store/sqlite/migrate.js';
-import { ServiceHarness } from '../fixtures/service-process.js';
+import { ServiceHarness, waitFor } from '../fixtures/service-process.js';
 import { perInboxSecret } from '../../src/http/webhooks/source-secret.js';
 
 const harness = new ServiceHarness();
@@ -333,7 +333,8 @@ describe('serve with a .mjs or .ts config, and the CLI beside it', () => {
     expect(ingest.code).toBe(0);
     await serve.log('run finished', (line) => line.msg === 'run finished' && line.inboxId === 'dora');
     await serve.log('outbox sent', (line) => line.msg === 'outbox sent' && line.inboxId === 'dora');
-    expect(serve.stdout).toContain('You said: "from the CLI"');
+    // Not a terminal: the console channel prints a JSON record, the reply its body.
+    await waitFor('the reply, printed', () => serve.printed.includes('You said: "from the CLI"'));
     serve.signal('SIGTERM');
     expect(await serve.exited).toEqual({ code: 0, signal: null });
   });

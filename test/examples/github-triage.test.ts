@@ -65,7 +65,7 @@ it('labels and comments once through the proxy; the token never reaches the agen
   const { url, serve, proxy, fake } = await start();
   const body = issueOpened(12, 'App crashes on save', 'Steps: open, edit, save. It throws an exception.');
   expect((await deliver(url, 'delivery-12', body)).status).toBe(202);
-  await waitFor('the report', () => serve.stdout.includes('Triaged acme/app#12 "App crashes on save": bug.'));
+  await waitFor('the report', () => serve.printed.includes('Triaged acme/app#12 "App crashes on save": bug.'));
 
   expect(fake.labels('acme/app', 12)).toEqual(['bug']);
   expect(fake.comments('acme/app', 12)).toEqual(['Thanks for opening this! I labelled it **bug**.\n\n<!-- vigil-triage delivery=delivery-12 -->']);
@@ -83,7 +83,7 @@ it('labels and comments once through the proxy; the token never reaches the agen
   // A question and a closed issue: one more comment, nothing for the close.
   expect((await deliver(url, 'delivery-14', issueOpened(14, 'How do I change the theme?'))).status).toBe(202);
   expect((await deliver(url, 'delivery-15', JSON.stringify({ action: 'closed', issue: { number: 12, title: 'x' }, repository: { full_name: 'acme/app' } }))).status).toBe(202);
-  await waitFor('the second report', () => serve.stdout.includes('Triaged acme/app#14 "How do I change the theme?": question.'));
+  await waitFor('the second report', () => serve.printed.includes('Triaged acme/app#14 "How do I change the theme?": question.'));
   await serve.log('the close run', (line) => line.msg === 'run finished' && line.outcome === 'nothing');
   expect(fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/comments'))).toHaveLength(2);
 });
@@ -93,7 +93,7 @@ it('a comment GitHub made but whose answer was lost is not made again when the r
   fake.loseNextCommentAnswer();
   expect((await deliver(url, 'delivery-13', issueOpened(13, 'Please add support for dark mode'))).status).toBe(202);
   await serve.log('the failed run', (line) => line.msg === 'run did not complete' && String(line.error).includes('502'));
-  await waitFor('the report after the retry', () => serve.stdout.includes('Triaged acme/app#13 "Please add support for dark mode": enhancement.'));
+  await waitFor('the report after the retry', () => serve.printed.includes('Triaged acme/app#13 "Please add support for dark mode": enhancement.'));
   expect(fake.comments('acme/app', 13)).toHaveLength(1);
-  expect(serve.stdout.split('Triaged acme/app#13').length - 1).toBe(1);
+  expect(serve.printed.split('Triaged acme/app#13').length - 1).toBe(1);
 });

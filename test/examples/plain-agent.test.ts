@@ -44,11 +44,11 @@ it('served with its vigil.json, it answers a signed webhook once', async () => {
   const post = () =>
     fetch(`${url}/hooks/alice/github`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-github-delivery': 'd-1', 'x-hub-signature-256': signature } });
   expect((await post()).status).toBe(202);
-  await waitFor('the reply', () => serve.stdout.includes('GitHub: opened "Crash on save" (delivery d-1).'));
+  await waitFor('the reply', () => serve.printed.includes('GitHub: opened "Crash on save" (delivery d-1).'));
   // The redelivery is a duplicate: stored once, so never run twice.
   const again = await post();
   expect([again.status, await again.json()]).toEqual([200, { stored: false, duplicate: true }]);
-  expect(serve.stdout.split('GitHub: opened').length - 1).toBe(1);
+  expect(serve.printed.split('GitHub: opened').length - 1).toBe(1);
   serve.signal('SIGTERM');
   expect(await serve.exited).toEqual({ code: 0, signal: null });
 });

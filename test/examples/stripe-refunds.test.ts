@@ -62,7 +62,7 @@ async function start() {
       headers: { 'content-type': 'application/json', 'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload: body, secret }) },
     });
   };
-  const said = (pattern: RegExp) => waitFor(`a message matching ${pattern}`, () => pattern.exec(serve.stdout)?.[0]);
+  const said = (pattern: RegExp) => waitFor(`a message matching ${pattern}`, () => pattern.exec(serve.printed)?.[0]);
   return { url, serve, proxy, fake, deliver, said };
 }
 
@@ -97,7 +97,7 @@ it('a Radar review asks; the link answered yes refunds once, even when the first
   await deliver({ id: 'evt_2', object: 'event', type: 'charge.refunded', data: { object: { id: 'ch_1', object: 'charge', amount_refunded: 4200, currency: 'usd' } } });
   await said(/Stripe confirms: ch_1 refunded \(\$42\.00\)\./);
   expect(fake.refunds).toHaveLength(1);
-  expect(serve.stdout.split('Refunded $42.00').length - 1).toBe(1);
+  expect(serve.printed.split('Refunded $42.00').length - 1).toBe(1);
 });
 
 it('answered no through the API, nothing is refunded; a forged webhook is refused and stores nothing', async () => {

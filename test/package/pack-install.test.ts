@@ -121,7 +121,8 @@ it('packs, installs into an empty folder, inits a project whose tests pass, and 
     headers: { 'content-type': 'application/json', 'x-github-delivery': 'delivery-1', 'x-hub-signature-256': signature },
   });
   expect(ack.status).toBe(202);
-  await waitFor('the reply on the console', () => out.includes('GitHub: opened "Crash on save" (delivery delivery-1).'), 30_000);
+  // Not a terminal: the console channel prints the reply as the body of a JSON record.
+  await waitFor('the reply on the console', () => out.includes(JSON.stringify('GitHub: opened "Crash on save" (delivery delivery-1).').slice(1, -1)), 30_000);
   const exited = new Promise<number | null>((resolve) => serve.once('exit', resolve));
   process.kill(serve.pid!, 'SIGTERM');
   expect(await exited).toBe(0);
