@@ -59,6 +59,7 @@ export async function deliverPost(options: PostOptions, interpret: (answer: Http
 }
 
 export async function postJson(options: PostOptions): Promise<HttpAnswer> {
+  refuseUnsendable(options.headers ?? {}, options.label);
   if (options.fetch !== undefined) return postWithFetch(options, options.fetch);
   const { url, label, body, headers = {}, signal, timeoutMs } = options;
   const target = new URL(url);
@@ -135,6 +136,19 @@ async function postWithFetch({ url, label, body, headers = {}, signal, timeoutMs
 function headerOf(res: IncomingMessage, name: string): string | null {
   const value = res.headers[name];
   return value === undefined ? null : Array.isArray(value) ? (value[0] ?? null) : value;
+}
+
+/**
+ * fetch (and node:http) refuse a header value with a line break or a NUL; fetch with an error that
+ * quotes the whole value: `Authorization: Bearer <token>`, token and all,
+ * in the log on every retry. Checked first, so that the error names the
+ * header only. (The config refuses such secrets at startup; this holds for
+ * a channel built in code.)
+ */
+function refuseUnsendable(headers: Record<string, string>, label: string): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (/[\r\n\0]/.test(value)) throw new Error(`${label}: the ${name} header has a line break or a NUL, which no HTTP header may carry (value not shown)`);
+  }
 }
 
 /** What an HTTP answer means for the delivery (see the module comment). */

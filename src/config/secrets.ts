@@ -16,15 +16,34 @@ const ENV_PREFIX = 'env:';
  * (a config path like `sources.github.secret`) goes into the error message.
  */
 export function resolveSecret(value: string, env: NodeJS.ProcessEnv = process.env, what?: string): string {
-  if (!value.startsWith(ENV_PREFIX)) return value;
-  const name = value.slice(ENV_PREFIX.length);
   const where = what === undefined ? '' : `${what}: `;
+  if (!value.startsWith(ENV_PREFIX)) return withoutControls(value, where);
+  const name = value.slice(ENV_PREFIX.length);
   if (name === '') throw new VigilError('invalid_options', `${where}"env:" must name an environment variable, as in "env:GITHUB_SECRET"`);
   const resolved = env[name];
   if (resolved === undefined || resolved === '') {
     throw new VigilError('invalid_options', `${where}environment variable ${name} is not set (the config says "env:${name}")`);
   }
-  return resolved;
+  return withoutControls(resolved, where, ` (read from ${name})`);
+}
+
+// C0 controls and DEL.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * No secret has a control character; one that does was pasted or read with
+ * a stray newline (`$(cat file)` keeps none, a file read whole keeps its
+ * last). Refused at startup: sent in a header (a Slack bot token), a
+ * newline makes the HTTP client refuse every request with an error that
+ * quotes the whole header, secret and all, on every retry; in an HMAC key,
+ * every signature fails. The message names the key, never the value.
+ */
+function withoutControls(secret: string, where: string, from = ''): string {
+  if (CONTROL.test(secret)) {
+    throw new VigilError('invalid_options', `${where}the secret${from} has a control character (a newline, a tab, a carriage return…), which no secret has: remove it (value not shown)`);
+  }
+  return secret;
 }
 
 /** `resolveSecret` for an optional setting: undefined stays undefined. */
