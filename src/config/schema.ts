@@ -210,7 +210,7 @@ export const configSchema = z
         if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
       })
       .default(DEFAULT_STORE_URL)
-      .describe("Where the inboxes live: `sqlite:<dir>` (one file per inbox; relative to the config file) or `postgres://user:pass@host:5432/db` (every inbox in one database; `?schema=name` picks the schema). `--store` overrides it."),
+      .describe("Where the inboxes live: `sqlite:<dir>` (one file per inbox; relative to the config file) or `postgres://user:pass@host:5432/db` (every inbox in one database; `?schema=name` picks the schema; percent-encode `@ / ? # :` in the password). `--store` overrides it."),
     host: z.string().min(1).default('127.0.0.1').describe('The address the HTTP server listens on. `0.0.0.0` for every interface (put TLS in front).'),
     port: z.number().int().min(0).max(65535).default(8787).describe('The HTTP port; 0 picks a free one. `--port` overrides it.'),
     token: secret('bearer')

@@ -22,8 +22,38 @@ const POSTGRES = /^postgres(ql)?:\/\//;
 /** What is wrong with `url` as a store URL, or null: for the config's checks, which report every problem at once. */
 export function storeUrlProblem(url: string): string | null {
   if (url.startsWith(SQLITE)) return sqliteDir(url) === '' ? "a SQLite store URL names a directory: 'sqlite:./data'" : null;
-  if (POSTGRES.test(url)) return null;
+  if (POSTGRES.test(url)) {
+    const parsed = postgresUrl(url);
+    return typeof parsed === 'string' ? parsed : null;
+  }
   return "use 'sqlite:<dir>' or 'postgres://…'";
+}
+
+const ENCODE_HINT = "percent-encode '@' '/' '?' '#' ':' in the user name and password (%40 %2F %3F %23 %3A)";
+
+/**
+ * A PostgreSQL URL taken apart, or what is wrong with it (never quoting it:
+ * it may hold a password). An '@' after the host means a password with an
+ * unencoded '@' and '/' (or '?', '#'): `postgres://u:pa@ss/wd@db/x` is the
+ * host `ss` to every parser, which then named the password's tail in
+ * "getaddrinfo ENOTFOUND ss" and showed it in the startup line; refused.
+ */
+function postgresUrl(url: string): URL | string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `not a valid URL (not shown, it may hold a password): ${ENCODE_HINT}`;
+  }
+  if (`${parsed.pathname}${parsed.search}${parsed.hash}`.includes('@')) return `an '@' after the host (not shown, it may be part of a password): ${ENCODE_HINT}`;
+  return parsed;
+}
+
+/** A PostgreSQL store URL taken apart; `invalid_store_url` saying why, without the URL, when it cannot be. */
+export function parsePostgresUrl(url: string): URL {
+  const parsed = postgresUrl(url);
+  if (typeof parsed === 'string') throw new VigilError('invalid_store_url', `the PostgreSQL URL is ${parsed}`);
+  return parsed;
 }
 
 /** The backend and its place; `invalid_store_url` for anything else. */
@@ -77,13 +107,9 @@ const SECRET_PARAMS = ['password', 'sslpassword'];
  */
 export function redactStoreUrl(url: string): string {
   if (!/^postgres(?:ql)?:/i.test(url)) return url;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    // Not a URL we can take apart: show none of it rather than guess where the password is.
-    return 'postgres://(unparseable URL, not shown)';
-  }
+  const parsed = postgresUrl(url);
+  // Not a URL we can take apart for sure: show none of it rather than guess where the password is.
+  if (typeof parsed === 'string') return 'postgres://(unparseable URL, not shown)';
   if (parsed.password !== '') parsed.password = HIDDEN;
   for (const name of SECRET_PARAMS) {
     if (parsed.searchParams.has(name)) parsed.searchParams.set(name, HIDDEN);

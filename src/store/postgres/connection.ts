@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { VigilError } from '../../errors.js';
-import { redactStoreUrl } from '../store-url.js';
+import { parsePostgresUrl } from '../store-url.js';
 
 export const DEFAULT_SCHEMA = 'vigil';
 
@@ -32,12 +32,8 @@ export interface Connection {
  * search_path at startup, so the SQL names its tables without a prefix.
  */
 export function parseConnection(url: string, schemaOption: unknown): Connection {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch (error) {
-    throw new VigilError('invalid_store_url', `${JSON.stringify(redactStoreUrl(url))} is not a valid PostgreSQL URL`, { cause: error });
-  }
+  // No cause kept from a failed parse: Node's URL error carries the whole input, password and all, to any log that prints it.
+  const parsed = parsePostgresUrl(url);
   const schema = schemaOption ?? parsed.searchParams.get('schema') ?? DEFAULT_SCHEMA;
   if (typeof schema !== 'string' || !SCHEMA_PATTERN.test(schema)) {
     throw new VigilError(
