@@ -78,6 +78,15 @@ export interface RuntimeEventMap {
   'inbox:write-refused': { inboxId: string; write: 'send record'; reason: 'deleted' };
   /** An inbox recreated from exported records. */
   'inbox:imported': { inboxId: string; records: number };
+  /**
+   * Whether the store takes writes, as `/healthz` says it (http/write-health.ts), when that changes;
+   * `error` is the detail `/healthz` leaves out (it may name a path).
+   */
+  'store:health': { status: 'ok' | 'degraded'; reason: 'store_unreachable' | 'store_unwritable' | null; error: string | null };
+  /** A write to this inbox failed while the store takes others: the inbox is marked, the instance stays healthy. */
+  'inbox:writes-failing': { inboxId: string; error: string };
+  /** A write to a marked inbox worked again. */
+  'inbox:writes-recovered': { inboxId: string };
 }
 
 export type RuntimeEventName = keyof RuntimeEventMap;

@@ -12,7 +12,7 @@ import { HTTPException } from 'hono/http-exception';
 import { html } from '../http/html.js';
 import { isVigilError } from '../errors.js';
 import { fromStoreError, HttpError } from '../http/http-error.js';
-import { answerApproval, noteFailure, requestFacts, type HttpContext } from '../http/http-context.js';
+import { answerApproval, noteFailure, requestFacts, written, type HttpContext } from '../http/http-context.js';
 import type { EventStatus, Inbox } from '../store/contract.js';
 import { answerResult, redriveResult } from '../runtime/operator-actions.js';
 import { dashboardAsset } from './assets.js';
@@ -147,8 +147,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
   ): Promise<Response> {
     const { result, notice, ref = defaultRef } = await run();
     const actor = `dashboard:${c.get('session').id}`;
-    await inbox.recordAction({ actor, action, target, result });
-    ctx.writes.succeeded();
+    await written(ctx, inbox.id, inbox.recordAction({ actor, action, target, result }));
     ctx.logger.info({ inboxId: inbox.id, actor, action, target, result }, 'operator action: %s %s → %s', action, target, result);
     return c.redirect(`/inbox/${encodeURIComponent(inbox.id)}?notice=${notice}${ref === null ? '' : `&ref=${encodeURIComponent(ref)}`}`, 303);
   }

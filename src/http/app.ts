@@ -75,7 +75,7 @@ export function createHttpContext(deps: AppDeps): HttpContext {
       return new URL(typeof publicUrl === 'string' ? publicUrl : publicUrl()).origin;
     },
     lockout: new WrongTokenLockout(now),
-    writes: new WriteHealth(now),
+    writes: new WriteHealth(deps.store, now, deps.events),
     route: deps.route,
     channels: deps.channels,
   };

@@ -7,7 +7,6 @@ import { logValue } from '../observability/log-value.js';
 import type { RuntimeEvents } from '../events.js';
 import type { ApprovalAnswer, ApprovalOutcome, Inbox, NewEvent, Store } from '../store/contract.js';
 import type { Context } from 'hono';
-import { isVigilError } from '../errors.js';
 import { errorBody, fromStoreError, HttpError } from './http-error.js';
 import { ClientWentAway } from './read-body.js';
 import type { WriteHealth } from './write-health.js';
@@ -31,7 +30,7 @@ export interface HttpContext {
   readonly publicOrigin: string;
   /** Wrong tokens per client address, for the API and the dashboard's sign-in alike. */
   lockout: WrongTokenLockout;
-  /** Whether writes are failing (for /healthz). */
+  /** Whether writes fail, the store's or an inbox's (for /healthz and the dashboard). */
   writes: WriteHealth;
   /** The agent's route(), for deliveries to POST /hooks/<source> of a source without inbox.from. */
   route: InboxRouter | undefined;
@@ -60,7 +59,8 @@ export function noteFailure(ctx: HttpContext, request: RequestFacts, error: unkn
     ctx.logger.debug({ method: request.method, path: request.path, ip: request.ip }, error.message);
     return 'gone';
   }
-  if (request.method === 'POST' && isVigilError(error, 'store_unavailable')) ctx.writes.failed(error.message);
+  // A write not noted where it happened (ingest and approvals are, with their inbox): the store's, as far as we know.
+  if (request.method === 'POST') ctx.writes.failed(null, error);
   return null;
 }
 
@@ -101,18 +101,29 @@ export async function ingestEvent(ctx: HttpContext, inbox: Inbox, event: NewEven
 
 /** ingestEvent's answer as data, for a route that writes its own response (hooks-on-node.ts). */
 export async function ingestAck(ctx: HttpContext, inbox: Inbox, event: NewEvent): Promise<{ status: 200 | 202; json: unknown }> {
-  const stored = await inbox.ingest(event);
-  ctx.writes.succeeded();
+  const stored = await written(ctx, inbox.id, inbox.ingest(event));
   return stored ? { status: 202, json: STORED } : { status: 200, json: DUPLICATE };
 }
 
 const STORED = { stored: true };
 const DUPLICATE = { stored: false, duplicate: true };
 
+/** A write to one inbox, its outcome told to the write health (write-health.ts) with the inbox it was for. */
+export async function written<T>(ctx: HttpContext, inboxId: string, write: Promise<T>): Promise<T> {
+  let value: T;
+  try {
+    value = await write;
+  } catch (error) {
+    ctx.writes.failed(inboxId, error);
+    throw error;
+  }
+  ctx.writes.succeeded(inboxId);
+  return value;
+}
+
 /** Answers through the store, which decides (R8); 404 for an approval never requested. */
 export async function answerApproval(ctx: HttpContext, inboxId: string, approvalId: string, answer: ApprovalAnswer): Promise<Exclude<ApprovalOutcome, 'unknown'>> {
-  const outcome = await ctx.store.inbox(inboxId).answerApproval(approvalId, answer);
-  ctx.writes.succeeded();
+  const outcome = await written(ctx, inboxId, ctx.store.inbox(inboxId).answerApproval(approvalId, answer));
   if (outcome === 'unknown') throw new HttpError(404, 'unknown_approval', `no approval ${JSON.stringify(approvalId)} was requested in this inbox`);
   return outcome;
 }

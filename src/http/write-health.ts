@@ -1,45 +1,164 @@
 /**
- * Whether the store takes this process's writes, as its last write found
- * out: `/healthz` says `degraded` (503) while they fail, so a load balancer
- * or an operator sees a full disk or a lost database although reads (what
- * the health check itself asks) still work.
+ * Whether the store takes this process's writes, for `/healthz` (which
+ * anyone may ask, so it says a reason class and names nobody) and for the
+ * operator (the log and the dashboard get the details).
  *
- * Only a write can tell that writes work again, and a process that says it
- * is unhealthy may be sent no more writes. So a failure counts for
- * DEGRADED_FOR_MS after the last one, unless a write succeeds sooner: then
- * traffic comes back, and the next write either clears it or fails again.
+ * One inbox's failure is that inbox's: a corrupt file or a bad row marks
+ * that inbox, never the instance, or one user could take the service out
+ * of rotation for everyone. The instance is degraded when the store as a
+ * whole cannot write:
+ *   - a write that belongs to no inbox (Store.probeWrites: a file synced in
+ *     SQLite's directory, a write statement on PostgreSQL) fails. It is made
+ *     after every failed write, and again by `/healthz` while it fails, so
+ *     the instance comes back by itself once the disk or the database does,
+ *     with no write needed to tell;
+ *   - or most of the recent writes failed, across several inboxes (the
+ *     probe may pass where inboxes fail: no file handles left to open them).
+ *     Each failure counts for DEGRADED_FOR_MS: only writes tell this, and a
+ *     process out of rotation gets none.
  * Only `store_unavailable` counts (the disk, the files, the database
  * server): busy is contention, and invalid input is the sender's.
  */
 import type { Clock } from '../clock.js';
+import type { RuntimeEvents } from '../events.js';
+import { isVigilError } from '../errors.js';
+import type { Store } from '../store/contract.js';
 
 export const DEGRADED_FOR_MS = 30_000;
+/** While the probe fails, how often `/healthz` may make it again. */
+export const PROBE_EVERY_MS = 1_000;
+/** The writes the "most recent writes" rule looks at, and how many inboxes must fail among them. */
+const RECENT_WRITES = 20;
+const FAILING_INBOXES = 3;
+/** Inboxes kept marked, for the dashboard (the oldest mark goes first). */
+const MARKED_INBOXES = 1_000;
 
-export interface WriteFailure {
-  /** When the first failure since the last success happened. */
+/** What `/healthz` may say of the store: a class, never an inbox or a path. */
+export type HealthReason = 'store_unreachable' | 'store_unwritable';
+
+export interface Degraded {
+  reason: HealthReason;
+  /** When the store first failed, since it last worked. */
   since: number;
-  /** When the latest one did. */
+}
+
+/** One inbox whose writes fail, for the operator. */
+export interface InboxFailure {
+  inboxId: string;
+  since: number;
   last: number;
-  reason: string;
+  error: string;
+}
+
+interface Outcome {
+  at: number;
+  inboxId: string | null;
+  ok: boolean;
 }
 
 export class WriteHealth {
-  private failure: WriteFailure | null = null;
+  private readonly marked = new Map<string, InboxFailure>();
+  private readonly recent: Outcome[] = [];
+  /** Failures counted already: a failure noted where it happened is not noted again by the route's error handler. */
+  private readonly counted = new WeakSet<object>();
+  private probeFailure: { since: number; error: string } | null = null;
+  private probing: Promise<void> | null = null;
+  private lastProbe = -Infinity;
+  private reported: HealthReason | null = null;
 
-  constructor(private readonly now: Clock) {}
+  constructor(
+    private readonly store: Pick<Store, 'probeWrites'>,
+    private readonly now: Clock,
+    private readonly events: RuntimeEvents,
+  ) {}
 
-  failed(reason: string): void {
-    const now = this.now();
-    this.failure = { since: this.failure?.since ?? now, last: now, reason };
+  /** A write that failed; `inboxId` when it was one inbox's. Anything but store_unavailable is ignored. */
+  failed(inboxId: string | null, error: unknown): void {
+    if (!isVigilError(error, 'store_unavailable') || this.counted.has(error)) return;
+    this.counted.add(error);
+    const at = this.now();
+    this.remember({ at, inboxId, ok: false });
+    const message = error.message;
+    void this.probe().then(() => {
+      // The store takes writes: this failure is the inbox's own.
+      if (inboxId !== null && this.probeFailure === null) this.mark(inboxId, at, message);
+    });
   }
 
-  succeeded(): void {
-    this.failure = null;
+  /** A write that worked, of `inboxId` when it was one inbox's. */
+  succeeded(inboxId: string | null = null): void {
+    this.remember({ at: this.now(), inboxId, ok: true });
+    if (inboxId !== null && this.marked.delete(inboxId)) this.events.emit('inbox:writes-recovered', { inboxId });
+    // A write worked while the probe failed: ask again, rather than wait for /healthz's next turn.
+    if (this.probeFailure !== null) void this.probe();
   }
 
-  /** The failing writes that make the service degraded now, or null. */
-  degraded(): WriteFailure | null {
-    if (this.failure === null || this.now() - this.failure.last >= DEGRADED_FOR_MS) return null;
-    return this.failure;
+  private mark(inboxId: string, at: number, error: string): void {
+    const mark = this.marked.get(inboxId);
+    if (mark !== undefined) {
+      mark.last = at;
+      mark.error = error;
+      return;
+    }
+    if (this.marked.size >= MARKED_INBOXES) this.marked.delete(this.marked.keys().next().value!);
+    this.marked.set(inboxId, { inboxId, since: at, last: at, error });
+    this.events.emit('inbox:writes-failing', { inboxId, error });
+  }
+
+  /** What `/healthz` says: null when healthy. Probes again while the probe fails (at most every PROBE_EVERY_MS). */
+  async degraded(): Promise<Degraded | null> {
+    if (this.probing !== null) await this.probing;
+    else if (this.probeFailure !== null && this.now() - this.lastProbe >= PROBE_EVERY_MS) await this.probe();
+    const failure = this.probeFailure ?? this.recentFailure();
+    this.report(failure === null ? null : 'store_unwritable', failure?.error ?? null);
+    return failure === null ? null : { reason: 'store_unwritable', since: failure.since };
+  }
+
+  /** The store did not answer the health check's read (or not in time). */
+  unreachable(error: string): Degraded {
+    this.report('store_unreachable', error);
+    return { reason: 'store_unreachable', since: this.now() };
+  }
+
+  /** The inboxes whose writes fail now, most recent failure first: for the dashboard. */
+  failingInboxes(): InboxFailure[] {
+    return [...this.marked.values()].sort((a, b) => b.last - a.last);
+  }
+
+  private probe(): Promise<void> {
+    this.probing ??= (async () => {
+      this.lastProbe = this.now();
+      try {
+        await this.store.probeWrites();
+        this.probeFailure = null;
+      } catch (error) {
+        this.probeFailure = { since: this.probeFailure?.since ?? this.now(), error: error instanceof Error ? error.message : String(error) };
+      } finally {
+        this.probing = null;
+      }
+    })();
+    return this.probing;
+  }
+
+  private remember(outcome: Outcome): void {
+    this.recent.push(outcome);
+    if (this.recent.length > RECENT_WRITES) this.recent.shift();
+  }
+
+  /** Most recent writes failed, across several inboxes: the store, whatever the probe says. */
+  private recentFailure(): { since: number; error: string } | null {
+    const after = this.now() - DEGRADED_FOR_MS;
+    const recent = this.recent.filter((outcome) => outcome.at > after);
+    const failures = recent.filter((outcome) => !outcome.ok);
+    const inboxes = new Set(failures.map((outcome) => outcome.inboxId).filter((id) => id !== null));
+    if (inboxes.size < FAILING_INBOXES || failures.length * 2 <= recent.length) return null;
+    return { since: failures[0]!.at, error: `${failures.length} of the last ${recent.length} writes failed, in ${inboxes.size} inboxes` };
+  }
+
+  /** Tells the log once per change, with the details `/healthz` leaves out. */
+  private report(reason: HealthReason | null, error: string | null): void {
+    if (reason === this.reported) return;
+    this.reported = reason;
+    this.events.emit('store:health', reason === null ? { status: 'ok', reason: null, error: null } : { status: 'degraded', reason, error });
   }
 }

@@ -101,6 +101,12 @@ export function observe(events: RuntimeEvents, { metrics, logger, now = systemCl
     events.on('inbox:deleted', (e) => logger?.info(e, 'inbox deleted, with every row and key it held')),
     events.on('inbox:write-refused', (e) => logger?.warn(e, `the inbox was deleted meanwhile: its ${e.write} is refused and recreates nothing`)),
     events.on('inbox:imported', (e) => logger?.info(e, 'inbox imported')),
+    events.on('store:health', (e) => {
+      if (e.status === 'ok') logger?.warn(e, 'the store works again: /healthz says ok');
+      else logger?.error(e, 'the store takes no writes: /healthz says degraded (%s)', e.reason);
+    }),
+    events.on('inbox:writes-failing', (e) => logger?.error(e, "writes to this inbox fail; the store takes the other inboxes' writes, so /healthz stays ok")),
+    events.on('inbox:writes-recovered', (e) => logger?.warn(e, 'writes to this inbox work again')),
     events.on('outbox:lost', (e) => {
       metrics?.channelFailures.inc({ channel: e.channel });
       metrics?.outboxLost.inc({ channel: e.channel }, e.count);

@@ -240,6 +240,16 @@ export interface Store {
    */
   nextWake(): Promise<NextWake>;
   /**
+   * A write that belongs to no inbox, asking whether the store as a whole
+   * takes writes: what a health check asks after an inbox's write failed,
+   * to tell that inbox's trouble (a corrupt file) from the store's (a full
+   * disk, a read-only directory, a database that refuses). SQLite writes,
+   * syncs and removes a small file in its directory; PostgreSQL runs a
+   * write statement (forgetting ended sessions past their expiry). Throws
+   * what the write met (`store_unavailable` for the disk or the server).
+   */
+  probeWrites(): Promise<void>;
+  /**
    * Wake-up hints: `listener(inboxId, 'work')` soon after an event, timer
    * or approval lands in an inbox (what a worker pool waits for), and
    * `listener(inboxId, 'outbox')` after a run queues messages or an operator

@@ -28,6 +28,7 @@ import { endedSessions } from './ended-sessions.js';
 import { retention } from './retention.js';
 import { inboxData } from './inbox-data.js';
 import { bounds } from './bounds.js';
+import { writeProbe } from './write-probe.js';
 
 /** Every rule's tests, by name (what VIGIL_CONFORMANCE_RULES names). */
 export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = {
@@ -59,6 +60,7 @@ export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = 
   retention,
   inboxData,
   bounds,
+  writeProbe,
 };
 
 /**

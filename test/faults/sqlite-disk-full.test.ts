@@ -119,13 +119,20 @@ it('vigil serve: deliveries get 503 store_unavailable while the disk is full, th
     retryAfter: '1',
     body: { error: { code: 'store_unavailable', message: 'the store is unavailable right now; retry later' } },
   });
-  // Reads still work, writes do not: the health check says so (a load balancer takes it out of rotation).
+  // Reads still work, writes do not: the probe write (a block in the data directory) fails too, so the
+  // health check says so (a load balancer takes it out of rotation), with a reason class and no path.
   const health = await fetch(`${url}/healthz`);
   expect(health.status).toBe(503);
-  expect(await health.json()).toMatchObject({ ok: false, status: 'degraded', error: { code: 'store_unavailable', message: expect.stringContaining('the disk is full') } });
+  const said = await health.text();
+  expect(JSON.parse(said)).toMatchObject({ ok: false, status: 'degraded', reason: 'store_unwritable', error: { code: 'store_unavailable', message: 'the store takes no writes' } });
+  expect(said).not.toContain(root);
   // The operator's side: the log says what is wrong.
   const logged = await serve.log('the store_unavailable warning', (l) => l.msg === 'store unavailable: store_unavailable');
   expect(JSON.stringify(logged.err)).toMatch(/the disk is full \(SQLITE_FULL/);
+  const degraded = await serve.log('the degraded line', (l) => l.msg === 'the store takes no writes: /healthz says degraded (store_unwritable)');
+  expect(degraded.error).toMatch(/the disk is full \(ENOSPC on /);
+  // The store's failure, not alice's: no inbox is marked for it.
+  expect(serve.logs.filter((l) => l.msg.startsWith('writes to this inbox fail'))).toEqual([]);
 
   // The run finishes while the disk is still full: its outcome cannot be written.
   writeFileSync(join(markers, 'release'), '');
@@ -140,7 +147,7 @@ it('vigil serve: deliveries get 503 store_unavailable while the disk is full, th
     expect((await post(inbox, key, BIG_TEXT)).status).toBe(202);
     acked.push(key);
   }
-  expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ ok: true });
+  expect(await (await fetch(`${url}/healthz`)).json()).toEqual({ ok: true, status: 'ok' });
   await waitFor('a reply to every acknowledged message', () => acked.every((key) => replies().includes(`reply to ${key}`)), 30_000);
   await new Promise((resolve) => setTimeout(resolve, 500)); // room for a stray second reply to show up
 

@@ -7,11 +7,11 @@ import { errorOf, SECRETS, useHttpApps } from './http-harness.js';
 describe('health, metrics and failures', () => {
   const apps = useHttpApps();
 
-  it('GET /healthz is 200 {"ok":true} while the store answers', async () => {
+  it('GET /healthz is 200 {"ok":true,"status":"ok"} while the store answers', async () => {
     const t = await apps.make();
     const res = await t.request('/healthz');
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ ok: true });
+    expect(await res.json()).toEqual({ ok: true, status: 'ok' });
   });
 
   it('GET /healthz is 503 once the store is closed', async () => {

@@ -39,7 +39,7 @@ describe('startHttpServer', () => {
       expect((await t.store.inbox('alice').events()).map((e) => e.sourceId)).toEqual(['d-1']);
 
       const health = await fetch(`${server.url}/healthz`);
-      expect(await health.json()).toEqual({ ok: true });
+      expect(await health.json()).toEqual({ ok: true, status: 'ok' });
       const metrics = await (await fetch(`${server.url}/metrics`)).text();
       expect(metrics).toContain('vigil_events_ingested_total{source="github"} 1');
     } finally {

@@ -27,6 +27,7 @@ function counted(store: Store): { store: Store; calls: () => number } {
     listInboxes: (query) => store.listInboxes(query),
     dispatchableInboxes: (options) => store.dispatchableInboxes(options),
     nextWake: () => store.nextWake(),
+    probeWrites: () => store.probeWrites(),
     subscribe: (listener) => store.subscribe(listener),
     endSession: (sessionId, expiresAt) => store.endSession(sessionId, expiresAt),
     sessionEnded: (sessionId) => store.sessionEnded(sessionId),

@@ -226,7 +226,7 @@ describe('one-tap approval links /a/:inbox/:id', () => {
 describe('health and metrics', () => {
   it('GET /healthz is 200 ok', async () => {
     const response = await fetch(`${url}/healthz`);
-    expect([response.status, await response.json()]).toEqual([200, { ok: true }]);
+    expect([response.status, await response.json()]).toEqual([200, { ok: true, status: 'ok' }]);
   });
 
   it('GET /metrics is Prometheus text with the service counters', async () => {

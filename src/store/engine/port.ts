@@ -65,6 +65,8 @@ export interface StorePort {
   dispatchableInboxes(limit: number): Promise<string[]>;
   listInboxes(query: CheckedInboxListQuery): Promise<InboxList>;
   nextWake(): Promise<NextWake>;
+  /** A write that belongs to no inbox (contract.ts, Store.probeWrites); throws what it met. */
+  probeWrites(): Promise<void>;
   /** Wake-up hints from this store object and (PostgreSQL) every other process on the same data. */
   subscribe(listener: WakeListener): Promise<() => Promise<void>>;
   /** Tells every subscriber (PostgreSQL: on every machine) that `kind` of work landed in an inbox. */

@@ -82,6 +82,11 @@ export class VigilStore implements Store {
     return this.port.nextWake();
   }
 
+  async probeWrites(): Promise<void> {
+    this.assertOpen();
+    await this.port.probeWrites();
+  }
+
   async subscribe(listener: WakeListener): Promise<() => Promise<void>> {
     this.assertOpen();
     if (typeof listener !== 'function') throw new VigilError('invalid_argument', 'subscribe needs a listener function');

@@ -233,6 +233,11 @@ export class PostgresStore implements StorePort, InboxBackend {
     await this.query('SELECT pg_notify($1, $2)', [this.channel, `${kind}:${inboxId}`]);
   }
 
+  /** A real write, and a useful one: a database that is down, read-only or out of space refuses it. */
+  async probeWrites(): Promise<void> {
+    await this.query(`DELETE FROM ended_sessions WHERE expires_at <= COALESCE($1::bigint, ${DB_NOW_MS})`, [this.appNow()]);
+  }
+
   /** Forgets sessions past their expiry in the same statement (one round trip). */
   async endSession(sessionId: string, expiresAt: number): Promise<void> {
     this.assertOpen();

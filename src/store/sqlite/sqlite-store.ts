@@ -27,6 +27,7 @@ import * as lifecycle from './lifecycle.js';
 import type { InboxFileHost } from './lifecycle.js';
 import { rebuildAfterBoot, rederive, type RebuildHost } from './index-rebuild.js';
 import { ReadyIndex } from './ready-index.js';
+import { probeDirectory } from './probe-directory.js';
 import { assertWritable } from './sqlite-errors.js';
 import { SqliteViewPort } from './view-port.js';
 import { StoreWriter, threadClock, writerOpenInboxes } from './writer-thread.js';
@@ -373,6 +374,11 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
 
   caseTwin(inboxId: string): string | undefined {
     return this.index.sameIgnoringCase(inboxId);
+  }
+
+  async probeWrites(): Promise<void> {
+    this.assertOpen();
+    await probeDirectory(this.dir);
   }
 
   async endSession(sessionId: string, expiresAt: number): Promise<void> {
