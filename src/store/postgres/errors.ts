@@ -12,8 +12,10 @@ import { memoryFull } from '../engine/validate/index.js';
 /** Serialization failure, deadlock, lock not available: another transaction won; the same call may succeed now. */
 const CONTENTION_SQLSTATES = new Set(['40001', '40P01', '55P03']);
 // Class 08 (connection exception) plus: admin/crash shutdown, cannot connect
-// now (starting or stopping), too many connections.
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+// now (starting or stopping), too many connections, and a database that
+// refuses writes (read_only_sql_transaction: a standby, or one an operator
+// set read-only): it answers reads, and takes writes again once fixed.
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '25006']);
 const UNAVAILABLE_NODE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN']);
 /** What pg says, without a code, when a connection ends or cannot be made in time. */
 const UNAVAILABLE_MESSAGE = /Connection terminated|connection timeout|Client has encountered a connection error/i;
