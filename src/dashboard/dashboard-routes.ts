@@ -21,6 +21,7 @@ import { DASHBOARD_HEADERS, page } from './layout.js';
 import { LoginKeys } from './login-cookie.js';
 import { checkedSetting, noticeFor, type NoticeCode } from './notices.js';
 import { overviewPage } from './overview-page.js';
+import { writeFailures } from './write-failures.js';
 import { describeEdit, settingsPatch } from './settings-form.js';
 import { requireSession, sameOriginForms, signInRoutes, type Vars } from './sign-in.js';
 
@@ -71,7 +72,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     if (after !== null) ctx.store.inbox(after); // an id, or a clear 400
     const attention = c.req.query('attention') === '1';
     const list = await ctx.store.listInboxes({ search, attention, after: after ?? undefined, limit: PAGE_SIZE, stuckAfterMs: STUCK_AFTER_MS });
-    return c.html(overviewPage(list, { search, attention, after, stuckAfterMs: STUCK_AFTER_MS }, { csrf: csrfOf(c) }), 200, DASHBOARD_HEADERS);
+    return c.html(overviewPage(list, { search, attention, after, stuckAfterMs: STUCK_AFTER_MS }, { csrf: csrfOf(c), notice: writeFailures(ctx.writes.failingInboxes()) }), 200, DASHBOARD_HEADERS);
   });
 
   app.get('/inbox/:id', signedIn, async (c) => {

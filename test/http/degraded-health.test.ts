@@ -9,7 +9,7 @@
  * a full disk: test/faults/sqlite-disk-full.test.ts), or most recent writes
  * fail across several inboxes.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import { describe, expect, it } from 'vitest';
@@ -40,6 +40,20 @@ describe('GET /healthz when writes fail', () => {
     const marked = t.logs().filter((l) => l.inboxId === 'broken' && typeof l.msg === 'string' && l.msg.startsWith('writes to this inbox fail'));
     expect(marked).toEqual([expect.objectContaining({ level: 50, error: expect.stringMatching(/not a SQLite database \(SQLITE_NOTADB on .*broken\.db\)/) })]);
     expect(t.logs().filter((l) => l.msg === 'store:health' || (typeof l.msg === 'string' && l.msg.includes('/healthz says degraded')))).toEqual([]);
+    // The signed-in operator's overview names it, with the reason.
+    const login = await t.app.hono.request('/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost' },
+      body: new URLSearchParams({ token: SECRETS.token, next: '/' }).toString(),
+    });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const overview = await (await t.app.hono.request('/', { headers: { cookie } })).text();
+    expect(overview).toMatch(/<p class="notice error">Writes to one inbox fail; the store takes the others&#39;: broken \(since [^:]+:\d\d:\d\d\.\d+Z: a file in the data directory is not a SQLite database \(SQLITE_NOTADB on [^)]*broken\.db\)/);
+    // Once its writes work again (the file removed), the mark goes.
+    rmSync(join(t.dir, 'broken.db'));
+    expect(await deliver(t, 'broken', 'd-after')).toBe(202);
+    expect(await (await t.app.hono.request('/', { headers: { cookie } })).text()).not.toContain('Writes to one inbox fail');
+    expect(t.logs().filter((l) => l.msg === 'writes to this inbox work again')).toEqual([expect.objectContaining({ inboxId: 'broken' })]);
   });
 
   it('most recent writes failing across several inboxes is the store: degraded, store_unwritable, naming none of them', async () => {
