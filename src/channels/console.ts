@@ -14,6 +14,8 @@
  * and tabs kept), so it cannot restyle or rewrite the terminal.
  * Escaping alone in both places was the other choice: a log collector
  * would still get lines that are not JSON, one per line of every reply.
+ * `vigil serve` picks the format its logs have (`vigil dev`'s pretty logs:
+ * text).
  */
 import type { Channel, OutgoingMessage } from './channel.js';
 

@@ -29,6 +29,8 @@ export type ChannelType = ChannelSpec['type'];
 export interface ChannelDeps {
   /** Where the console channel prints (default stdout). */
   stdout?: NodeJS.WritableStream;
+  /** How the console channel prints (console.ts). */
+  consoleFormat?: 'text' | 'json';
   clock?: Clock;
   fetch?: typeof fetch;
 }
@@ -57,7 +59,11 @@ function createChannel(spec: ChannelSpec, deps: ChannelDeps): Channel {
   const { name } = spec;
   switch (spec.type) {
     case 'console':
-      return createConsoleChannel({ name, ...(deps.stdout === undefined ? {} : { stream: deps.stdout }) });
+      return createConsoleChannel({
+        name,
+        ...(deps.stdout === undefined ? {} : { stream: deps.stdout }),
+        ...(deps.consoleFormat === undefined ? {} : { format: deps.consoleFormat }),
+      });
     case 'webhook':
       return createWebhookChannel({ ...options(spec), name, ...http, ...(deps.clock === undefined ? {} : { clock: deps.clock }) });
     case 'slack':

@@ -32,6 +32,8 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Where the console channel prints (default stdout). */
   stdout?: NodeJS.WritableStream;
+  /** How it prints: as the logs do (default: text on a terminal, JSON records otherwise). */
+  consoleFormat?: 'text' | 'json';
 }
 
 export interface Service {
@@ -67,7 +69,10 @@ export async function startService(config: ServiceConfig, options: ServiceOption
 
   // Everything that can fail on a bad config fails here, before the store opens or a port is taken.
   const { agent, refundsFile } = await loadAgent(config.agent, config.store, config.demo);
-  const channels = createChannels(config.channels, options.stdout === undefined ? {} : { stdout: options.stdout });
+  const channels = createChannels(config.channels, {
+    ...(options.stdout === undefined ? {} : { stdout: options.stdout }),
+    ...(options.consoleFormat === undefined ? {} : { consoleFormat: options.consoleFormat }),
+  });
   const allChannels = [...channels.users, ...channels.operator];
 
   const store = await openStore(config.store, { ...config.engine, events });

@@ -48,11 +48,14 @@ export async function runService(flags: ServeFlags, { dev }: { dev: boolean }): 
     import('../../service/service.js'),
     import('../../service/run-until-signal.js'),
   ]);
-  const logger = createLogger({ level: config.log.level, ...(dev ? { pretty: true } : {}) });
+  // Pretty on a terminal, and always for `vigil dev`; the console channel prints as the log does (text beside
+  // pretty lines, JSON records among JSON lines, where a body could otherwise forge one).
+  const pretty = dev || process.stdout.isTTY === true;
+  const logger = createLogger({ level: config.log.level, pretty });
   if (file === null) {
     logger.warn("no --config and no ./vigil.json: using the built-in demo config (source 'demo' and token 'vigil-demo-token-everyone-knows-this' are public; 127.0.0.1 only)");
   }
-  const starting = startService(config, { logger });
+  const starting = startService(config, { logger, consoleFormat: pretty ? 'text' : 'json' });
   // Listening before the service starts: it logs its address while starting (runUntilSignal).
   const exitCode = runUntilSignal(starting, config.workers.shutdownGraceMs);
   const service = await starting;
