@@ -79,7 +79,7 @@ export class WriteHealth {
     const at = this.now();
     this.remember({ at, inboxId, ok: false });
     const message = error.message;
-    void this.probe().then(() => {
+    void this.recentProbe().then(() => {
       // The store takes writes: this failure is the inbox's own.
       if (inboxId !== null && this.probeFailure === null) this.mark(inboxId, at, message);
     });
@@ -89,8 +89,18 @@ export class WriteHealth {
   succeeded(inboxId: string | null = null): void {
     this.remember({ at: this.now(), inboxId, ok: true });
     if (inboxId !== null && this.marked.delete(inboxId)) this.events.emit('inbox:writes-recovered', { inboxId });
-    // A write worked while the probe failed: ask again, rather than wait for /healthz's next turn.
+    // A write worked while the probe failed: ask again now (one at a time), rather than wait for /healthz's next turn.
     if (this.probeFailure !== null) void this.probe();
+  }
+
+  /**
+   * The probe in flight, or the last one's answer if it is under
+   * PROBE_EVERY_MS old, else a new one: a sender hammering a broken inbox
+   * costs one probe write a second, not one per request.
+   */
+  private recentProbe(): Promise<void> {
+    if (this.probing !== null || this.now() - this.lastProbe >= PROBE_EVERY_MS) return this.probe();
+    return Promise.resolve();
   }
 
   private mark(inboxId: string, at: number, error: string): void {
@@ -107,8 +117,7 @@ export class WriteHealth {
 
   /** What `/healthz` says: null when healthy. Probes again while the probe fails (at most every PROBE_EVERY_MS). */
   async degraded(): Promise<Degraded | null> {
-    if (this.probing !== null) await this.probing;
-    else if (this.probeFailure !== null && this.now() - this.lastProbe >= PROBE_EVERY_MS) await this.probe();
+    if (this.probeFailure !== null || this.probing !== null) await this.recentProbe();
     const failure = this.probeFailure ?? this.recentFailure();
     this.report(failure === null ? null : 'store_unwritable', failure?.error ?? null);
     return failure === null ? null : { reason: 'store_unwritable', since: failure.since };
