@@ -118,9 +118,15 @@ export class WriteHealth {
   /** What `/healthz` says: null when healthy. Probes again while the probe fails (at most every PROBE_EVERY_MS). */
   async degraded(): Promise<Degraded | null> {
     if (this.probeFailure !== null || this.probing !== null) await this.recentProbe();
+    const failure = this.writeFailure();
+    return failure === null ? null : { reason: 'store_unwritable', since: failure.since };
+  }
+
+  /** Why writes fail, if they do; said to the log when it changes (so it is logged whether or not /healthz is asked). */
+  private writeFailure(): { since: number; error: string } | null {
     const failure = this.probeFailure ?? this.recentFailure();
     this.report(failure === null ? null : 'store_unwritable', failure?.error ?? null);
-    return failure === null ? null : { reason: 'store_unwritable', since: failure.since };
+    return failure;
   }
 
   /** The store did not answer the health check's read (or not in time). */
@@ -145,6 +151,7 @@ export class WriteHealth {
       } finally {
         this.probing = null;
       }
+      this.writeFailure();
     })();
     return this.probing;
   }
