@@ -225,6 +225,17 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     });
   });
 
+  app.post('/inbox/:id/drop-outbox', forms, signedIn, async (c) => {
+    const inbox = ctx.store.inbox(c.req.param('id'));
+    const channel = formOf(c).get('channel') ?? '';
+    if (channel === '' || channel.length > 64) throw new HttpError(400, 'invalid_channel', 'Name the channel whose failed messages to drop (at most 64 characters).');
+    return act(c, inbox, 'drop outbox', `channel ${channel}`, null, async () => {
+      const count = await inbox.dropOutbox({ channel });
+      if (count === 0) return { result: 'nothing to drop', notice: 'outbox-not-dropped' };
+      return { result: `${count} ${count === 1 ? 'message' : 'messages'} dropped`, notice: 'outbox-dropped', ref: String(count) };
+    });
+  });
+
   return app;
 }
 

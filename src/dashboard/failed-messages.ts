@@ -2,7 +2,8 @@
  * The outbox's failed messages: what a channel did not take (undeliverable:
  * the inbox has no address for it; rejected: the channel refused for good),
  * kept until an operator redrives them, one channel at a time, once the
- * cause is fixed (a contact set, a token replaced).
+ * cause is fixed (a contact set, a token replaced), or drops them (an
+ * uncertain send the operator knows landed, a message no longer wanted).
  */
 import { html, type Html } from '../http/html.js';
 import type { InboxSettings, OutboxFailure } from '../store/contract.js';
@@ -31,14 +32,24 @@ function redriveButton(data: FailedData, channel: string, count: number, csrf: s
   });
 }
 
+function dropButton(data: FailedData, channel: string, count: number, csrf: string): Html {
+  return confirmAction({
+    label: `Drop ${channel}`,
+    question: `Drop the failed ${count === 1 ? 'message' : 'messages'} for ${channel}? ${count === 1 ? 'It is' : 'They are'} never sent to ${channel}, and no longer kept here.`,
+    action: `/inbox/${encodeURIComponent(data.id)}/drop-outbox`,
+    csrf,
+    fields: { channel },
+  });
+}
+
 export function failedMessages(data: FailedData, csrf: string): Html {
   if (data.total === 0 && data.failed.length === 0) return html``;
   const perChannel = new Map<string, number>();
   for (const failure of data.failed) perChannel.set(failure.channel, (perChannel.get(failure.channel) ?? 0) + 1);
   const hidden = data.total - data.failed.length;
   return html`<h3 id="failed-h">Not delivered</h3>
-<p><span class="alert">${data.total} failed ${data.total === 1 ? 'message' : 'messages'}</span>: a channel did not take them. Undeliverable: this inbox has no address for the channel; rejected: the channel refused them for good; uncertain: the send may or may not have landed (at-most-once delivery never repeats it on its own). They stay here until redriven.</p>
-<div class="redrives">${[...perChannel].map(([channel, count]) => redriveButton(data, channel, count, csrf))}
+<p><span class="alert">${data.total} failed ${data.total === 1 ? 'message' : 'messages'}</span>: a channel did not take them. Undeliverable: this inbox has no address for the channel; rejected: the channel refused them for good; uncertain: the send may or may not have landed (at-most-once delivery never repeats it on its own). They stay here until redriven or dropped.</p>
+<div class="redrives">${[...perChannel].map(([channel, count]) => html`${redriveButton(data, channel, count, csrf)}${dropButton(data, channel, count, csrf)}`)}
 ${hidden > 0
     ? confirmAction({
         label: 'Redrive every channel',

@@ -25,7 +25,9 @@ export type NoticeCode =
   | 'settings-unchanged'
   | 'settings-invalid'
   | 'outbox-redriven'
-  | 'outbox-not-redriven';
+  | 'outbox-not-redriven'
+  | 'outbox-dropped'
+  | 'outbox-not-dropped';
 
 type Notice = { kind: 'ok' | 'warn' | 'error'; text: string };
 
@@ -86,6 +88,11 @@ const NOTICES: Record<NoticeCode, { ref: RefKind; say: (ref: string | null) => N
     say: (ref) => ({ kind: 'ok', text: `Redriven: ${ref === null ? 'the messages are' : ref === '1' ? '1 message is' : `${ref} messages are`} held again for their channel and go out with the next send.` }),
   },
   'outbox-not-redriven': { ref: 'none', say: () => ({ kind: 'warn', text: 'Nothing to redrive: that channel has no failed messages (someone may have redriven them already).' }) },
+  'outbox-dropped': {
+    ref: 'count',
+    say: (ref) => ({ kind: 'ok', text: `Dropped: ${ref === null ? 'the messages are' : ref === '1' ? '1 message is' : `${ref} messages are`} no longer kept for their channel and will not be sent to it.` }),
+  },
+  'outbox-not-dropped': { ref: 'none', say: () => ({ kind: 'warn', text: 'Nothing to drop: that channel has no failed messages (someone may have redriven or dropped them already).' }) },
 };
 
 /** The notice for `code` with `ref` where it checks out, else without it; null for a code not in the set. */

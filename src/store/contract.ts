@@ -186,6 +186,13 @@ export interface Inbox {
    * revoked token replaced): how many.
    */
   redriveOutbox(options?: { channel?: string }): Promise<number>;
+  /**
+   * Messages a channel did not take, of one channel or of all, are dropped:
+   * never sent to that channel, no longer listed or counted (the operator's
+   * answer to an uncertain send that did land, or a message no longer
+   * wanted): how many.
+   */
+  dropOutbox(options?: { channel?: string }): Promise<number>;
   /** Keeps what a person did, with the store's time. */
   recordAction(action: Omit<OperatorAction, 'at'>): Promise<void>;
 

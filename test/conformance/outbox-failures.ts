@@ -67,6 +67,29 @@ export function outboxFailures(target: StoreTarget): void {
       expect((await inbox.stats()).outbox).toEqual({ held: 1, sent: 2, undeliverable: 0, rejected: 0 });
     });
 
+    it('dropOutbox({ channel }) forgets that channel\'s failures: nothing is sent again, the others stay', async () => {
+      const { store } = await open({ outboxGapMs: 0 });
+      const inbox = store.inbox('alice');
+      await queue(inbox, 'hello');
+      await inbox.dispatch((_body, messages) => ({
+        failures: [
+          { messageIds: [messages[0]!.id], channel: 'slack', kind: 'uncertain', error: 'no answer after the request was sent' },
+          { messageIds: [messages[0]!.id], channel: 'email', kind: 'rejected', error: 'bounced' },
+        ],
+      }));
+      expect(await inbox.dropOutbox({ channel: 'slack' })).toBe(1);
+      expect(await inbox.dropOutbox({ channel: 'slack' })).toBe(0);
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 1 });
+      expect((await store.view('alice').outbox()).failed.map((failure) => failure.channel)).toEqual(['email']);
+      expect(await inbox.redriveOutbox({ channel: 'slack' })).toBe(0);
+      expect(await inbox.dropOutbox()).toBe(1); // every channel's
+      expect((await inbox.stats()).outbox).toEqual({ held: 0, sent: 1, undeliverable: 0, rejected: 0 });
+      expect(await inbox.dispatch(() => undefined)).toBe(0);
+      expect((await expectVigilError(inbox.dropOutbox('slack' as never), 'invalid_argument')).message).toBe('dropOutbox takes { channel? }');
+      expect(await store.inbox('nobody').dropOutbox()).toBe(0);
+      expect(await store.inboxes()).not.toContain('nobody');
+    });
+
     it('at most once: the failures of a batch recorded before its send are kept all the same', async () => {
       const { store } = await open({ outboxGapMs: 0 });
       const inbox = store.inbox('alice');

@@ -259,6 +259,27 @@ export function dashboardSettingsSuite(apps: ReturnType<typeof useHttpApps>): vo
       expect((await t.store.view('alice').actions())[0]).toMatchObject({ action: 'redrive outbox', target: 'every channel', result: '1 message held again' });
     });
 
+    it('drops one channel\'s failed messages: never sent to it, no longer listed or counted, the action recorded', async () => {
+      const t = await apps.make();
+      await failedMessages(t.store, 'alice');
+      const inbox = t.store.inbox('alice');
+      const cookie = await signIn(t);
+      const page = await get(t, '/inbox/alice', cookie);
+      expect(page.body).toContain('Drop slack');
+      const csrf = csrfOf(page.body);
+      const dropped = await post(t, '/inbox/alice/drop-outbox', cookie, { csrf, channel: 'slack' });
+      expect(dropped.headers.get('location')).toBe('/inbox/alice?notice=outbox-dropped&ref=2');
+      expect(await noticeAfter(t, dropped, cookie)).toContain('Dropped: 2 messages are no longer kept for their channel');
+      expect((await inbox.stats()).outbox).toMatchObject({ held: 0, undeliverable: 0, rejected: 1 });
+      expect(await inbox.redriveOutbox({ channel: 'slack' })).toBe(0);
+      expect((await t.store.view('alice').actions())[0]).toMatchObject({ action: 'drop outbox', target: 'channel slack', result: '2 messages dropped' });
+
+      expect(await noticeAfter(t, await post(t, '/inbox/alice/drop-outbox', cookie, { csrf, channel: 'slack' }), cookie)).toContain('Nothing to drop');
+      expect((await post(t, '/inbox/alice/drop-outbox', cookie, { csrf: 'forged', channel: 'email' })).status).toBe(403);
+      expect((await post(t, '/inbox/alice/drop-outbox', cookie, { csrf })).status).toBe(400); // a drop names its channel
+      expect((await inbox.stats()).outbox.rejected).toBe(1);
+    });
+
     it('offers "Redrive every channel" when more failures exist than the page lists', async () => {
       const t = await apps.make();
       const inbox = t.store.inbox('alice');

@@ -63,12 +63,12 @@ export interface OutboxFailureReport {
  * `undeliverable`, the inbox has no address for it; `uncertain`, it cannot
  * know whether they landed (a timeout after the request went out), and
  * delivery is at most once, so they are never sent again on their own: an
- * operator resends them (redriveOutbox) or leaves them.
+ * operator resends them (redriveOutbox) or drops them (dropOutbox).
  */
 export type OutboxFailureKind = 'rejected' | 'undeliverable' | 'uncertain';
 export const OUTBOX_FAILURE_KINDS: readonly OutboxFailureKind[] = ['rejected', 'undeliverable', 'uncertain'];
 
-/** A message a channel did not take, kept until redriven (Inbox.redriveOutbox). */
+/** A message a channel did not take, kept until redriven or dropped (Inbox.redriveOutbox, Inbox.dropOutbox). */
 export interface OutboxFailure {
   messageId: number;
   body: string;

@@ -44,7 +44,7 @@ export interface OutboxView {
   sent: OutboxRow[];
   /** When `dispatch` may send next (R9's gap, urgent messages, a dispatch in flight); null with nothing held. */
   nextSendAt: number | null;
-  /** Messages a channel did not take (rejected, or no address for it), not yet redriven; newest first, bounded by the limit. */
+  /** Messages a channel did not take (rejected, uncertain, or no address for it), not yet redriven or dropped; newest first, bounded by the limit. */
   failed: OutboxFailure[];
 }
 

@@ -216,11 +216,14 @@ export class EngineInbox implements Inbox {
 
   /** Failed messages held again for their channel: a dispatcher hears of them now. */
   async redriveOutbox(options: { channel?: string } = {}): Promise<number> {
-    if (typeof options !== 'object' || options === null) throw new VigilError('invalid_argument', 'redriveOutbox takes { channel? }');
-    if (options.channel !== undefined) v.checkKey('invalid_argument', 'channel', options.channel, 64);
-    const count = await this.port.redriveOutbox(options.channel ?? null);
+    const count = await this.port.redriveOutbox(failuresChannel('redriveOutbox', options));
     if (count > 0) await this.ctx.notify(this.id, 'outbox');
     return count;
+  }
+
+  /** Failed messages dropped: nothing is sent, so no dispatcher needs to hear of it. */
+  async dropOutbox(options: { channel?: string } = {}): Promise<number> {
+    return this.port.dropOutbox(failuresChannel('dropOutbox', options));
   }
 
   async getSession(): Promise<unknown> {
@@ -284,4 +287,11 @@ export class EngineInbox implements Inbox {
     await this.ctx.notify(this.id, 'outbox');
     return settings;
   }
+}
+
+/** The channel a verb on failed messages names, or null for all of them. */
+function failuresChannel(verb: string, options: { channel?: string }): string | null {
+  if (typeof options !== 'object' || options === null) throw new VigilError('invalid_argument', `${verb} takes { channel? }`);
+  if (options.channel !== undefined) v.checkKey('invalid_argument', 'channel', options.channel, 64);
+  return options.channel ?? null;
 }

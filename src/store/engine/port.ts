@@ -170,6 +170,8 @@ export interface InboxPort {
   markSent(batch: DispatchPlan, failures: OutboxFailureReport[]): Promise<boolean>;
   /** Open failures (of `channel`, or all) become held copies for their channel alone; how many. */
   redriveOutbox(channel: string | null): Promise<number>;
+  /** Deletes the open failures of `channel` (null: every channel); how many. */
+  dropOutbox(channel: string | null): Promise<number>;
 
   /** R6: a dead event pending again with attempts 0. */
   redrive(eventId: number): Promise<boolean>;

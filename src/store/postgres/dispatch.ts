@@ -121,6 +121,11 @@ export async function redriveFailures(tx: InboxTx, channel: string | null): Prom
   return open.length;
 }
 
+/** The open failures of `channel` (null: all) deleted: their messages go nowhere more; how many. */
+export async function dropFailures(tx: InboxTx, channel: string | null): Promise<number> {
+  return tx.run('DELETE FROM outbox_failures WHERE inbox_id = $1 AND redriven_at IS NULL AND ($2::text IS NULL OR channel = $2)', [tx.inboxId, channel]);
+}
+
 /**
  * The send threw: the rows are held again and the pacing is given back, unless
  * the reservation lapsed and another dispatcher took the batch over (and sent

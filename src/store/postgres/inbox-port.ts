@@ -26,7 +26,7 @@ import { toEventRow, toTimerRow, type EventRecord, type ListedTimerRecord } from
 import { answerApproval, requestApproval } from './approvals.js';
 import type { CallTarget } from './call.js';
 import { claimBatch } from './claim.js';
-import { recordProgress, recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
+import { dropFailures, recordProgress, recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
 import type { InboxTx } from './inbox-tx.js';
 import { ingestEvents } from './ingest.js';
@@ -136,6 +136,10 @@ export class PostgresInboxPort implements InboxPort {
 
   async redriveOutbox(channel: string | null): Promise<number> {
     return this.writeExisting(0, (tx) => redriveFailures(tx, channel));
+  }
+
+  async dropOutbox(channel: string | null): Promise<number> {
+    return this.writeExisting(0, (tx) => dropFailures(tx, channel));
   }
 
   async redrive(eventId: number): Promise<boolean> {

@@ -152,6 +152,11 @@ export function redriveFailures(c: InboxDb, channel: string | null, now: number)
   return open.length;
 }
 
+/** The open failures of `channel` (null: all) deleted: their messages go nowhere more; how many. */
+export function dropFailures(c: InboxDb, channel: string | null): number {
+  return c.stmt('DELETE FROM outbox_failures WHERE redriven_at IS NULL AND (@channel IS NULL OR channel = @channel)').run({ channel }).changes;
+}
+
 /**
  * The send threw: the rows are held again and the pacing is given back. If the
  * reservation lapsed and another dispatcher already took the batch over (and

@@ -23,7 +23,7 @@ import type { DispatchPlan } from '../outbox-batch.js';
 import { emptyStats } from '../rows.js';
 import { answerApproval, requestApproval } from './approvals.js';
 import { claimBatch } from './claim.js';
-import { recordProgress, recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
+import { dropFailures, recordProgress, recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
 import type { InboxDb } from './inbox-db.js';
 import { acquireLease, releaseLease } from './lease.js';
@@ -146,6 +146,10 @@ export class SqliteInboxPort implements InboxPort {
 
   async redriveOutbox(channel: string | null): Promise<number> {
     return this.existing((c) => c.write((now) => redriveFailures(c, channel, now))) ?? 0;
+  }
+
+  async dropOutbox(channel: string | null): Promise<number> {
+    return this.existing((c) => c.write(() => dropFailures(c, channel))) ?? 0;
   }
 
   async redrive(eventId: number): Promise<boolean> {
