@@ -27,6 +27,7 @@ import { outboxFailures } from './outbox-failures.js';
 import { endedSessions } from './ended-sessions.js';
 import { retention } from './retention.js';
 import { inboxData } from './inbox-data.js';
+import { quotas } from './quotas.js';
 
 /** Every rule's tests, by name (what VIGIL_CONFORMANCE_RULES names). */
 export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = {
@@ -57,6 +58,7 @@ export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = 
   endedSessions,
   retention,
   inboxData,
+  quotas,
 };
 
 /**

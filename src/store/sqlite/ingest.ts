@@ -17,8 +17,11 @@
  * integer (readClock), so no row here can break those constraints, and
  * Vigil never needs one statement undone without its whole transaction.
  */
+import type { InboxLimits } from '../contract.js';
+import { admit, effectiveLimits, rateWindow, type IngestResult } from '../engine/quota.js';
 import type { CheckedEvent } from '../engine/validate/index.js';
 import type { InboxDb } from './inbox-db.js';
+import { readSettings } from './settings.js';
 
 /** Exported, as insertManySql is, for the test that no form needs a statement journal. */
 export const INSERT_EVENT = `
@@ -124,4 +127,47 @@ export function storedOf(c: InboxDb, chunk: readonly CheckedEvent[], before: num
   // NUL cannot be in a key (validate/text.ts), so it separates source from sourceId.
   const fresh = new Set((c.stmt(KEYS_AFTER).raw().all(before) as [string, string][]).map(([source, sourceId]) => `${source}\u0000${sourceId}`));
   return chunk.map((event) => fresh.delete(`${event.source}\u0000${event.sourceId}`));
+}
+
+const READ_USAGE = 'SELECT pending_events, pending_bytes, rate_window, rate_count FROM usage WHERE one = 1';
+const COUNT_RATE = 'UPDATE usage SET rate_window = ?, rate_count = ? WHERE one = 1';
+const KEY_TAKEN = `
+SELECT EXISTS (SELECT 1 FROM events WHERE source = ? AND source_id = ?)
+    OR EXISTS (SELECT 1 FROM tombstones WHERE source = ? AND source_id = ?)`;
+
+interface UsageRow {
+  pending_events: number;
+  pending_bytes: number;
+  rate_window: number;
+  rate_count: number;
+}
+
+/**
+ * insertEvents for single ingests, each with its own quota or none (a
+ * group commit may join both), in order, in the caller's transaction. A
+ * quota asks the engine's rule (quota.ts, admit) with the usage as it
+ * stands before that event, so events of one group count against each
+ * other; one refused is checked for a duplicate first (a duplicate is
+ * never refused: it stores nothing). The triggers of migration 010 keep the
+ * pending counts; the minute's count is kept here, for stored events alone.
+ */
+export function insertWithQuotas(c: InboxDb, events: readonly CheckedEvent[], quotas: readonly (InboxLimits | null)[], now: number): IngestResult[] {
+  if (!quotas.some((quota) => quota !== null)) return insertEvents(c, events, now);
+  const settings = readSettings(c);
+  const window = rateWindow(now);
+  return events.map((event, i) => {
+    const quota = quotas[i] ?? null;
+    if (quota === null) return insertEvent(c, event, now);
+    const row = c.stmt(READ_USAGE).get() as UsageRow;
+    const thisMinute = row.rate_window === window ? row.rate_count : 0;
+    const usage = { pendingEvents: row.pending_events, pendingBytes: row.pending_bytes, eventsThisMinute: thisMinute };
+    const refused = admit(usage, effectiveLimits(quota, settings), 1, Buffer.byteLength(event.payloadJson));
+    if (refused !== null) {
+      const taken = c.stmt(KEY_TAKEN).pluck().get(event.source, event.sourceId, event.source, event.sourceId) === 1;
+      return taken ? false : { refused, now };
+    }
+    const stored = insertEvent(c, event, now);
+    if (stored) c.stmt(COUNT_RATE).run(window, thisMinute + 1);
+    return stored;
+  });
 }
