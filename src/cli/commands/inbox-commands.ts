@@ -5,7 +5,8 @@
  * and approve are recorded in the inbox as the dashboard's actions are.
  */
 import { Command, Option } from 'commander';
-import type { EventRow, EventStatus, InboxStats, LeaseInfo } from '../../store/contract.js';
+import type { EventRow, EventStatus, InboxLimits, InboxStats, InboxUsage, LeaseInfo } from '../../store/contract.js';
+import { effectiveLimits } from '../../store/index.js';
 import { answerResult, cliActor, redriveResult } from '../../runtime/operator-actions.js';
 import { CommandFailed, UsageError } from '../exit-codes.js';
 import { inboxCommand, onStore, withStore, withStoreFlags, type StoreFlags } from '../open-cli-store.js';
@@ -29,12 +30,14 @@ export function statusCommand(): Command {
   return withStoreFlags(new Command('status').description('event counts, outbox, timers, approvals and lease of one inbox, or of every inbox'))
     .argument('[inbox]', 'inbox id (default: all inboxes)')
     .option('--json', 'print JSON')
-    .action(
-      onStore(async (store, inboxId: string | undefined, flags: StoreFlags & { json?: boolean }) => {
+    .action((inboxId: string | undefined, flags: StoreFlags & { json?: boolean }) =>
+      withStore(flags, async (store, _url, config) => {
         const ids = inboxId === undefined ? await store.inboxes() : [inboxId];
         const rows: { inbox: string; stats: InboxStats }[] = [];
         for (const id of ids) rows.push({ inbox: id, stats: await store.inbox(id).stats() });
-        if (flags.json === true) return printJson(inboxId === undefined ? rows : rows[0]!.stats);
+        // One inbox: its usage against the limits that apply to it (the config's, or its own setting's), as GET /inboxes/<id>/stats gives.
+        const limits = inboxId === undefined ? null : effectiveLimits(config.limits, await store.inbox(inboxId).settings());
+        if (flags.json === true) return printJson(inboxId === undefined ? rows : { ...rows[0]!.stats, limits });
         if (rows.length === 0) return print('no inboxes yet');
         // The store's now (the database's clock on PostgreSQL): a lease is held until then, whatever this machine's clock says.
         const { now } = await store.nextWake();
@@ -53,8 +56,22 @@ export function statusCommand(): Command {
             leaseCell(stats.lease, now),
           ]),
         );
+        if (limits !== null) printUsage(rows[0]!.stats.usage, limits);
       }),
     );
+}
+
+/** One inbox's usage against its quotas, one line each. */
+function printUsage(usage: InboxUsage, limits: InboxLimits): void {
+  print('');
+  table(
+    ['quota', 'used', 'limit'],
+    [
+      ['pending events', usage.pendingEvents, limits.pendingEventsPerInbox],
+      ['pending bytes', usage.pendingBytes, limits.pendingBytesPerInbox],
+      ['events this minute', usage.eventsThisMinute, limits.eventsPerMinutePerInbox],
+    ],
+  );
 }
 
 /**
