@@ -44,16 +44,18 @@ export function refuseOperatorOnly(patch: unknown): void {
 }
 
 function limitsOf(code: VigilErrorCode, field: string, value: unknown, whole: boolean): Partial<InboxLimits> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new VigilError(code, `${field} must be an object, got ${describe(value)}`, { field });
+  // As every settings refusal reads (validate/settings.ts): "settings <field> ...".
+  const what = code === 'invalid_settings' ? 'settings ' : '';
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new VigilError(code, `${what}${field} must be an object, got ${describe(value)}`, { field });
   const given = value as Record<string, unknown>;
   const unknown = Object.keys(given).find((key) => !(LIMIT_KEYS as readonly string[]).includes(key));
-  if (unknown !== undefined) throw new VigilError(code, `${field}.${unknown} is not a limit (known: ${LIMIT_KEYS.join(', ')})`, { field: `${field}.${unknown}` });
+  if (unknown !== undefined) throw new VigilError(code, `${what}${field}.${unknown} is not a limit (known: ${LIMIT_KEYS.join(', ')})`, { field: `${field}.${unknown}` });
   const limits: Partial<InboxLimits> = {};
   for (const key of LIMIT_KEYS) {
     const limit = given[key];
     if (limit === undefined && !whole) continue;
     if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0 || limit > MAX_LIMIT) {
-      throw new VigilError(code, `${field}.${key} must be a whole number from 0 to ${MAX_LIMIT}, got ${describe(limit)}`, { field: `${field}.${key}` });
+      throw new VigilError(code, `${what}${field}.${key} must be a whole number from 0 to ${MAX_LIMIT}, got ${describe(limit)}`, { field: `${field}.${key}` });
     }
     limits[key] = limit;
   }
