@@ -17,7 +17,7 @@
  * integer (readClock), so no row here can break those constraints, and
  * Vigil never needs one statement undone without its whole transaction.
  */
-import type { InboxLimits } from '../contract.js';
+import type { InboxLimits, InboxSettings } from '../contract.js';
 import { admit, effectiveLimits, rateWindow, type IngestResult } from '../engine/quota.js';
 import type { CheckedEvent } from '../engine/validate/index.js';
 import type { InboxDb } from './inbox-db.js';
@@ -150,11 +150,19 @@ interface UsageRow {
  * other; one refused is checked for a duplicate first (a duplicate is
  * never refused: it stores nothing). The triggers of migration 010 keep the
  * pending counts; the minute's count is kept here, for stored events alone.
+ *
+ * Most groups are far within their limits: when the whole group, every
+ * event counted as new, passes each event's quota, it goes in through the
+ * multi-row insert (insertEvents) with one read and one write of the usage
+ * row, as a group without quotas does; only a group near a limit is decided
+ * event by event.
  */
 export function insertWithQuotas(c: InboxDb, events: readonly CheckedEvent[], quotas: readonly (InboxLimits | null)[], now: number): IngestResult[] {
   if (!quotas.some((quota) => quota !== null)) return insertEvents(c, events, now);
   const settings = readSettings(c);
   const window = rateWindow(now);
+  const whole = wholeGroup(c, events, quotas, settings, window, now);
+  if (whole !== null) return whole;
   return events.map((event, i) => {
     const quota = quotas[i] ?? null;
     if (quota === null) return insertEvent(c, event, now);
@@ -170,4 +178,27 @@ export function insertWithQuotas(c: InboxDb, events: readonly CheckedEvent[], qu
     if (stored) c.stmt(COUNT_RATE).run(window, thisMinute + 1);
     return stored;
   });
+}
+
+/** The group stored at once, if every quota in it holds with all of its events new; null to decide event by event. */
+function wholeGroup(
+  c: InboxDb,
+  events: readonly CheckedEvent[],
+  quotas: readonly (InboxLimits | null)[],
+  settings: InboxSettings,
+  window: number,
+  now: number,
+): IngestResult[] | null {
+  const row = c.stmt(READ_USAGE).get() as UsageRow;
+  const thisMinute = row.rate_window === window ? row.rate_count : 0;
+  const usage = { pendingEvents: row.pending_events, pendingBytes: row.pending_bytes, eventsThisMinute: thisMinute };
+  let bytes = 0;
+  for (const event of events) bytes += Buffer.byteLength(event.payloadJson);
+  for (const quota of quotas) {
+    if (quota !== null && admit(usage, effectiveLimits(quota, settings), events.length, bytes) !== null) return null;
+  }
+  const stored = insertEvents(c, events, now);
+  const counted = stored.filter((isStored, i) => isStored && quotas[i] !== null).length;
+  if (counted > 0) c.stmt(COUNT_RATE).run(window, thisMinute + counted);
+  return stored;
 }
