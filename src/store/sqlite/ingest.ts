@@ -129,8 +129,8 @@ export function storedOf(c: InboxDb, chunk: readonly CheckedEvent[], before: num
   return chunk.map((event) => fresh.delete(`${event.source}\u0000${event.sourceId}`));
 }
 
-const READ_USAGE = 'SELECT pending_events, pending_bytes, rate_window, rate_count FROM usage WHERE one = 1';
-const COUNT_RATE = 'UPDATE usage SET rate_window = ?, rate_count = ? WHERE one = 1';
+const READ_USAGE = 'SELECT pending_events, pending_bytes, rate_window, rate_count FROM meta WHERE one = 1';
+const COUNT_RATE = 'UPDATE meta SET rate_window = ?, rate_count = ? WHERE one = 1';
 const KEY_TAKEN = `
 SELECT EXISTS (SELECT 1 FROM events WHERE source = ? AND source_id = ?)
     OR EXISTS (SELECT 1 FROM tombstones WHERE source = ? AND source_id = ?)`;

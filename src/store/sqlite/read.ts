@@ -80,9 +80,9 @@ SELECT ${EVENT_COUNTS},
   (SELECT count(*) FROM outbox_failures WHERE redriven_at IS NULL AND kind = 'rejected') AS rejected,
   (SELECT count(*) FROM timers WHERE done = 0) AS timers,
   (SELECT count(*) FROM approvals WHERE answer IS NULL AND expires_at > @now) AS approvals,
-  usage.pending_events, usage.pending_bytes,
-  CASE WHEN usage.rate_window = @window THEN usage.rate_count ELSE 0 END AS this_minute
-FROM usage WHERE usage.one = 1`;
+  meta.pending_events, meta.pending_bytes,
+  CASE WHEN meta.rate_window = @window THEN meta.rate_count ELSE 0 END AS this_minute
+FROM meta WHERE meta.one = 1`;
 
 export function stats(c: InboxDb, now: number): InboxStats {
   const row = c.stmt(STATS_SQL).get({ now, window: rateWindow(now) }) as Record<string, number>;
