@@ -147,6 +147,23 @@ export function quotas(target: StoreTarget): void {
       await refused(send(inbox, 'a3', quota), 'rate_limited');
     });
 
+    it('an imported inbox holds the usage it was exported with: its unfinished events count against its quotas', async () => {
+      const { store } = await open();
+      const inbox = store.inbox('alice');
+      await send(inbox, 'a1', ROOMY, { text: 'é' });
+      await send(inbox, 'a2', ROOMY);
+      const gen = await lease(inbox, 'w');
+      const [first] = await inbox.claimBatch('w', gen);
+      await inbox.finish('w', gen, [first!.id]);
+      const usage = (await inbox.stats()).usage;
+      expect(usage.pendingEvents).toBe(1);
+      const records = [];
+      for await (const record of store.exportInbox('alice')) records.push(record);
+      await store.importInbox('copy', records);
+      expect((await store.inbox('copy').stats()).usage).toEqual({ ...usage, eventsThisMinute: 0 });
+      await refused(send(store.inbox('copy'), 'c1', { ...ROOMY, pendingEventsPerInbox: 1 }), 'inbox_full');
+    });
+
     it.each([
       ['a negative limit', { pendingEventsPerInbox: -1 }, 'limits.pendingEventsPerInbox'],
       ['a fractional limit', { pendingBytesPerInbox: 1.5 }, 'limits.pendingBytesPerInbox'],

@@ -81,7 +81,20 @@ WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE tombstones.source = column1 AND
 
 /** True if stored, false for a duplicate (the first payload wins). */
 export function insertEvent(c: InboxDb, event: CheckedEvent, now: number): boolean {
-  return c.stmt(INSERT_EVENT).run(event.source, event.sourceId, event.payloadJson, now, event.source, event.sourceId).changes === 1;
+  const stored = c.stmt(INSERT_EVENT).run(event.source, event.sourceId, event.payloadJson, now, event.source, event.sourceId).changes === 1;
+  if (stored) countPending(c, 1, Buffer.byteLength(event.payloadJson));
+  return stored;
+}
+
+const COUNT_PENDING = 'UPDATE meta SET pending_events = pending_events + ?, pending_bytes = pending_bytes + ? WHERE one = 1';
+
+/**
+ * New pending events on the meta row's counts (migration 010): once per
+ * insert statement here, where a trigger ran once per row; status changes
+ * and deletes are counted by the migration's triggers.
+ */
+export function countPending(c: InboxDb, events: number, bytes: number): void {
+  c.stmt(COUNT_PENDING).run(events, bytes);
 }
 
 /**
@@ -102,6 +115,8 @@ export function insertEvents(c: InboxDb, events: readonly CheckedEvent[], now: n
   if (events.length <= 1) return events.length === 0 ? [] : [insertEvent(c, events[0]!, now)];
   const tombstones = c.stmt(ANY_TOMBSTONE).pluck().get() === 1;
   const stored: boolean[] = [];
+  let storedCount = 0;
+  let storedBytes = 0;
   for (let from = 0; from < events.length; ) {
     let rows = MAX_ROWS;
     while (rows > events.length - from) rows >>= 1;
@@ -113,12 +128,17 @@ export function insertEvents(c: InboxDb, events: readonly CheckedEvent[], now: n
       else params.push(event.source, event.sourceId, event.payloadJson, now);
     }
     const { changes, lastInsertRowid } = c.stmt(insertManySql(rows, tombstones)).run(params);
+    const first = stored.length;
     if (changes === rows || changes === 0) {
       for (let i = 0; i < rows; i++) stored.push(changes === rows);
     } else {
       stored.push(...storedOf(c, chunk, Number(lastInsertRowid) - changes));
     }
+    if (changes === 0) continue;
+    storedCount += changes;
+    for (let i = 0; i < rows; i++) if (stored[first + i] === true) storedBytes += Buffer.byteLength(chunk[i]!.payloadJson);
   }
+  if (storedCount > 0) countPending(c, storedCount, storedBytes);
   return stored;
 }
 
