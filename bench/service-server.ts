@@ -168,6 +168,9 @@ async function startVigil(dir: string, secret: string, writerThread: boolean): P
       host: '127.0.0.1',
       port: 0,
       sources: { [BENCH_SOURCE]: { type: 'github', secret } },
+      // Every delivery goes to one inbox, far past the default quotas, and no worker drains it: limits
+      // no delivery reaches, so each ingest still pays for its quota check as `vigil serve`'s do.
+      limits: { pendingEventsPerInbox: 2 ** 50, pendingBytesPerInbox: 2 ** 50, eventsPerMinutePerInbox: 2 ** 50 },
     },
     'bench config',
     {},

@@ -17,7 +17,10 @@ export type VigilErrorCode =
   | 'store_closed'
   | 'store_busy'
   | 'store_unavailable'
-  | 'schema_too_new';
+  | 'schema_too_new'
+  | 'operator_only'
+  | 'inbox_full'
+  | 'rate_limited';
 
 export class VigilError extends Error {
   readonly code: VigilErrorCode;
@@ -43,4 +46,21 @@ export class VigilError extends Error {
 
 export function isVigilError(value: unknown, code?: VigilErrorCode): value is VigilError {
   return value instanceof VigilError && (code === undefined || value.code === code);
+}
+
+/**
+ * A delivery from outside refused by its inbox's quota (inbox_full,
+ * rate_limited): nothing was stored; the sender may try again after
+ * `retryAfterMs`. A class of its own so the HTTP layer can say when
+ * (Retry-After) without parsing a message.
+ */
+export class QuotaExceededError extends VigilError {
+  constructor(
+    code: 'inbox_full' | 'rate_limited',
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(code, message);
+    this.name = 'QuotaExceededError';
+  }
 }

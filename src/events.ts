@@ -27,6 +27,8 @@ export interface DeadEvent {
 export interface RuntimeEventMap {
   /** One per event handed to ingest: stored, or refused as a duplicate (R1). */
   'event:ingested': { inboxId: string; source: string; sourceId: string; stored: boolean };
+  /** An event from outside refused by its inbox's quota (contract/limits.ts), nothing stored: the sender hears 429. */
+  'ingest:refused': { inboxId: string; source: string; reason: 'inbox_full' | 'rate_limited' };
   /** A webhook delivery refused before anything was stored: `known` is false for a source name no config has (anyone can vary it). */
   'webhook:refused': { source: string; known: boolean; reason: string; message: string };
   'run:started': { inboxId: string; gen: number; eventIds: number[] };

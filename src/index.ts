@@ -1,5 +1,5 @@
 // The public surface of Vigil: named re-exports only, no driver imports.
-export { VigilError, isVigilError, type VigilErrorCode } from './errors.js';
+export { QuotaExceededError, VigilError, isVigilError, type VigilErrorCode } from './errors.js';
 export { createFakeClock, systemClock, type Clock, type FakeClock } from './clock.js';
 
 // The engine: one contract, two stores.

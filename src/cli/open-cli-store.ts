@@ -55,10 +55,10 @@ export function onStore<A extends unknown[]>(body: (store: Store, ...args: A) =>
 }
 
 /** Opens the store, runs `body`, closes the store whatever happens. */
-export async function withStore<T>(flags: StoreFlags, body: (store: Store, url: string) => Promise<T>): Promise<T> {
-  const { store, url } = await openCliStore(flags);
+export async function withStore<T>(flags: StoreFlags, body: (store: Store, url: string, config: ConfigFile) => Promise<T>): Promise<T> {
+  const { store, url, config } = await openCliStore(flags);
   try {
-    return await body(store, url);
+    return await body(store, url, config);
   } finally {
     await store.close();
   }

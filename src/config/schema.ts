@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { CHANNEL_DEFAULTS } from '../channels/channel.js';
 import { sendsWithoutContact } from '../channels/create-channels.js';
 import { RUNTIME_DEFAULTS } from '../runtime/defaults.js';
-import { BOUNDS, CHANNEL_NAME_PATTERN, DEFAULT_STORE_URL, STORE_DEFAULTS, storeUrlProblem } from '../store/index.js';
+import { BOUNDS, CHANNEL_NAME_PATTERN, DEFAULT_STORE_URL, LIMIT_DEFAULTS, MAX_LIMIT, STORE_DEFAULTS, storeUrlProblem } from '../store/index.js';
 import { SecretRef, type SecretKind } from './secrets.js';
 
 /** A secret given inline or read from the environment ("env:GITHUB_SECRET"), read by resolve-config.ts as `kind` says. */
@@ -32,6 +32,9 @@ const secret = (kind: SecretKind = 'plain') =>
 const count = (fallback: number, what: string, max: number, min = 1) => z.number().int().min(min).max(max).default(fallback).describe(what);
 /** A duration kept in the store's rows: at most BOUNDS.maxDurationMs (ten years). */
 const storedDuration = () => z.number().int().nonnegative().max(BOUNDS.maxDurationMs);
+
+/** A quota (contract/limits.ts): a whole number from 0 to the store's MAX_LIMIT, its default the store's. */
+const limit = (fallback: number, what: string) => z.number().int().min(0).max(MAX_LIMIT).default(fallback).describe(what);
 
 const SECRET_HINT = 'Inline, or "env:NAME" to read it from the environment at startup (a missing variable stops the service).';
 
@@ -304,6 +307,20 @@ export const configSchema = z
       .strict()
       .prefault({})
       .describe('The store\'s rules (README, "Using the engine as a library").'),
+    limits: z
+      .object({
+        pendingEventsPerInbox: limit(LIMIT_DEFAULTS.pendingEventsPerInbox, 'Most events an inbox holds not yet done or dead; past it a delivery gets 429 `inbox_full`.'),
+        pendingBytesPerInbox: limit(LIMIT_DEFAULTS.pendingBytesPerInbox, "Most payload bytes of an inbox's pending events (64 MiB); past it 429 `inbox_full`."),
+        eventsPerMinutePerInbox: limit(
+          LIMIT_DEFAULTS.eventsPerMinutePerInbox,
+          'Most events from outside an inbox stores per minute, counted in the store (shared by every instance on one PostgreSQL); past it 429 `rate_limited`.',
+        ),
+      })
+      .strict()
+      .prefault({})
+      .describe(
+        "Quotas per inbox on what arrives from outside (webhooks, the messages API); Vigil's own events (timers, approvals, redrives) are never refused. An inbox's settings may override them (`limits`), by the operator only: an agent's `ctx.updateSettings` cannot.",
+      ),
     maxBodyBytes: z.number().int().positive().max(BOUNDS.maxBytes).default(1_048_576).describe('Largest webhook or API request body accepted; larger ones get 413.'),
     log: z
       .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info').describe('The least severe level logged.') })

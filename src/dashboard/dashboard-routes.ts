@@ -14,6 +14,7 @@ import { isVigilError } from '../errors.js';
 import { fromStoreError, HttpError } from '../http/http-error.js';
 import { answerApproval, noteFailure, requestFacts, written, type HttpContext } from '../http/http-context.js';
 import type { EventStatus, Inbox } from '../store/contract.js';
+import { effectiveLimits } from '../store/index.js';
 import { answerResult, redriveResult } from '../runtime/operator-actions.js';
 import { dashboardAsset } from './assets.js';
 import { EVENT_STATUSES, inboxPage, type EventFilter } from './inbox-page.js';
@@ -122,6 +123,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
           actions,
           stuckAfterMs: STUCK_AFTER_MS,
           settings,
+          limits: effectiveLimits(ctx.limits, settings),
           channels: ctx.channels,
         },
         { csrf: csrfOf(c), notice },

@@ -10,6 +10,7 @@ import type {
   ApprovalRow,
   EventRow,
   EventStatus,
+  InboxLimits,
   InboxSettings,
   InboxStats,
   OperatorAction,
@@ -52,6 +53,8 @@ export interface InboxPageData {
   actions: OperatorAction[];
   stuckAfterMs: number;
   settings: InboxSettings;
+  /** The limits that apply to the inbox (the service's, or its own setting's). */
+  limits: InboxLimits;
   /** The configured channels' names. */
   channels: readonly string[];
 }
@@ -290,7 +293,7 @@ ${approvalsSection(data, options.csrf)}
 ${eventsSection(data, options.csrf)}
 ${leaseSection(data, options.csrf)}
 ${outboxSection(data, options.csrf)}
-${settingsSection({ id: data.id, now: data.now, settings: data.settings, channels: data.channels }, options.csrf)}
+${settingsSection({ id: data.id, now: data.now, settings: data.settings, channels: data.channels, usage: data.stats.usage, limits: data.limits }, options.csrf)}
 ${timersSection(data)}
 ${stateSection(data)}
 ${actionsSection(data)}`;

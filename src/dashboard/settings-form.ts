@@ -15,7 +15,16 @@ import { VigilError } from '../errors.js';
 import { HttpError } from '../http/http-error.js';
 import type { InboxSettings } from '../store/contract.js';
 
-export const NUMBER_FIELDS = ['outbox.gapMs', 'outbox.dailyLimit', 'wake.debounceMs', 'wake.maxWaitMs'] as const;
+export const NUMBER_FIELDS = [
+  'outbox.gapMs',
+  'outbox.dailyLimit',
+  'wake.debounceMs',
+  'wake.maxWaitMs',
+  // The operator's own (validate/limits.ts): an agent cannot set them, the dashboard can.
+  'limits.pendingEventsPerInbox',
+  'limits.pendingBytesPerInbox',
+  'limits.eventsPerMinutePerInbox',
+] as const;
 export const QUIET_FIELDS = ['outbox.quietHours.from', 'outbox.quietHours.to', 'outbox.quietHours.timeZone'] as const;
 export const NEW_CONTACT_CHANNEL = 'new-contact.channel';
 export const NEW_CONTACT_ADDRESS = 'new-contact.address';
@@ -40,6 +49,9 @@ export function formValues(settings: InboxSettings): Record<string, string> {
     'outbox.quietHours.from': quiet?.from ?? '',
     'outbox.quietHours.to': quiet?.to ?? '',
     'outbox.quietHours.timeZone': quiet?.timeZone ?? '',
+    'limits.pendingEventsPerInbox': text(settings.limits?.pendingEventsPerInbox),
+    'limits.pendingBytesPerInbox': text(settings.limits?.pendingBytesPerInbox),
+    'limits.eventsPerMinutePerInbox': text(settings.limits?.eventsPerMinutePerInbox),
   };
   for (const [channel, address] of Object.entries(settings.contacts ?? {})) values[`contacts.${channel}`] = address;
   return values;

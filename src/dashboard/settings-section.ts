@@ -6,7 +6,7 @@
  * while it is open.
  */
 import { html, type Html } from '../http/html.js';
-import type { InboxSettings } from '../store/contract.js';
+import type { InboxLimits, InboxSettings, InboxUsage } from '../store/contract.js';
 import { quietState } from '../store/index.js';
 import { duration, when } from './format.js';
 import { formValues, NEW_CONTACT_ADDRESS, NEW_CONTACT_CHANNEL, NUMBER_FIELDS, QUIET_FIELDS, WAS } from './settings-form.js';
@@ -17,6 +17,9 @@ export interface SettingsData {
   settings: InboxSettings;
   /** The configured channels' names, offered for a new contact. */
   channels: readonly string[];
+  /** What the inbox holds against its quotas, and the limits that apply (the service's, or its own). */
+  usage: InboxUsage;
+  limits: InboxLimits;
 }
 
 const LABELS: Record<string, string> = {
@@ -27,6 +30,9 @@ const LABELS: Record<string, string> = {
   'outbox.quietHours.timeZone': 'Time zone (IANA)',
   'wake.debounceMs': 'Debounce (ms)',
   'wake.maxWaitMs': 'Wait at most (ms)',
+  'limits.pendingEventsPerInbox': 'Pending events, at most',
+  'limits.pendingBytesPerInbox': 'Pending payload bytes, at most',
+  'limits.eventsPerMinutePerInbox': 'Events from outside a minute, at most',
 };
 
 const PLACEHOLDERS: Record<string, string> = {
@@ -37,6 +43,9 @@ const PLACEHOLDERS: Record<string, string> = {
   'outbox.quietHours.timeZone': 'Europe/Berlin',
   'wake.debounceMs': 'none',
   'wake.maxWaitMs': '10 × debounce',
+  'limits.pendingEventsPerInbox': "the service's",
+  'limits.pendingBytesPerInbox': "the service's",
+  'limits.eventsPerMinutePerInbox': "the service's",
 };
 
 function contactsView(settings: InboxSettings): Html {
@@ -63,6 +72,24 @@ function wakeView(settings: InboxSettings): Html {
   if (debounce === undefined || debounce === 0) return html`no debounce: each event makes the inbox ready at once`;
   const maxWait = settings.wake?.maxWaitMs ?? debounce * 10;
   return html`a burst is one run: ready once the newest event is ${duration(debounce)} old, or the oldest ${duration(maxWait)} old`;
+}
+
+/**
+ * Usage against each limit; one at its limit in red, saying what a sender
+ * gets: a delivery that would pass it is answered 429 and not stored.
+ */
+function quotaView({ usage, limits, settings }: SettingsData): Html {
+  const own = settings.limits ?? {};
+  const rows: [string, number, number, boolean][] = [
+    ['pending events', usage.pendingEvents, limits.pendingEventsPerInbox, own.pendingEventsPerInbox !== undefined],
+    ['pending bytes', usage.pendingBytes, limits.pendingBytesPerInbox, own.pendingBytesPerInbox !== undefined],
+    ['events from outside this minute', usage.eventsThisMinute, limits.eventsPerMinutePerInbox, own.eventsPerMinutePerInbox !== undefined],
+  ];
+  const full = usage.pendingEvents >= limits.pendingEventsPerInbox || usage.pendingBytes >= limits.pendingBytesPerInbox;
+  const limited = usage.eventsThisMinute >= limits.eventsPerMinutePerInbox;
+  return html`${rows.map(([what, used, limit, isOwn], i) => html`${i > 0 ? ' · ' : ''}<span class="${used >= limit ? 'alert' : ''}">${what} ${used} of ${limit}</span>${isOwn ? ' (its own)' : ''}`)}${
+    full ? html`; <strong class="alert">full: deliveries are refused (429 inbox_full)</strong>` : limited ? html`; <strong class="alert">rate limited this minute (429)</strong>` : ''
+  }`;
 }
 
 function field(path: string, value: string, numeric: boolean): Html {
@@ -99,6 +126,9 @@ ${QUIET_FIELDS.map((path) => field(path, values[path] ?? '', false))}
 <fieldset><legend>Wake</legend>
 ${NUMBER_FIELDS.filter((path) => path.startsWith('wake.')).map((path) => field(path, values[path] ?? '', true))}
 </fieldset>
+<fieldset><legend>Quotas (operator only: the agent cannot change them)</legend>
+${NUMBER_FIELDS.filter((path) => path.startsWith('limits.')).map((path) => field(path, values[path] ?? '', true))}
+</fieldset>
 <button type="submit" class="primary">Save settings</button>
 </form>
 </details>`;
@@ -112,6 +142,7 @@ export function settingsSection(data: SettingsData, csrf: string): Html {
 <dt>Contacts</dt><dd>${contactsView(data.settings)}</dd>
 <dt>Pacing</dt><dd>${pacingView(data.settings, data.now)}</dd>
 <dt>Wake</dt><dd>${wakeView(data.settings)}</dd>
+<dt>Quotas</dt><dd>${quotaView(data)}</dd>
 </dl>
 ${editForm(data, csrf)}
 </div>

@@ -19,7 +19,8 @@ import { systemClock, type Clock } from '../clock.js';
 import type { RuntimeEvents } from '../events.js';
 import type { Logger } from '../observability/logger.js';
 import type { Metrics } from '../observability/metrics.js';
-import type { Store } from '../store/contract.js';
+import type { InboxLimits, Store } from '../store/contract.js';
+import { LIMIT_DEFAULTS } from '../store/index.js';
 import { hookRoute } from './hooks-on-node.js';
 import { errorBody, HttpError } from './http-error.js';
 import { errorAnswer, requestFacts, type HttpContext } from './http-context.js';
@@ -49,6 +50,8 @@ export interface AppDeps {
   publicUrl: string | (() => string);
   /** Largest request body accepted (413 above). */
   maxBodyBytes: number;
+  /** Each inbox's quotas on what arrives from outside (config `limits`); default the store's LIMIT_DEFAULTS. */
+  limits?: InboxLimits;
   /** The users' channels' names (the dashboard offers them for an inbox's contacts). */
   channels: readonly string[];
   /** "Now" for replay windows and link expiry; default the system clock. */
@@ -68,6 +71,7 @@ export function createHttpContext(deps: AppDeps): HttpContext {
     events: deps.events,
     now,
     maxBodyBytes: deps.maxBodyBytes,
+    limits: deps.limits ?? LIMIT_DEFAULTS,
     sources: createSources(deps.sources),
     token: deps.token,
     linkSecret: deps.linkSecret,

@@ -5,7 +5,7 @@ import type { Metrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
 import { logValue } from '../observability/log-value.js';
 import type { RuntimeEvents } from '../events.js';
-import type { ApprovalAnswer, ApprovalOutcome, Inbox, NewEvent, Store } from '../store/contract.js';
+import type { ApprovalAnswer, ApprovalOutcome, Inbox, InboxLimits, NewEvent, Store } from '../store/contract.js';
 import type { Context } from 'hono';
 import { errorBody, fromStoreError, HttpError } from './http-error.js';
 import { ClientWentAway } from './read-body.js';
@@ -21,6 +21,8 @@ export interface HttpContext {
   events: RuntimeEvents;
   now: Clock;
   maxBodyBytes: number;
+  /** Each inbox's quotas on what arrives from outside; an inbox's own `limits` setting overrides each. */
+  limits: InboxLimits;
   sources: Map<string, WebhookSource>;
   /** undefined: the bearer-token API is disabled. */
   token: string | undefined;
@@ -101,7 +103,8 @@ export async function ingestEvent(ctx: HttpContext, inbox: Inbox, event: NewEven
 
 /** ingestEvent's answer as data, for a route that writes its own response (hooks-on-node.ts). */
 export async function ingestAck(ctx: HttpContext, inbox: Inbox, event: NewEvent): Promise<{ status: 200 | 202; json: unknown }> {
-  const stored = await written(ctx, inbox.id, inbox.ingest(event));
+  // From outside: within the inbox's quota, or 429 (http-error.ts) with nothing stored.
+  const stored = await written(ctx, inbox.id, inbox.ingest(event, { quota: ctx.limits }));
   return stored ? { status: 202, json: STORED } : { status: 200, json: DUPLICATE };
 }
 

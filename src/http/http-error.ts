@@ -3,7 +3,7 @@
  * the app turns it into `{ "error": { "code", "message" } }`. Errors from
  * the store are translated once, here, so a route never guesses a status.
  */
-import { isVigilError } from '../errors.js';
+import { isVigilError, QuotaExceededError } from '../errors.js';
 
 export class HttpError extends Error {
   constructor(
@@ -31,6 +31,11 @@ const RETRY_AFTER_SECONDS = '1';
  */
 export function fromStoreError(error: unknown): HttpError | null {
   if (!isVigilError(error)) return null;
+  // An inbox over its quota: the sender's to retry later, when the body says why and Retry-After when.
+  if (error instanceof QuotaExceededError) {
+    return new HttpError(429, error.code, error.message, { 'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterMs / 1000))) });
+  }
+  if (error.code === 'operator_only') return new HttpError(403, error.code, error.message, {}, error.field);
   if (error.code.startsWith('invalid_')) return new HttpError(400, error.code, error.message, {}, error.field);
   // A worker holds the inbox, or it holds data already: the request may succeed later, or after a delete.
   if (error.code === 'inbox_busy' || error.code === 'inbox_exists') return new HttpError(409, error.code, error.message);

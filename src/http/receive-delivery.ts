@@ -10,6 +10,7 @@
  * Every refusal stores nothing, and is an event (`webhook:refused`) that
  * the metrics and the log hear.
  */
+import { QuotaExceededError } from '../errors.js';
 import type { Inbox } from '../store/contract.js';
 import type { HeaderReader } from './header-values.js';
 import { fromStoreError, HttpError } from './http-error.js';
@@ -58,7 +59,8 @@ export async function receiveDelivery(ctx: HttpContext, delivery: Delivery): Pro
     return verifier.acknowledge?.(headers) ?? ack;
   } catch (error) {
     const refusal = error instanceof HttpError ? error : fromStoreError(error);
-    if (refusal !== null && refusal.status < 500) {
+    // A quota's refusal is the store's event already (ingest:refused), counted and logged once there.
+    if (refusal !== null && refusal.status < 500 && !(error instanceof QuotaExceededError)) {
       ctx.events.emit('webhook:refused', { source: sourceName, known: source !== undefined, reason: refusal.code, message: refusal.message });
     }
     throw error;

@@ -14,6 +14,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     registry,
     ingested: new Counter({ name: 'vigil_events_ingested_total', help: 'Events stored, by source', labelNames: ['source'], registers }),
     duplicates: new Counter({ name: 'vigil_events_duplicate_total', help: 'Deliveries refused as duplicates, by source', labelNames: ['source'], registers }),
+    quotaRefused: new Counter({
+      name: 'vigil_ingest_refused_total',
+      help: "Events from outside refused by their inbox's quota (429), by source and reason (inbox_full, rate_limited)",
+      labelNames: ['source', 'reason'],
+      registers,
+    }),
     rejectedSignatures: new Counter({
       name: 'vigil_webhook_rejected_total',
       help: 'Webhook deliveries refused before storing, by source and reason',

@@ -31,6 +31,7 @@ export function observe(events: RuntimeEvents, { metrics, logger, now = systemCl
   /** Held messages per inbox, as each inbox's last dispatch left them: the gauge is their sum. */
   const held = new Map<string, number>();
   const logRefusal = refusalLog(logger, now);
+  const quotaLines = new QuotaLines();
   const off = [
     events.on('event:ingested', (e) => {
       (e.stored ? metrics?.ingested : metrics?.duplicates)?.inc({ source: e.source });
@@ -39,6 +40,12 @@ export function observe(events: RuntimeEvents, { metrics, logger, now = systemCl
       // (a provider retrying, a replay) stays at info: it is the exception worth seeing.
       if (e.stored) logger?.debug(e, 'event stored');
       else logger?.info(e, 'duplicate delivery: nothing stored');
+    }),
+    events.on('ingest:refused', (e) => {
+      metrics?.quotaRefused.inc({ source: e.source, reason: e.reason });
+      // A sender over its quota is refused again at every retry: one line per inbox and minute, with the count since.
+      const refused = quotaLines.note(e.inboxId, e.reason);
+      if (refused > 0) logger?.info({ inboxId: e.inboxId, reason: e.reason, refused }, 'inbox over its quota: deliveries refused with 429');
     }),
     events.on('webhook:refused', (e) => {
       // Unknown source names stay out of the label: a path segment anyone can vary must not grow the metrics.
@@ -116,4 +123,29 @@ export function observe(events: RuntimeEvents, { metrics, logger, now = systemCl
   return () => {
     for (const stop of off) stop();
   };
+}
+
+/** How often one inbox's quota refusals make a log line. */
+const QUOTA_LINE_EVERY_MS = 60_000;
+/** Inboxes remembered at once: beyond it the oldest are forgotten (a line again, at worst). */
+const QUOTA_LINES_KEPT = 1_000;
+
+/** One log line per inbox per minute for quota refusals: the metric counts each, the log says that it goes on. */
+class QuotaLines {
+  private readonly last = new Map<string, { at: number; reason: string; since: number }>();
+
+  /** How many refusals the line for this one reports, or 0 when no line is due (the same reason, within the minute). */
+  note(inboxId: string, reason: string): number {
+    const now = performance.now();
+    const seen = this.last.get(inboxId);
+    if (seen !== undefined && seen.reason === reason && now - seen.at < QUOTA_LINE_EVERY_MS) {
+      seen.since += 1;
+      return 0;
+    }
+    const refused = (seen?.since ?? 0) + 1;
+    this.last.delete(inboxId);
+    if (this.last.size >= QUOTA_LINES_KEPT) this.last.delete(this.last.keys().next().value!);
+    this.last.set(inboxId, { at: now, reason, since: 0 });
+    return refused;
+  }
 }

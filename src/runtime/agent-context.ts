@@ -10,7 +10,7 @@ import { StagedMemory } from '../agent/memory.js';
 import { StagedSession } from '../agent/session.js';
 import { createToolBox } from '../agent/tools.js';
 import { VigilError } from '../errors.js';
-import { validateApprovalRequest } from '../store/index.js';
+import { refuseOperatorOnly, validateApprovalRequest } from '../store/index.js';
 import { describeAction, type ApprovalLink } from '../agent/approval-summary.js';
 import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import type { ApprovalRequest, ClaimedEvent, Inbox, InboxSettings, MemoryChanges } from '../store/contract.js';
@@ -81,6 +81,8 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
     },
     async updateSettings(patch) {
       live();
+      // An agent may change its person's terms, never its own quota: `limits` is the operator's.
+      refuseOperatorOnly(patch);
       const updated = await inbox.updateSettings(patch);
       settings = Promise.resolve(updated);
       return updated;

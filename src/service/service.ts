@@ -203,12 +203,13 @@ export function createServiceApp(deps: AppDeps): HttpApp {
 }
 
 /** What the HTTP app takes from the config. */
-export function httpDepsOf(config: ServiceConfig): Pick<AppDeps, 'sources' | 'token' | 'linkSecret' | 'maxBodyBytes' | 'channels'> {
+export function httpDepsOf(config: ServiceConfig): Pick<AppDeps, 'sources' | 'token' | 'linkSecret' | 'maxBodyBytes' | 'limits' | 'channels'> {
   return {
     sources: config.sources,
     token: config.token,
     linkSecret: config.linkSecret,
     maxBodyBytes: config.maxBodyBytes,
+    limits: config.limits,
     channels: usersChannels(config.channels).map((spec) => spec.name),
   };
 }

@@ -42,6 +42,7 @@ import type { DispatchOptions, SendFn } from './contract/outbox.js';
 import type { EventQuery, InboxList, InboxListQuery, InboxView, OperatorAction } from './contract/reads.js';
 import type { ApprovalAnswer, ApprovalOutcome, ApprovalRequest, ClaimedEvent, EventRow, EventStatus, LeaseInfo, NewEvent, TimerRow, TimerSpec } from './contract/rows.js';
 import type { InboxSettings } from './contract/settings.js';
+import type { IngestOptions, InboxUsage } from './contract/limits.js';
 
 // The contract's other parts, by concept: its rows, the outbox's sends, an inbox's settings, what is read about inboxes, their data's life, and a run's decisions.
 export type * from './contract/rows.js';
@@ -50,6 +51,7 @@ export type * from './contract/settings.js';
 export type * from './contract/reads.js';
 export type * from './contract/data-lifecycle.js';
 export type * from './contract/decisions.js';
+export type * from './contract/limits.js';
 
 /** What `acquireAndClaim` gives: the lease's generation and the batch claimed under it. */
 export interface ClaimedRun {
@@ -111,13 +113,19 @@ export interface InboxStats {
   timers: number;
   approvalsPending: number;
   lease: LeaseInfo | null;
+  /** What the inbox holds against its quotas (contract/limits.ts). */
+  usage: InboxUsage;
 }
 
 export interface Inbox {
   readonly id: string;
 
-  /** R1: store `(source, sourceId)` once; `false` for a duplicate. */
-  ingest(event: NewEvent): Promise<boolean>;
+  /**
+   * R1: store `(source, sourceId)` once; `false` for a duplicate. With
+   * `quota`, a new event that would take the inbox past it is refused
+   * (QuotaExceededError: inbox_full or rate_limited), nothing stored.
+   */
+  ingest(event: NewEvent, options?: IngestOptions): Promise<boolean>;
   /** R1 for many events in one transaction; one boolean per event, in order. */
   ingestMany(events: readonly NewEvent[]): Promise<boolean[]>;
 

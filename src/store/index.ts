@@ -10,7 +10,8 @@
 export type * from './contract.js';
 export { DEFAULT_STORE_URL, localStoreDir, parseStoreUrl, redactStoreUrl, resolveStoreUrl, sqliteStoreUrl, storeUrlProblem, type StoreLocation } from './store-url.js';
 export { migrateStore, openStore, throwawayPlace, type MigrateReport, type ThrowawayPlace } from './backends.js';
-export { STORE_DEFAULTS } from './options.js';
+export { LIMIT_DEFAULTS, STORE_DEFAULTS } from './options.js';
+export { effectiveLimits } from './engine/quota.js';
 export { quietState, type QuietState } from './pacing.js';
 export {
   BOUNDS,
@@ -18,6 +19,8 @@ export {
   isReadableInstant,
   INBOX_ID_PATTERN,
   MEMORY_LIMITS,
+  MAX_LIMIT,
+  refuseOperatorOnly,
   storableText,
   validateApprovalRequest,
   validateInboxId,

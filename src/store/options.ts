@@ -36,6 +36,25 @@ export const STORE_DEFAULTS = {
   busyTimeoutMs: 5_000,
 } as const;
 
+/**
+ * The quotas `vigil serve` gives each inbox (contract/limits.ts), unless
+ * the config or the inbox's own settings say otherwise. Why these:
+ * - 10,000 pending events: an agent that keeps up holds a handful; ten
+ *   thousand is days of a busy integration's deliveries with the agent down,
+ *   and still a claim and a listing that stay fast.
+ * - 64 MiB pending: 64 events of the largest payload (maxPayloadBytes,
+ *   1 MiB), so one user's backlog can take at most that much of a disk
+ *   shared by all, yet a day's ordinary deliveries (a few KiB each) fit.
+ * - 600 events a minute: ten a second, sustained, for one person's agent,
+ *   far above what a person's integrations send, far below what fills a
+ *   disk; a burst of a provider's redeliveries gets 429 and comes again.
+ */
+export const LIMIT_DEFAULTS = {
+  pendingEventsPerInbox: 10_000,
+  pendingBytesPerInbox: 64 * 1_048_576,
+  eventsPerMinutePerInbox: 600,
+} as const;
+
 export function resolveOptions(options: StoreOptions = {}, defaultClock: Clock | 'database' = systemClock): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
     throw new VigilError('invalid_options', 'store options must be an object');

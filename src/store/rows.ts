@@ -138,6 +138,7 @@ export function emptyStats(): InboxStats {
     timers: 0,
     approvalsPending: 0,
     lease: null,
+    usage: { pendingEvents: 0, pendingBytes: 0, eventsThisMinute: 0 },
   };
 }
 

@@ -17,6 +17,7 @@ export function statsAndLifecycle(target: StoreTarget): void {
         timers: 0,
         approvalsPending: 0,
         lease: null,
+        usage: { pendingEvents: 0, pendingBytes: 0, eventsThisMinute: 0 },
       });
       // Every read and every refusable call on it leaves it unborn.
       expect(await ghost.events()).toEqual([]);
@@ -53,12 +54,16 @@ export function statsAndLifecycle(target: StoreTarget): void {
       await inbox.requestApproval({ id: 'answered', expiresInMs: 1_000, action: 'x' });
       await inbox.answerApproval('answered', 'no'); // one more pending event
       clock.advance(10);
+      // Pending for the quotas: not yet done or dead, whichever way each event came and went (contract/limits.ts).
+      const unfinished = (await inbox.events()).filter((e) => e.status === 'pending' || e.status === 'running');
+      const pendingBytes = unfinished.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e.payload)), 0);
       expect(await inbox.stats()).toEqual({
         events: { pending: 4, running: 1, done: 1, dead: 1 },
         outbox: { held: 1, sent: 2, undeliverable: 0, rejected: 0 },
         timers: 1,
         approvalsPending: 1,
         lease: { holder: 'W', gen, until: T0 + TTL },
+        usage: { pendingEvents: 5, pendingBytes, eventsThisMinute: 0 },
       });
       expect(await inbox.events({ status: 'running' })).toMatchObject([{ sourceId: 'running' }]);
     });

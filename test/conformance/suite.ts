@@ -29,6 +29,7 @@ import { retention } from './retention.js';
 import { inboxData } from './inbox-data.js';
 import { bounds } from './bounds.js';
 import { writeProbe } from './write-probe.js';
+import { quotas } from './quotas.js';
 
 /** Every rule's tests, by name (what VIGIL_CONFORMANCE_RULES names). */
 export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = {
@@ -61,6 +62,7 @@ export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = 
   inboxData,
   bounds,
   writeProbe,
+  quotas,
 };
 
 /**

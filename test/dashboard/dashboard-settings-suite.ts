@@ -138,6 +138,27 @@ export function dashboardSettingsSuite(apps: ReturnType<typeof useHttpApps>): vo
       expect(await inbox.settings()).toEqual({ contacts: { email: 'alice@example.com' }, wake: { debounceMs: 1_500 } });
     });
 
+    it("shows the inbox's usage against its quotas, red and saying 429 when full; the form sets its own limits (operator-only)", async () => {
+      const t = await apps.make({ limits: { pendingEventsPerInbox: 1, pendingBytesPerInbox: 1_000, eventsPerMinutePerInbox: 50 } });
+      const inbox = t.store.inbox('alice');
+      await inbox.ingest({ source: 'test', sourceId: 'x', payload: { n: 1 } });
+      const cookie = await signIn(t);
+      const page = await get(t, '/inbox/alice', cookie);
+      const quotas = unescape(/<dt>Quotas<\/dt><dd>([\s\S]*?)<\/dd>/.exec(page.body)?.[1]?.replace(/<[^>]+>/g, '') ?? '');
+      expect(quotas).toContain('pending events 1 of 1 · pending bytes 7 of 1000 · events from outside this minute 0 of 50');
+      expect(quotas).toContain('full: deliveries are refused (429 inbox_full)');
+      expect(page.body).toMatch(/<span class="alert">pending events 1 of 1<\/span>/);
+
+      const fields = formFields(page.body, '/inbox/alice/settings');
+      expect(fields).toMatchObject({ 'limits.pendingEventsPerInbox': '', 'was:limits.pendingEventsPerInbox': '' });
+      const saved = await post(t, '/inbox/alice/settings', cookie, { ...fields, 'limits.pendingEventsPerInbox': '100' });
+      expect(await noticeAfter(t, saved, cookie)).toContain('Saved');
+      expect(await inbox.settings()).toEqual({ limits: { pendingEventsPerInbox: 100 } });
+      const after = unescape((await get(t, '/inbox/alice', cookie)).body.replace(/<[^>]+>/g, ''));
+      expect(after).toContain('pending events 1 of 100 (its own)');
+      expect(after).not.toContain('full: deliveries are refused');
+    });
+
     it('an invalid value is a notice naming the field, and nothing changes', async () => {
       const t = await apps.make();
       const inbox = t.store.inbox('alice');

@@ -36,6 +36,8 @@ function serviceConfig(dir: string): string {
     port: 0,
     agent: join(REPO_ROOT, 'test/fixtures/quiet-agent.ts'),
     sources: { [SOURCE]: { type: 'standard-webhooks', secret: SECRET, toleranceSeconds: TOLERANCE_SECONDS } },
+    // Thousands of deliveries a minute to each inbox: the quotas (test/service/quotas.test.ts) must not refuse them here.
+    limits: { eventsPerMinutePerInbox: 1_000_000, pendingEventsPerInbox: 1_000_000 },
     channels: { console: {} },
     // The workers claim and finish while the deliveries come in: ingest contends with them for each inbox file.
     engine: { leaseTtlMs: 2_000 },

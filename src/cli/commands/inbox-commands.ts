@@ -6,7 +6,8 @@
  */
 import { Command, Option } from 'commander';
 import { isVigilError } from '../../errors.js';
-import type { EventRow, EventStatus, InboxStats, LeaseInfo } from '../../store/contract.js';
+import type { EventRow, EventStatus, InboxLimits, InboxStats, InboxUsage, LeaseInfo } from '../../store/contract.js';
+import { effectiveLimits } from '../../store/index.js';
 import { answerResult, cliActor, redriveResult } from '../../runtime/operator-actions.js';
 import { CommandFailed, UsageError } from '../exit-codes.js';
 import { inboxCommand, onStore, withStore, withStoreFlags, type StoreFlags } from '../open-cli-store.js';
@@ -30,12 +31,15 @@ export function statusCommand(): Command {
   return withStoreFlags(new Command('status').description('event counts, outbox, timers, approvals and lease of one inbox, or of every inbox'))
     .argument('[inbox]', 'inbox id (default: all inboxes)')
     .option('--json', 'print JSON')
-    .action(
-      onStore(async (store, inboxId: string | undefined, flags: StoreFlags & { json?: boolean }) => {
+    .action((inboxId: string | undefined, flags: StoreFlags & { json?: boolean }) =>
+      withStore(flags, async (store, _url, config) => {
         if (inboxId !== undefined) {
           const stats = await store.inbox(inboxId).stats();
-          if (flags.json === true) return printJson(stats);
-          return statusTable([{ inbox: inboxId, stats }], (await store.nextWake()).now);
+          // Its usage against the limits that apply to it (the config's, or its own setting's), as GET /inboxes/<id>/stats gives.
+          const limits = effectiveLimits(config.limits, await store.inbox(inboxId).settings());
+          if (flags.json === true) return printJson({ ...stats, limits });
+          statusTable([{ inbox: inboxId, stats }], (await store.nextWake()).now);
+          return printUsage(stats.usage, limits);
         }
         // Every inbox: one that cannot be read (a corrupt file, a row out of range) is a row saying so, and the rest are listed.
         const rows: StatusRow[] = [];
@@ -78,6 +82,19 @@ function statusTable(rows: StatusRow[], now: number): void {
         leaseCell(stats.lease, now),
       ];
     }),
+  );
+}
+
+/** One inbox's usage against its quotas, one line each. */
+function printUsage(usage: InboxUsage, limits: InboxLimits): void {
+  print('');
+  table(
+    ['quota', 'used', 'limit'],
+    [
+      ['pending events', usage.pendingEvents, limits.pendingEventsPerInbox],
+      ['pending bytes', usage.pendingBytes, limits.pendingBytesPerInbox],
+      ['events this minute', usage.eventsThisMinute, limits.eventsPerMinutePerInbox],
+    ],
   );
 }
 

@@ -4,7 +4,8 @@
  * message once), answers to approvals, each inbox's settings (read, and
  * changed with a JSON merge patch: 200 with the settings after it, or 400
  * invalid_settings naming the field, nothing changed), and the deletion of
- * an inbox (204; 409 inbox_busy while a worker holds it).
+ * an inbox (204; 409 inbox_busy while a worker holds it), and its usage
+ * against its quotas (stats).
  */
 import { Hono } from 'hono';
 import { apiAuth } from '../bearer-auth.js';
@@ -12,6 +13,7 @@ import { HttpError } from '../http-error.js';
 import { singleHeaderValue } from '../header-values.js';
 import { answerApproval, ingestEvent, type HttpContext } from '../http-context.js';
 import { parseJson, readRequestBody } from '../read-body.js';
+import { effectiveLimits } from '../../store/index.js';
 
 /** The source of messages a person sends through the API. */
 export const CHAT_SOURCE = 'chat';
@@ -43,6 +45,13 @@ export function apiRoutes(ctx: HttpContext): Hono {
     if (answer !== 'yes' && answer !== 'no') throw new HttpError(400, 'invalid_answer', 'the body must be {"answer": "yes"} or {"answer": "no"}');
     const outcome = await answerApproval(ctx, inbox.id, id, answer);
     return c.json({ outcome }, 200);
+  });
+
+  // What the inbox holds against its quotas, and the limits that apply to it (the service's, or its own setting's).
+  app.get('/:inbox/stats', auth, async (c) => {
+    const inbox = ctx.store.inbox(c.req.param('inbox'));
+    const [stats, settings] = await Promise.all([inbox.stats(), inbox.settings()]);
+    return c.json({ ...stats, limits: effectiveLimits(ctx.limits, settings) }, 200);
   });
 
   app.get('/:inbox/settings', auth, async (c) => c.json(await ctx.store.inbox(c.req.param('inbox')).settings(), 200));

@@ -4,6 +4,7 @@
  * by the dispatcher and the wake rule. Inbox.settings and
  * Inbox.updateSettings in ../contract.ts read and change them.
  */
+import type { InboxLimits } from './limits.js';
 
 /** A person's quiet hours: wall-clock times in an IANA time zone; `from` after `to` spans midnight. */
 export interface QuietHours {
@@ -34,4 +35,10 @@ export interface InboxSettings {
     /** ...or its oldest pending event is this old, whichever comes first (default 10 × debounceMs; at most ten years). */
     maxWaitMs?: number;
   };
+  /**
+   * This inbox's quotas, each overriding the service's (contract/limits.ts).
+   * Operator-only: an agent's ctx.updateSettings refuses them
+   * (`operator_only`), so an agent talked into it cannot raise its own.
+   */
+  limits?: Partial<InboxLimits>;
 }

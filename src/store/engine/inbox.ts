@@ -21,6 +21,7 @@ import type {
   Inbox,
   InboxSettings,
   InboxStats,
+  IngestOptions,
   NewEvent,
   NextBatch,
   OperatorAction,
@@ -34,6 +35,7 @@ import type { ResolvedOptions } from '../options.js';
 import { nextCronTime } from '../schedule.js';
 import { decideAnswer } from './approvals.js';
 import { dispatchOutbox } from './dispatch.js';
+import { quotaError } from './quota.js';
 import type { InboxPort } from './port.js';
 import { planSchedulerPass } from './scheduler.js';
 import * as v from './validate/index.js';
@@ -59,17 +61,23 @@ export class EngineInbox implements Inbox {
   }
 
   /** R1. A lone ingest may share its commit with others arriving at once; `true` still means durable. */
-  async ingest(event: NewEvent): Promise<boolean> {
+  async ingest(event: NewEvent, options?: IngestOptions): Promise<boolean> {
     const checked = v.validateEvent(event, this.ctx.options.maxPayloadBytes);
-    const [stored = false] = await this.port.insertEvents([checked], { single: true, wake: true });
-    this.ingested([checked], [stored]);
-    return stored;
+    const quota = options?.quota === undefined ? null : v.validateQuota(options.quota);
+    const [result = false] = await this.port.insertEvents([checked], { single: true, wake: true, quota });
+    if (typeof result !== 'boolean') {
+      this.ctx.events.emit('ingest:refused', { inboxId: this.id, source: checked.source, reason: result.refused });
+      throw quotaError(this.id, result);
+    }
+    this.ingested([checked], [result]);
+    return result;
   }
 
   async ingestMany(events: readonly NewEvent[]): Promise<boolean[]> {
     const checked = v.validateEvents(events, this.ctx.options.maxPayloadBytes);
     if (checked.length === 0) return [];
-    const stored = await this.port.insertEvents(checked, { single: false, wake: true });
+    // Without a quota a port answers only stored or duplicate.
+    const stored = (await this.port.insertEvents(checked, { single: false, wake: true, quota: null })) as boolean[];
     this.ingested(checked, stored);
     return stored;
   }

@@ -23,6 +23,7 @@ import type {
   ApprovalRow,
   ClaimedEvent,
   EventRow,
+  InboxLimits,
   InboxRecord,
   InboxSettings,
   InboxList,
@@ -38,6 +39,7 @@ import type {
 } from '../contract.js';
 import type { DeadEvent } from '../../events.js';
 import type { ResolvedOptions } from '../options.js';
+import type { IngestResult } from './quota.js';
 import type { DispatchDecision, DispatchPlan, HeldRow, PacingState } from '../outbox-batch.js';
 import type {
   CheckedAction,
@@ -94,8 +96,14 @@ export interface InboxPort {
    * others arriving at the same moment (SQLite's group commit), answering
    * each only after the shared commit. With `wake`, subscribers hear of the
    * inbox once something was stored.
+   *
+   * With `quota` (a single event from outside), the backend reads the
+   * inbox's usage and its own `limits` setting inside the transaction and
+   * asks quota.ts's rule whether the event, unless a duplicate, may be
+   * stored; refused, it stores nothing and answers the refusal in its place.
+   * Without one, each answer is a boolean.
    */
-  insertEvents(events: CheckedEvent[], options: { single: boolean; wake: boolean }): Promise<boolean[]>;
+  insertEvents(events: CheckedEvent[], options: { single: boolean; wake: boolean; quota: InboxLimits | null }): Promise<IngestResult[]>;
 
   /** R2: take or renew the lease; null while another holder's is valid. */
   acquire(holder: string): Promise<Acquired | null>;

@@ -6,7 +6,7 @@
  * (inbox-tx.ts) around the engine's plan. Reads and writes of an inbox that
  * was never written return empty results without creating it, as on SQLite.
  */
-import type { ApprovalOutcome, EventRow, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
 import type {
   Acquired,
   Claim,
@@ -22,6 +22,7 @@ import type {
 } from '../engine/port.js';
 import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
+import type { IngestResult } from '../engine/quota.js';
 import { toEventRow, toTimerRow, type EventRecord, type ListedTimerRecord } from '../rows.js';
 import { answerApproval, requestApproval } from './approvals.js';
 import type { CallTarget } from './call.js';
@@ -68,8 +69,8 @@ export class PostgresInboxPort implements InboxPort {
   }
 
   /** The wake-up hint is vigil_ingest's (functions/ingest.sql), sent in the same round trip. */
-  async insertEvents(events: CheckedEvent[], { wake }: { single: boolean; wake: boolean }): Promise<boolean[]> {
-    return ingestEvents(this.db, this.id, events, wake);
+  async insertEvents(events: CheckedEvent[], { wake, quota }: { single: boolean; wake: boolean; quota: InboxLimits | null }): Promise<IngestResult[]> {
+    return ingestEvents(this.db, this.id, events, wake, quota);
   }
 
   async acquire(holder: string): Promise<Acquired | null> {

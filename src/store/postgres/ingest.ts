@@ -7,6 +7,8 @@
  * stored, only ever answers "duplicate": a stored key only ever moves to the
  * tombstones, in one transaction, so that answer is final.)
  */
+import type { InboxLimits } from '../contract.js';
+import type { IngestResult, QuotaRefusal } from '../engine/quota.js';
 import type { CheckedEvent } from '../engine/validate/index.js';
 import { workParams, type CallTarget, type Statement } from './call.js';
 import type { InboxTx } from './inbox-tx.js';
@@ -21,7 +23,7 @@ import type { InboxTx } from './inbox-tx.js';
  */
 const INGEST: Statement = {
   name: 'vigil_ingest',
-  text: 'SELECT source, source_id FROM vigil_ingest($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+  text: 'SELECT source, source_id FROM vigil_ingest($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
 };
 
 // The same insert vigil_ingest makes, with its look for a prune that committed meanwhile.
@@ -33,10 +35,26 @@ interface Key {
 }
 
 /** One boolean per event, in order: true if stored, false for a duplicate (the first payload wins). */
-export async function ingestEvents(db: CallTarget, inboxId: string, events: CheckedEvent[], wake: boolean): Promise<boolean[]> {
-  const params = [inboxId, db.appNow(), ...columns(events), ...workParams(db.options)];
-  const stored = wake ? await db.callThenWake<Key>(INGEST, params) : await db.call<Key>(INGEST, params);
-  return matchStored(events, stored);
+export async function ingestEvents(db: CallTarget, inboxId: string, events: CheckedEvent[], wake: boolean, quota: InboxLimits | null): Promise<IngestResult[]> {
+  const limits = quota === null ? [null, null, null] : [quota.pendingEventsPerInbox, quota.pendingBytesPerInbox, quota.eventsPerMinutePerInbox];
+  const params = [inboxId, db.appNow(), ...columns(events), ...workParams(db.options), ...limits];
+  try {
+    const stored = wake ? await db.callThenWake<Key>(INGEST, params) : await db.call<Key>(INGEST, params);
+    return matchStored(events, stored);
+  } catch (error) {
+    const refusal = quotaRefusal(error);
+    if (refusal === null) throw error;
+    return events.map(() => refusal);
+  }
+}
+
+/** Raised by vigil_check_quota (functions/quota.sql): the refusal, with the transaction's now as its detail. */
+const QUOTA_REFUSED = 'VG003';
+
+function quotaRefusal(error: unknown): QuotaRefusal | null {
+  const { code, message, detail } = (error ?? {}) as { code?: unknown; message?: unknown; detail?: unknown };
+  if (code !== QUOTA_REFUSED || (message !== 'inbox_full' && message !== 'rate_limited')) return null;
+  return { refused: message, now: Number(detail) };
 }
 
 /** R1 inside an inbox transaction (timer and approval events). */

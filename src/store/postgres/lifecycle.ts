@@ -146,6 +146,7 @@ WITH e AS (DELETE FROM events WHERE inbox_id = $1),
      m AS (DELETE FROM memory WHERE inbox_id = $1),
      oa AS (DELETE FROM operator_actions WHERE inbox_id = $1),
      st AS (DELETE FROM inbox_settings WHERE inbox_id = $1),
+     r AS (DELETE FROM inbox_rate WHERE inbox_id = $1),
      w AS (DELETE FROM work WHERE inbox_id = $1)
 DELETE FROM inboxes WHERE inbox_id = $1`;
 

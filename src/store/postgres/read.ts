@@ -88,7 +88,10 @@ SELECT
   (SELECT count(*) FROM outbox_failures WHERE inbox_id = $1 AND redriven_at IS NULL AND kind <> 'undeliverable') AS rejected,
   (SELECT count(*) FROM timers WHERE inbox_id = $1 AND NOT done) AS timers,
   (SELECT count(*) FROM approvals
-    WHERE inbox_id = $1 AND answer IS NULL AND expires_at > (SELECT COALESCE($2::bigint, ${DB_NOW_MS}))) AS approvals
+    WHERE inbox_id = $1 AND answer IS NULL AND expires_at > (SELECT COALESCE($2::bigint, ${DB_NOW_MS}))) AS approvals,
+  (SELECT COALESCE(sum(octet_length(payload)), 0) FROM events WHERE inbox_id = $1 AND status IN ('pending', 'running')) AS pending_bytes,
+  COALESCE((SELECT r.rate_count FROM inbox_rate r
+    WHERE r.inbox_id = $1 AND r.rate_window = floor((SELECT COALESCE($2::bigint, ${DB_NOW_MS})) / 60000.0)), 0) AS this_minute
 FROM inboxes i WHERE i.inbox_id = $1`;
 
 export interface StatsRow {
@@ -105,6 +108,8 @@ export interface StatsRow {
   rejected: number;
   timers: number;
   approvals: number;
+  pending_bytes: number;
+  this_minute: number;
 }
 
 export function toStats(row: StatsRow | undefined): InboxStats {
@@ -115,6 +120,7 @@ export function toStats(row: StatsRow | undefined): InboxStats {
     timers: row.timers,
     approvalsPending: row.approvals,
     lease: row.holder === null || row.lease_until === null ? null : { holder: row.holder, gen: row.gen, until: row.lease_until },
+    usage: { pendingEvents: row.pending + row.running, pendingBytes: Number(row.pending_bytes), eventsThisMinute: Number(row.this_minute) },
   };
 }
 

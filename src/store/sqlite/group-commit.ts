@@ -23,11 +23,15 @@
  * floor read 0.66–0.81 with it against 0.72–0.84 with one group committing
  * at a time (three paired runs of two rounds each, 2026-12-04).
  */
+import type { InboxLimits } from '../contract.js';
+import type { IngestResult } from '../engine/quota.js';
 import type { CheckedEvent } from '../engine/validate/index.js';
 
 interface Waiting {
   event: CheckedEvent;
-  resolve: (stored: boolean) => void;
+  /** Each call's own quota (contract/limits.ts), or null: a group may join calls with and without. */
+  quota: InboxLimits | null;
+  resolve: (stored: IngestResult) => void;
   reject: (error: unknown) => void;
 }
 
@@ -43,9 +47,11 @@ export class IngestGroups {
   events = 0;
 
   /** `commit` stores the events of one inbox in one transaction, one result per event. */
-  constructor(private readonly commit: (inboxId: string, events: CheckedEvent[]) => boolean[] | Promise<boolean[]>) {}
+  constructor(
+    private readonly commit: (inboxId: string, events: CheckedEvent[], quotas: (InboxLimits | null)[]) => IngestResult[] | Promise<IngestResult[]>,
+  ) {}
 
-  ingest(inboxId: string, event: CheckedEvent): Promise<boolean> {
+  ingest(inboxId: string, event: CheckedEvent, quota: InboxLimits | null = null): Promise<IngestResult> {
     return new Promise((resolve, reject) => {
       let group = this.groups.get(inboxId);
       if (group === undefined) {
@@ -53,7 +59,7 @@ export class IngestGroups {
         this.groups.set(inboxId, group);
         setImmediate(() => void this.flush(inboxId, group!));
       }
-      group.waiting.push({ event, resolve, reject });
+      group.waiting.push({ event, quota, resolve, reject });
     });
   }
 
@@ -66,6 +72,7 @@ export class IngestGroups {
       const results = await this.commit(
         inboxId,
         batch.map((waiting) => waiting.event),
+        batch.map((waiting) => waiting.quota),
       );
       batch.forEach((waiting, i) => waiting.resolve(results[i]!));
     } catch (error) {

@@ -92,6 +92,8 @@ class RecordWriter {
         `INSERT INTO events (source, source_id, payload, status, attempts, error, last_error, received_at, finished_at, claim_gen, last_claim_at)
          VALUES (@source, @sourceId, @payloadJson, @status, @attempts, @error, @lastError, @receivedAt, @finishedAt, @claimGen, @lastClaimAt)`,
       ),
+      // The quotas' counts (migration 010), as ingest.ts keeps them for its inserts.
+      pending: prepare('UPDATE meta SET pending_events = pending_events + 1, pending_bytes = pending_bytes + ? WHERE one = 1'),
       tombstone: prepare('INSERT INTO tombstones (source, source_id) VALUES (?, ?)'),
       message: prepare('INSERT INTO outbox (body, urgent, channel, created_at, sent_at) VALUES (?, ?, ?, ?, ?)'),
       failure: prepare('INSERT INTO outbox_failures (message_id, channel, kind, error, failed_at, redriven_at) VALUES (?, ?, ?, ?, ?, ?)'),
@@ -135,6 +137,8 @@ class RecordWriter {
         return;
       case 'event':
         s.event!.run(r);
+        // Unfinished ones count against the quotas (migration 010), as an ingest's do.
+        if (r.status === 'pending' || r.status === 'running') s.pending!.run(Buffer.byteLength(r.payloadJson));
         return;
       case 'tombstone':
         s.tombstone!.run(r.source, r.sourceId);

@@ -4,7 +4,7 @@
  * was never written, and writes that only change existing rows, find no
  * file and create none.
  */
-import type { ApprovalOutcome, EventRow, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
 import type {
   Acquired,
   Claim,
@@ -20,6 +20,7 @@ import type {
 } from '../engine/port.js';
 import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
+import type { IngestResult } from '../engine/quota.js';
 import { emptyStats } from '../rows.js';
 import { answerApproval, requestApproval } from './approvals.js';
 import { claimBatch } from './claim.js';
@@ -46,7 +47,7 @@ export interface InboxFiles {
   /** Tells this process's subscribers. */
   wake(inboxId: string, kind: 'work' | 'outbox'): void;
   /** Stores events of one inbox in one transaction (R1 for each); `single` ones may share it with others arriving together. */
-  storeEvents(inboxId: string, events: CheckedEvent[], single: boolean): Promise<boolean[]>;
+  storeEvents(inboxId: string, events: CheckedEvent[], single: boolean, quota: InboxLimits | null): Promise<IngestResult[]>;
 }
 
 export class SqliteInboxPort implements InboxPort {
@@ -65,8 +66,8 @@ export class SqliteInboxPort implements InboxPort {
     return this.files.use(this.id, false, fn);
   }
 
-  async insertEvents(events: CheckedEvent[], { single, wake }: { single: boolean; wake: boolean }): Promise<boolean[]> {
-    const stored = await this.files.storeEvents(this.id, events, single);
+  async insertEvents(events: CheckedEvent[], { single, wake, quota }: { single: boolean; wake: boolean; quota: InboxLimits | null }): Promise<IngestResult[]> {
+    const stored = await this.files.storeEvents(this.id, events, single, quota);
     if (wake && stored.includes(true)) this.files.wake(this.id, 'work');
     return stored;
   }

@@ -17,8 +17,11 @@
  * integer (readClock), so no row here can break those constraints, and
  * Vigil never needs one statement undone without its whole transaction.
  */
+import type { InboxLimits, InboxSettings } from '../contract.js';
+import { admit, effectiveLimits, rateWindow, type IngestResult } from '../engine/quota.js';
 import type { CheckedEvent } from '../engine/validate/index.js';
 import type { InboxDb } from './inbox-db.js';
+import { readSettings } from './settings.js';
 
 /** Exported, as insertManySql is, for the test that no form needs a statement journal. */
 export const INSERT_EVENT = `
@@ -78,7 +81,20 @@ WHERE NOT EXISTS (SELECT 1 FROM tombstones WHERE tombstones.source = column1 AND
 
 /** True if stored, false for a duplicate (the first payload wins). */
 export function insertEvent(c: InboxDb, event: CheckedEvent, now: number): boolean {
-  return c.stmt(INSERT_EVENT).run(event.source, event.sourceId, event.payloadJson, now, event.source, event.sourceId).changes === 1;
+  const stored = c.stmt(INSERT_EVENT).run(event.source, event.sourceId, event.payloadJson, now, event.source, event.sourceId).changes === 1;
+  if (stored) countPending(c, 1, Buffer.byteLength(event.payloadJson));
+  return stored;
+}
+
+const COUNT_PENDING = 'UPDATE meta SET pending_events = pending_events + ?, pending_bytes = pending_bytes + ? WHERE one = 1';
+
+/**
+ * New pending events on the meta row's counts (migration 010): once per
+ * insert statement here, where a trigger ran once per row; status changes
+ * and deletes are counted by the migration's triggers.
+ */
+export function countPending(c: InboxDb, events: number, bytes: number): void {
+  c.stmt(COUNT_PENDING).run(events, bytes);
 }
 
 /**
@@ -99,6 +115,8 @@ export function insertEvents(c: InboxDb, events: readonly CheckedEvent[], now: n
   if (events.length <= 1) return events.length === 0 ? [] : [insertEvent(c, events[0]!, now)];
   const tombstones = c.stmt(ANY_TOMBSTONE).pluck().get() === 1;
   const stored: boolean[] = [];
+  let storedCount = 0;
+  let storedBytes = 0;
   for (let from = 0; from < events.length; ) {
     let rows = MAX_ROWS;
     while (rows > events.length - from) rows >>= 1;
@@ -110,12 +128,17 @@ export function insertEvents(c: InboxDb, events: readonly CheckedEvent[], now: n
       else params.push(event.source, event.sourceId, event.payloadJson, now);
     }
     const { changes, lastInsertRowid } = c.stmt(insertManySql(rows, tombstones)).run(params);
+    const first = stored.length;
     if (changes === rows || changes === 0) {
       for (let i = 0; i < rows; i++) stored.push(changes === rows);
     } else {
       stored.push(...storedOf(c, chunk, Number(lastInsertRowid) - changes));
     }
+    if (changes === 0) continue;
+    storedCount += changes;
+    for (let i = 0; i < rows; i++) if (stored[first + i] === true) storedBytes += Buffer.byteLength(chunk[i]!.payloadJson);
   }
+  if (storedCount > 0) countPending(c, storedCount, storedBytes);
   return stored;
 }
 
@@ -124,4 +147,78 @@ export function storedOf(c: InboxDb, chunk: readonly CheckedEvent[], before: num
   // NUL cannot be in a key (validate/text.ts), so it separates source from sourceId.
   const fresh = new Set((c.stmt(KEYS_AFTER).raw().all(before) as [string, string][]).map(([source, sourceId]) => `${source}\u0000${sourceId}`));
   return chunk.map((event) => fresh.delete(`${event.source}\u0000${event.sourceId}`));
+}
+
+const READ_USAGE = 'SELECT pending_events, pending_bytes, rate_window, rate_count FROM meta WHERE one = 1';
+const COUNT_RATE = 'UPDATE meta SET rate_window = ?, rate_count = ? WHERE one = 1';
+const KEY_TAKEN = `
+SELECT EXISTS (SELECT 1 FROM events WHERE source = ? AND source_id = ?)
+    OR EXISTS (SELECT 1 FROM tombstones WHERE source = ? AND source_id = ?)`;
+
+interface UsageRow {
+  pending_events: number;
+  pending_bytes: number;
+  rate_window: number;
+  rate_count: number;
+}
+
+/**
+ * insertEvents for single ingests, each with its own quota or none (a
+ * group commit may join both), in order, in the caller's transaction. A
+ * quota asks the engine's rule (quota.ts, admit) with the usage as it
+ * stands before that event, so events of one group count against each
+ * other; one refused is checked for a duplicate first (a duplicate is
+ * never refused: it stores nothing). The triggers of migration 010 keep the
+ * pending counts; the minute's count is kept here, for stored events alone.
+ *
+ * Most groups are far within their limits: when the whole group, every
+ * event counted as new, passes each event's quota, it goes in through the
+ * multi-row insert (insertEvents) with one read and one write of the usage
+ * row, as a group without quotas does; only a group near a limit is decided
+ * event by event.
+ */
+export function insertWithQuotas(c: InboxDb, events: readonly CheckedEvent[], quotas: readonly (InboxLimits | null)[], now: number): IngestResult[] {
+  if (!quotas.some((quota) => quota !== null)) return insertEvents(c, events, now);
+  const settings = readSettings(c);
+  const window = rateWindow(now);
+  const whole = wholeGroup(c, events, quotas, settings, window, now);
+  if (whole !== null) return whole;
+  return events.map((event, i) => {
+    const quota = quotas[i] ?? null;
+    if (quota === null) return insertEvent(c, event, now);
+    const row = c.stmt(READ_USAGE).get() as UsageRow;
+    const thisMinute = row.rate_window === window ? row.rate_count : 0;
+    const usage = { pendingEvents: row.pending_events, pendingBytes: row.pending_bytes, eventsThisMinute: thisMinute };
+    const refused = admit(usage, effectiveLimits(quota, settings), 1, Buffer.byteLength(event.payloadJson));
+    if (refused !== null) {
+      const taken = c.stmt(KEY_TAKEN).pluck().get(event.source, event.sourceId, event.source, event.sourceId) === 1;
+      return taken ? false : { refused, now };
+    }
+    const stored = insertEvent(c, event, now);
+    if (stored) c.stmt(COUNT_RATE).run(window, thisMinute + 1);
+    return stored;
+  });
+}
+
+/** The group stored at once, if every quota in it holds with all of its events new; null to decide event by event. */
+function wholeGroup(
+  c: InboxDb,
+  events: readonly CheckedEvent[],
+  quotas: readonly (InboxLimits | null)[],
+  settings: InboxSettings,
+  window: number,
+  now: number,
+): IngestResult[] | null {
+  const row = c.stmt(READ_USAGE).get() as UsageRow;
+  const thisMinute = row.rate_window === window ? row.rate_count : 0;
+  const usage = { pendingEvents: row.pending_events, pendingBytes: row.pending_bytes, eventsThisMinute: thisMinute };
+  let bytes = 0;
+  for (const event of events) bytes += Buffer.byteLength(event.payloadJson);
+  for (const quota of quotas) {
+    if (quota !== null && admit(usage, effectiveLimits(quota, settings), events.length, bytes) !== null) return null;
+  }
+  const stored = insertEvents(c, events, now);
+  const counted = stored.filter((isStored, i) => isStored && quotas[i] !== null).length;
+  if (counted > 0) c.stmt(COUNT_RATE).run(window, thisMinute + counted);
+  return stored;
 }

@@ -4,6 +4,7 @@ import type { CheckedEventQuery } from '../engine/validate/index.js';
 import { EVENT_COLUMNS, toEventRow, type EventRecord } from '../rows.js';
 import type { InboxDb } from './inbox-db.js';
 import { readLease } from './lease.js';
+import { rateWindow } from '../engine/quota.js';
 import { boundLimit } from './bound-limit.js';
 
 export function getEvent(c: InboxDb, source: string, sourceId: string): EventRow | null {
@@ -78,16 +79,20 @@ SELECT ${EVENT_COUNTS},
   (SELECT count(*) FROM outbox_failures WHERE redriven_at IS NULL AND kind = 'undeliverable') AS undeliverable,
   (SELECT count(*) FROM outbox_failures WHERE redriven_at IS NULL AND kind <> 'undeliverable') AS rejected,
   (SELECT count(*) FROM timers WHERE done = 0) AS timers,
-  (SELECT count(*) FROM approvals WHERE answer IS NULL AND expires_at > @now) AS approvals`;
+  (SELECT count(*) FROM approvals WHERE answer IS NULL AND expires_at > @now) AS approvals,
+  meta.pending_events, meta.pending_bytes,
+  CASE WHEN meta.rate_window = @window THEN meta.rate_count ELSE 0 END AS this_minute
+FROM meta WHERE meta.one = 1`;
 
 export function stats(c: InboxDb, now: number): InboxStats {
-  const row = c.stmt(STATS_SQL).get({ now }) as Record<string, number>;
+  const row = c.stmt(STATS_SQL).get({ now, window: rateWindow(now) }) as Record<string, number>;
   return {
     events: { pending: row.pending!, running: row.running!, done: row.done!, dead: row.dead! },
     outbox: { held: row.held!, sent: row.sent!, undeliverable: row.undeliverable!, rejected: row.rejected! },
     timers: row.timers!,
     approvalsPending: row.approvals!,
     lease: readLease(c),
+    usage: { pendingEvents: row.pending_events!, pendingBytes: row.pending_bytes!, eventsThisMinute: row.this_minute! },
   };
 }
 

@@ -9,8 +9,9 @@ import { resolve } from 'node:path';
 import { LRUCache } from 'lru-cache';
 import { readClock } from '../../clock.js';
 import { isVigilError, VigilError } from '../../errors.js';
-import type { InboxList, InboxRecord, InboxSummary, NextWake, Store, StoreOptions, WakeKind, WakeListener } from '../contract.js';
+import type { InboxLimits, InboxList, InboxRecord, InboxSummary, NextWake, Store, StoreOptions, WakeKind, WakeListener } from '../contract.js';
 import type { StorePort } from '../engine/port.js';
+import type { IngestResult } from '../engine/quota.js';
 import { portOf } from '../engine/store.js';
 import { caseCollision, INBOX_ID_PATTERN, type CheckedEvent, type CheckedInboxListQuery, type CheckedRecord } from '../engine/validate/index.js';
 import { emptySummary, unreadableSummary } from '../rows.js';
@@ -19,7 +20,7 @@ import { currentBootId } from './boot-id.js';
 import { inboxSummary } from './dashboard.js';
 import { EndedSessions } from './ended-sessions.js';
 import { IngestGroups } from './group-commit.js';
-import { insertEvents } from './ingest.js';
+import { insertWithQuotas } from './ingest.js';
 import { InboxDb, InboxFileDeleted } from './inbox-db.js';
 import { assertOwnFile, inboxFile, inboxIdsInDir } from './inbox-file.js';
 import { SqliteInboxPort, type InboxFiles } from './inbox-port.js';
@@ -55,7 +56,7 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
   private readonly listeners = new Set<WakeListener>();
   /** Ingests' commits on the process's writer thread (options.writerThread), or null: on this one. */
   private readonly writer: StoreWriter | null;
-  private readonly ingestGroups = new IngestGroups((inboxId, events) => this.commitGroup(inboxId, events, events.length >= BURST));
+  private readonly ingestGroups = new IngestGroups((inboxId, events, quotas) => this.commitGroup(inboxId, events, events.length >= BURST, quotas));
   /** The rebuild after a boot (readyIndexSettled); resolved when there is none. */
   private readonly rebuild: Promise<void>;
   private readonly rebuildSliceMs: number;
@@ -291,16 +292,16 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
     };
   }
 
-  async storeEvents(inboxId: string, events: CheckedEvent[], single: boolean): Promise<boolean[]> {
-    if (single && events.length === 1) return [await this.ingestGroups.ingest(inboxId, events[0]!)];
-    return this.commitGroup(inboxId, events, false);
+  async storeEvents(inboxId: string, events: CheckedEvent[], single: boolean, quota: InboxLimits | null): Promise<IngestResult[]> {
+    if (single && events.length === 1) return [await this.ingestGroups.ingest(inboxId, events[0]!, quota)];
+    return this.commitGroup(inboxId, events, false, events.map(() => quota));
   }
 
   /** On the writer thread when there is one: this thread then goes on parsing requests while the commit waits for the disk. */
-  private commitGroup(inboxId: string, events: CheckedEvent[], burst: boolean): boolean[] | Promise<boolean[]> {
-    if (this.writer === null) return this.commitEvents(inboxId, events, burst);
+  private commitGroup(inboxId: string, events: CheckedEvent[], burst: boolean, quotas: (InboxLimits | null)[]): IngestResult[] | Promise<IngestResult[]> {
+    if (this.writer === null) return this.commitEvents(inboxId, events, burst, quotas);
     this.assertOpen();
-    return this.writer.commit(inboxId, events, burst);
+    return this.writer.commit(inboxId, events, burst, quotas);
   }
 
   /** Group commits of single ingests so far, and the events in them: for benchmarks (events per transaction). */
@@ -318,11 +319,11 @@ export class SqliteStore implements StorePort, InboxFiles, InboxFileHost {
    * then checkpointed less often). Also what the writer thread runs, in its
    * own copy of the store (writer-worker.ts).
    */
-  commitEvents(inboxId: string, events: CheckedEvent[], burst = false): boolean[] {
+  commitEvents(inboxId: string, events: CheckedEvent[], burst = false, quotas: readonly (InboxLimits | null)[] = []): IngestResult[] {
     return this.use(inboxId, true, (c) => {
       if (burst) c.checkpointLessOften();
-      return c.write((now) => insertEvents(c, events, now), { addsEventsOnly: true });
-    }) as boolean[];
+      return c.write((now) => insertWithQuotas(c, events, quotas, now), { addsEventsOnly: true });
+    }) as IngestResult[];
   }
 
   async notify(inboxId: string, kind: WakeKind): Promise<void> {

@@ -5,6 +5,8 @@
  * which is shared memory.
  */
 import { isVigilError, VigilError, type VigilErrorCode } from '../../errors.js';
+import type { InboxLimits } from '../contract.js';
+import type { IngestResult } from '../engine/quota.js';
 import type { CheckedEvent } from '../engine/validate/index.js';
 import type { ResolvedOptions } from '../options.js';
 
@@ -22,11 +24,11 @@ export interface WriterStoreSpec {
 /** `open` is answered by nothing: a store that failed to open fails each commit sent to it. */
 export type ToWriter =
   | { type: 'open'; store: number; spec: WriterStoreSpec }
-  | { type: 'commit'; call: number; store: number; inboxId: string; events: PackedEvents; burst: boolean }
+  | { type: 'commit'; call: number; store: number; inboxId: string; events: PackedEvents; burst: boolean; quotas: PackedQuotas }
   | { type: 'close'; call: number; store: number };
 
 export type FromWriter =
-  | { type: 'committed'; call: number; results: boolean[] }
+  | { type: 'committed'; call: number; results: IngestResult[] }
   | { type: 'closed'; call: number }
   | { type: 'failed'; call: number; error: WireError };
 
@@ -46,6 +48,21 @@ export function packEvents(events: readonly CheckedEvent[]): PackedEvents {
     packed += `${i === 0 ? '' : '\u0000'}${e.source}\u0000${e.sourceId}\u0000${e.payloadJson}`;
   }
   return packed as PackedEvents;
+}
+
+/** Each event's quota as three numbers (-1 for none), or null when no event has one: a flat array of numbers crosses threads as one block. */
+export type PackedQuotas = number[] | null;
+
+export function packQuotas(quotas: readonly (InboxLimits | null)[]): PackedQuotas {
+  if (!quotas.some((quota) => quota !== null)) return null;
+  return quotas.flatMap((q) => (q === null ? [-1, -1, -1] : [q.pendingEventsPerInbox, q.pendingBytesPerInbox, q.eventsPerMinutePerInbox]));
+}
+
+export function unpackQuotas(packed: PackedQuotas, count: number): (InboxLimits | null)[] {
+  if (packed === null) return [];
+  return Array.from({ length: count }, (_, i) =>
+    packed[i * 3]! < 0 ? null : { pendingEventsPerInbox: packed[i * 3]!, pendingBytesPerInbox: packed[i * 3 + 1]!, eventsPerMinutePerInbox: packed[i * 3 + 2]! },
+  );
 }
 
 export function unpackEvents(packed: PackedEvents): CheckedEvent[] {

@@ -27,9 +27,11 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { sharedTimeOf, systemClock } from '../../clock.js';
 import { VigilError } from '../../errors.js';
+import type { InboxLimits } from '../contract.js';
+import type { IngestResult } from '../engine/quota.js';
 import type { CheckedEvent } from '../engine/validate/index.js';
 import type { ResolvedOptions } from '../options.js';
-import { fromWire, packEvents, type FromWriter, type ThreadClock, type ToWriter, type WriterStoreSpec } from './writer-protocol.js';
+import { fromWire, packEvents, packQuotas, type FromWriter, type ThreadClock, type ToWriter, type WriterStoreSpec } from './writer-protocol.js';
 
 /**
  * Inbox files the thread's copy of a store keeps open: its own LRU, beside
@@ -180,9 +182,9 @@ export class StoreWriter {
   }
 
   /** Stores the events of one inbox in one transaction on the thread (SqliteStore.commitEvents there), one result per event. */
-  async commit(inboxId: string, events: CheckedEvent[], burst: boolean): Promise<boolean[]> {
+  async commit(inboxId: string, events: CheckedEvent[], burst: boolean, quotas: readonly (InboxLimits | null)[]): Promise<IngestResult[]> {
     const thread = this.thread();
-    const answer = await thread.ask({ type: 'commit', call: thread.newCall(), store: this.id, inboxId, events: packEvents(events), burst });
+    const answer = await thread.ask({ type: 'commit', call: thread.newCall(), store: this.id, inboxId, events: packEvents(events), burst, quotas: packQuotas(quotas) });
     if (answer.type === 'failed') throw fromWire(answer.error);
     if (answer.type !== 'committed') throw new Error(`the SQLite writer thread answered a commit with ${answer.type}`);
     return answer.results;

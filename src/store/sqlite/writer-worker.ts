@@ -8,7 +8,7 @@
 import { parentPort } from 'node:worker_threads';
 import { clockFromSharedTime, systemClock } from '../../clock.js';
 import { SqliteStore } from './sqlite-store.js';
-import { toWire, unpackEvents, type FromWriter, type ToWriter, type WireError, type WriterStoreSpec } from './writer-protocol.js';
+import { toWire, unpackEvents, unpackQuotas, type FromWriter, type ToWriter, type WireError, type WriterStoreSpec } from './writer-protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('writer-worker.ts runs as the SQLite writer thread (writer-thread.ts starts it)');
@@ -54,7 +54,8 @@ async function handle(message: ToWriter): Promise<void> {
     return;
   }
   try {
-    reply({ type: 'committed', call: message.call, results: store.commitEvents(message.inboxId, unpackEvents(message.events), message.burst) });
+    const events = unpackEvents(message.events);
+    reply({ type: 'committed', call: message.call, results: store.commitEvents(message.inboxId, events, message.burst, unpackQuotas(message.quotas, events.length)) });
   } catch (error) {
     reply({ type: 'failed', call: message.call, error: toWire(error) });
   }

@@ -11,5 +11,6 @@ export * from './timer.js';
 export * from './query.js';
 export * from './operator.js';
 export * from './settings.js';
+export * from './limits.js';
 export * from './session-end.js';
 export * from './inbox-record.js';

@@ -10,6 +10,7 @@ import type { InboxSettings, QuietHours } from '../../contract.js';
 import { MAX_COUNT, MAX_DURATION_MS } from './bounds.js';
 import { checkStorable, describe } from './text.js';
 import { isTimeZone } from './timer.js';
+import { validateLimitSettings } from './limits.js';
 
 /** The settings as the SQL of both stores needs them beside the JSON: the gap, and the debounce with its cap. */
 export interface CheckedSettings {
@@ -44,7 +45,7 @@ export function patchSettings(current: InboxSettings, patch: unknown): CheckedSe
 }
 
 export function validateSettings(value: unknown): CheckedSettings {
-  const root = object('', value, ['contacts', 'outbox', 'wake']);
+  const root = object('', value, ['contacts', 'outbox', 'wake', 'limits']);
   const settings: InboxSettings = {};
   if (root.contacts !== undefined) {
     const contacts = object('contacts', root.contacts, null);
@@ -75,6 +76,7 @@ export function validateSettings(value: unknown): CheckedSettings {
       settings.wake.maxWaitMs = maxWaitMs;
     }
   }
+  if (root.limits !== undefined) settings.limits = validateLimitSettings(root.limits);
   const debounceMs = settings.wake?.debounceMs ?? null;
   return {
     settings,

@@ -55,6 +55,7 @@ END $$;
 --      transaction, so one snapshot sees it in one or the other, and the
 --      answer is final. Nothing is written (no lock, no WAL, no notification).
 --   2. Otherwise create or lock the inbox row and read "now" after the lock,
+--      and with a quota, check it (functions/quota.sql),
 --   3. insert the events, the first of equal keys winning (above),
 --   4. lower the inbox's wake time in the work table (never raise it: while
 --      a lease is live, fresh events wait for until + 1; a debounced inbox,
@@ -64,7 +65,8 @@ END $$;
 -- Step 4 happens under the row lock, so it never interleaves with another
 -- transaction's exact refresh of the same work row.
 CREATE OR REPLACE FUNCTION vigil_ingest(p_inbox text, p_now bigint, p_sources text[], p_source_ids text[],
-                             p_payloads text[], p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
+                             p_payloads text[], p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint,
+                             p_quota_events bigint, p_quota_bytes bigint, p_quota_rate bigint)
 RETURNS TABLE (source text, source_id text)
 LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
@@ -85,6 +87,10 @@ BEGIN
 
   SELECT lease_until, debounce_ms INTO v_until, v_debounce FROM vigil_lock_inbox(p_inbox, true);
   v_now := COALESCE(p_now, vigil_clock_ms());
+  -- An event from outside with a quota (functions/quota.sql): refused, the whole call rolls back.
+  IF p_quota_events IS NOT NULL THEN
+    PERFORM vigil_check_quota(p_inbox, v_now, p_sources, p_source_ids, p_payloads, p_quota_events, p_quota_bytes, p_quota_rate);
+  END IF;
 
   RETURN QUERY SELECT * FROM vigil_insert_events(p_inbox, v_now, p_sources, p_source_ids, p_payloads);
 
