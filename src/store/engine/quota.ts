@@ -6,10 +6,12 @@
  * (functions/quota.sql), which the conformance suite holds to this
  * (test/conformance/quotas.ts).
  *
- * Pending is counted, not summed: each backend keeps a usage row per inbox
- * (pending events and their payload bytes, kept by triggers on every
- * status change, and the current minute's count), so the check costs one
- * row read however full the inbox is. Pending means not yet done or dead,
+ * How each backend knows the usage: SQLite keeps it on the inbox's meta
+ * row (the inserts count what they stored; triggers count status changes
+ * and deletes), so its check is one row read however full the inbox is.
+ * PostgreSQL counts pending events from the events themselves, at most one
+ * past the limit (functions/quota.sql): a check there costs what the inbox
+ * holds pending, bounded by its limit. Pending means not yet done or dead,
  * so retention (which prunes only finished rows) never leaves a long-lived
  * inbox full for good. The rate is a fixed one-minute window counted in the
  * store, so every instance on one PostgreSQL shares it; a window that
