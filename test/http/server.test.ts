@@ -3,10 +3,10 @@ import { once } from 'node:events';
 import { connect } from 'node:net';
 import { sign as githubSign } from '@octokit/webhooks-methods';
 import { describe, expect, it } from 'vitest';
-import { Writable } from 'node:stream';
 import { startHttpServer } from '../../src/http/server.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { expectNothingStored, SECRETS, useHttpApps } from './http-harness.js';
+import { jsonLog } from '../fixtures/json-log.js';
 
 describe('startHttpServer', () => {
   const apps = useHttpApps();
@@ -111,13 +111,7 @@ describe('startHttpServer', () => {
   });
 
   it('a client that goes away halfway through its body is one debug line, not an error with a stack', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>));
-        done();
-      },
-    });
+    const { lines, destination } = jsonLog();
     const t = await apps.make({}, { logger: createLogger({ level: 'debug', destination }) });
     const server = await startHttpServer(t.app, { host: '127.0.0.1', port: 0 });
     try {

@@ -3,21 +3,15 @@
  * webhook at info was a write to stdout on the event loop for every
  * delivery), a duplicate at info; the counters count both either way.
  */
-import { Writable } from 'node:stream';
 import { expect, it } from 'vitest';
 import { RuntimeEvents } from '../../src/events.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { createMetrics } from '../../src/observability/metrics.js';
 import { observe } from '../../src/observability/observe.js';
+import { jsonLog } from '../fixtures/json-log.js';
 
 function observed(level: 'info' | 'debug') {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { lines, destination } = jsonLog();
   const events = new RuntimeEvents();
   const metrics = createMetrics();
   const stop = observe(events, { metrics, logger: createLogger({ level, destination }) });

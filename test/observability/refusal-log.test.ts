@@ -3,7 +3,6 @@
  * (configured source or "unknown", and reason) per window, saying how many
  * of its kind went unlogged since; every one at debug; every value cut.
  */
-import { Writable } from 'node:stream';
 import { expect, it } from 'vitest';
 import { createFakeClock } from '../../src/clock.js';
 import { RuntimeEvents } from '../../src/events.js';
@@ -11,15 +10,10 @@ import { createLogger } from '../../src/observability/logger.js';
 import { LOG_VALUE_MAX, logValue } from '../../src/observability/log-value.js';
 import { observe } from '../../src/observability/observe.js';
 import { REFUSAL_LOG_WINDOW_MS } from '../../src/observability/refusal-log.js';
+import { jsonLog } from '../fixtures/json-log.js';
 
 function observed(level: 'info' | 'debug') {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { lines, destination } = jsonLog();
   const events = new RuntimeEvents();
   const clock = createFakeClock(1_000_000);
   const stop = observe(events, { logger: createLogger({ level, destination }), now: clock.now });

@@ -1,6 +1,5 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { defineAgent, type AgentContext, type AgentResult } from '../../src/agent/agent.js';
 import { idempotencyKeyFor } from '../../src/agent/idempotency-key.js';
@@ -12,6 +11,7 @@ import { RunAbortedError } from '../../src/runtime/run-abort.js';
 import { RuntimeEvents } from '../../src/events.js';
 import { WorkerPool, type WorkerPoolOptions } from '../../src/runtime/worker-pool.js';
 import { defer, eventually, gate, nextEvent, tempStore } from './helpers.js';
+import { jsonLog } from '../fixtures/json-log.js';
 
 /** A started pool that is stopped after the test. The safety poll is off unless asked for. */
 async function startPool(store: Store, run: (ctx: AgentContext) => Promise<AgentResult>, options: Partial<WorkerPoolOptions> & { metrics?: Metrics } = {}) {
@@ -420,13 +420,7 @@ describe('worker pool: an inbox whose turns fail', () => {
     for (const suffix of ['-wal', '-shm']) rmSync(join(dir, `broken.db${suffix}`), { force: true });
     writeFileSync(join(dir, 'broken.db'), 'this is not a SQLite database, just text long enough to be read as a header. '.repeat(20));
     const store = await reopen();
-    const lines: Array<Record<string, unknown>> = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString('utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Record<string, unknown>));
-        done();
-      },
-    });
+    const { lines, destination } = jsonLog();
     const { pool, events } = await startPool(store, async () => ({ nothing: true }), {
       logger: createLogger({ level: 'debug', destination }),
       failureBackoff: { baseMs: 40, maxMs: 320 },

@@ -4,12 +4,12 @@
  * lines once routed, and nothing reaches the console; other code's
  * console.warn is left alone.
  */
-import { Writable } from 'node:stream';
 import { afterEach, expect, it, vi } from 'vitest';
 import { claudeModel } from '../../../src/agent/claude/index.js';
 import { routeClaudeSdkWarnings } from '../../../src/agent/claude/sdk-warnings.js';
 import { createLogger } from '../../../src/observability/logger.js';
 import { messageReply, startFakeMessagesServer, type FakeMessagesServer } from './fake-messages-server.js';
+import { jsonLog } from '../../fixtures/json-log.js';
 
 let server: FakeMessagesServer | undefined;
 const stops: (() => void)[] = [];
@@ -21,13 +21,7 @@ afterEach(async () => {
 });
 
 function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { lines, destination } = jsonLog();
   return { lines, logger: createLogger({ level: 'info', destination }) };
 }
 
