@@ -5,6 +5,7 @@
  */
 import { VigilError, type VigilErrorCode } from '../../../errors.js';
 import type { InboxLimits } from '../../contract.js';
+import { checkBounded } from './bounds.js';
 import { describe } from './text.js';
 
 export const LIMIT_KEYS = ['pendingEventsPerInbox', 'pendingBytesPerInbox', 'eventsPerMinutePerInbox'] as const;
@@ -52,12 +53,8 @@ function limitsOf(code: VigilErrorCode, field: string, value: unknown, whole: bo
   if (unknown !== undefined) throw new VigilError(code, `${what}${field}.${unknown} is not a limit (known: ${LIMIT_KEYS.join(', ')})`, { field: `${field}.${unknown}` });
   const limits: Partial<InboxLimits> = {};
   for (const key of LIMIT_KEYS) {
-    const limit = given[key];
-    if (limit === undefined && !whole) continue;
-    if (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0 || limit > MAX_LIMIT) {
-      throw new VigilError(code, `${what}${field}.${key} must be a whole number from 0 to ${MAX_LIMIT}, got ${describe(limit)}`, { field: `${field}.${key}` });
-    }
-    limits[key] = limit;
+    if (given[key] === undefined && !whole) continue;
+    limits[key] = checkBounded(code, `${what}${field}.${key}`, given[key], 0, MAX_LIMIT, '', `${field}.${key}`);
   }
   return limits;
 }
