@@ -10,6 +10,7 @@
  * error its caller retries.
  */
 import type { DecisionRecord } from './store/contract/decisions.js';
+import type { Usage } from './store/contract/usage.js';
 import type { OutboxFailureKind } from './store/contract/outbox.js';
 import { EventEmitter, once } from 'node:events';
 
@@ -42,6 +43,8 @@ export interface RuntimeEventMap {
     error?: string;
     /** The permission decision on each tool call of the run. */
     decisions?: DecisionRecord[];
+    /** What the run's model calls used, as the agent reported it (its result's usage, else ctx.recordUsage). */
+    usage?: Usage;
   };
   /** Events a screening step refused: dead at once with the reason. */
   'run:screened': { inboxId: string; gen: number; eventIds: number[]; reason: string };

@@ -7,11 +7,12 @@
  */
 import { VigilError } from '../errors.js';
 import type { ProxyFetch } from './proxy-fetch.js';
-import type { ApprovalRequest, ClaimedEvent, InboxSettings, InboxStats, OutboxMessage, TimerSpec } from '../store/contract.js';
+import type { ApprovalRequest, ClaimedEvent, InboxSettings, InboxStats, OutboxMessage, TimerSpec, Usage } from '../store/contract.js';
 import type { AgentMemory } from './memory.js';
 import { validatePermissions, type Permissions } from './permissions.js';
 import type { AgentSession } from './session.js';
 import { compileToolSchema } from './tool-input.js';
+import { checkToolNames } from './tool-names.js';
 import type { Tool, ToolBox } from './tools.js';
 
 export interface AgentContext {
@@ -61,9 +62,26 @@ export interface AgentContext {
   readonly tools: ToolBox;
   /** fetch through the credential proxy: `ctx.fetch('github/repos/x/y')`. */
   readonly fetch: ProxyFetch;
+  /**
+   * The credential proxy's base URL, or null when the service has none: for
+   * a framework that wants a base URL rather than a fetch (a model provider
+   * at `${ctx.proxyUrl}/anthropic`, whose key the proxy adds).
+   */
+  readonly proxyUrl: string | null;
+  /**
+   * Reports model usage this run caused, for an agent that calls a model
+   * itself (toolAgent and the adapters report theirs). Adds up over the run;
+   * the run's total goes out with its end (the run:finished event). Throws a
+   * VigilError for a figure that is not a count.
+   */
+  recordUsage(usage: Usage): void;
 }
 
-export type AgentResult = { messages: OutboxMessage[] } | { nothing: true };
+/**
+ * What a run returns: messages, or nothing to say; and, optionally, what
+ * its model calls used (else what it recorded with ctx.recordUsage).
+ */
+export type AgentResult = ({ messages: OutboxMessage[] } | { nothing: true }) & { usage?: Usage };
 
 /** Which of a batch's events a screening step refuses, and why. */
 export interface ScreenVerdict {
@@ -108,7 +126,7 @@ export function defineAgent(agent: AgentDefinition): Agent {
   }
   const tools = agent.tools ?? [];
   const names = tools.map((tool) => tool.name);
-  if (new Set(names).size !== names.length) throw new VigilError('invalid_options', `two tools share a name: ${names.join(', ')}`);
+  checkToolNames(names);
   for (const tool of tools) compileToolSchema(tool);
   if (agent.screen !== undefined && typeof agent.screen !== 'function') throw new VigilError('invalid_options', 'screen must be a function');
   if (agent.route !== undefined && typeof agent.route !== 'function') throw new VigilError('invalid_options', 'route must be a function');

@@ -5,6 +5,7 @@
  * their own.
  */
 import type { AssistantTurn, Turn } from './conversation.js';
+import type { Usage } from './usage.js';
 
 /** A tool as the model sees it: a name, what it does, and a JSON Schema for its input. */
 export interface ToolSpec {
@@ -18,6 +19,8 @@ export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence
 export interface ModelReply {
   turn: AssistantTurn;
   stopReason: StopReason;
+  /** What this call used, when the API says; the tool loop sums it for the run. */
+  usage?: Usage;
 }
 
 export interface Model {

@@ -22,6 +22,7 @@ import type { ClaimedEvent, DecisionRecord, OutboxMessage } from '../store/contr
 import { defineAgent, TerminalError, type Agent, type AgentContext } from './agent.js';
 import { textOf, type AssistantTurn, type TextBlock, type ToolResultBlock, type ToolUseBlock, type Turn } from './conversation.js';
 import { ModelError, type Model } from './model.js';
+import { addUsage, type Usage } from './usage.js';
 import { validatePermissions, type Permissions } from './permissions.js';
 import { stableJson, type Tool, type ToolOutcome } from './tools.js';
 
@@ -91,16 +92,18 @@ export function toolAgent(options: ToolAgentOptions): Agent {
         }
       }
 
-      const result = await converse(ctx, session, arrived, options.model, maxSteps);
+      const spent: { usage?: Usage } = {};
+      const result = await converse(ctx, session, arrived, options.model, maxSteps, spent);
       session.history = bound(session.history, historyTurns);
       session.decisions = [...session.decisions, ...ctx.tools.decisions].slice(-KEPT_DECISIONS);
       ctx.session.set(session);
-      return result.length > 0 ? { messages: result } : { nothing: true };
+      const usage = spent.usage === undefined ? {} : { usage: spent.usage };
+      return result.length > 0 ? { messages: result, ...usage } : { nothing: true, ...usage };
     },
   });
 }
 
-async function converse(ctx: AgentContext, session: ToolLoopSession, arrived: TextBlock[], model: Model, maxSteps: number): Promise<OutboxMessage[]> {
+async function converse(ctx: AgentContext, session: ToolLoopSession, arrived: TextBlock[], model: Model, maxSteps: number, spent: { usage?: Usage }): Promise<OutboxMessage[]> {
   const { waiting } = session;
   if (waiting !== null && Object.keys(waiting.pending).length > 0) {
     // The model cannot go on until every call of its last turn has a result.
@@ -114,6 +117,11 @@ async function converse(ctx: AgentContext, session: ToolLoopSession, arrived: Te
 
   for (let step = 0; step < maxSteps; step++) {
     const reply = await callModel(model, session.history, ctx);
+    if (reply.usage !== undefined) {
+      // Recorded step by step, so a run that fails later still reports what it spent.
+      ctx.recordUsage(reply.usage);
+      spent.usage = addUsage(spent.usage, reply.usage);
+    }
     // Blank text blocks (and so an empty turn) cannot be sent back as history: the API
     // refuses them with a 400, which would fail every later run of this inbox.
     const turn: AssistantTurn = { role: 'assistant', content: reply.turn.content.filter((block) => block.type !== 'text' || block.text.trim() !== '') };

@@ -14,6 +14,7 @@
  */
 import { idempotencyKeyFor } from './idempotency-key.js';
 import type { ToolSpec } from './model.js';
+import { modelToolName } from './tool-names.js';
 import { decide, type Permissions } from './permissions.js';
 import { inputProblems } from './tool-input.js';
 import type { AgentMemory } from './memory.js';
@@ -63,9 +64,10 @@ export interface ToolAction {
 }
 
 export interface ToolBox {
+  /** The tools as a model sees them (names mapped: tool-names.ts). */
   readonly specs: readonly ToolSpec[];
   readonly decisions: readonly DecisionRecord[];
-  /** Checks the policy, then runs the tool, refuses, or asks (deferred). */
+  /** Checks the policy, then runs the tool, refuses, or asks (deferred). `name` is Vigil's or the one the model was shown. */
   call(name: string, input: Record<string, unknown>): Promise<ToolOutcome>;
   /** True for an ('approval', id) event this toolbox asked for. */
   isToolApproval(event: ClaimedEvent): boolean;
@@ -87,16 +89,19 @@ const APPROVAL_PREFIX = 'tool-';
 
 export function createToolBox(tools: readonly Tool[], permissions: Permissions, deps: ToolBoxDeps): ToolBox {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  // A model calls a tool by the name it was shown (tool-names.ts); everything else uses Vigil's.
+  const vigilName = new Map(tools.map((tool) => [modelToolName(tool.name), tool.name]));
   const decisions: DecisionRecord[] = [];
   const record = (entry: Omit<DecisionRecord, 'at'>): void => void decisions.push({ ...entry, at: deps.now });
   const perform = (tool: Tool, input: Record<string, unknown>, idempotencyKey: string, approvalId: string | null = null): Promise<unknown> =>
     tool.run(input, { inboxId: deps.inboxId, idempotencyKey, approvalId, signal: deps.signal, fetch: deps.fetch, memory: deps.memory });
 
   return {
-    specs: tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+    specs: tools.map(({ name, description, inputSchema }) => ({ name: modelToolName(name), description, inputSchema })),
     decisions,
 
-    async call(name, input) {
+    async call(calledName, input) {
+      const name = byName.has(calledName) ? calledName : (vigilName.get(calledName) ?? calledName);
       const tool = byName.get(name);
       const decision = decide(permissions, name, tool !== undefined);
       if (decision.kind === 'deny' || tool === undefined) {

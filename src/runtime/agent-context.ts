@@ -13,7 +13,8 @@ import { VigilError } from '../errors.js';
 import { refuseOperatorOnly, validateApprovalRequest } from '../store/index.js';
 import { describeAction, type ApprovalLink } from '../agent/approval-summary.js';
 import type { ProxyFetch } from '../agent/proxy-fetch.js';
-import type { ApprovalRequest, ClaimedEvent, Inbox, InboxSettings, MemoryChanges } from '../store/contract.js';
+import { addUsage, checkUsage } from '../agent/usage.js';
+import type { ApprovalRequest, ClaimedEvent, Inbox, InboxSettings, MemoryChanges, Usage } from '../store/contract.js';
 
 export interface ContextDeps {
   agent: Agent;
@@ -24,6 +25,8 @@ export interface ContextDeps {
   approvalLink?: ((link: ApprovalLink) => string) | undefined;
   /** ctx.fetch: through the credential proxy, when the service has one configured. */
   proxyFetch?: ProxyFetch | undefined;
+  /** ctx.proxyUrl: that proxy's base URL. */
+  proxyUrl?: string | undefined;
 }
 
 /** The context, and what its run leaves to be saved with the finish. */
@@ -34,12 +37,14 @@ export interface RunContext {
   /** The approvals the run asked for, to request with its finish. */
   approvals(): ApprovalRequest[];
   memory(): MemoryChanges | undefined;
+  /** What the run recorded with ctx.recordUsage, or undefined. */
+  usage(): Usage | undefined;
 }
 
 const noProxy: ProxyFetch = () =>
   Promise.reject(new VigilError('invalid_options', 'ctx.fetch needs the credential proxy: set "proxy": { "url": ... } in the service config'));
 
-export function createAgentContext({ agent, inbox, events, signal, now, approvalLink, proxyFetch }: ContextDeps): RunContext {
+export function createAgentContext({ agent, inbox, events, signal, now, approvalLink, proxyFetch, proxyUrl }: ContextDeps): RunContext {
   const inboxId = inbox.id;
   const live = (): void => signal.throwIfAborted();
   const memory = new StagedMemory(inbox);
@@ -62,6 +67,7 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
   };
   const tools = createToolBox(agent.tools, agent.permissions, { inboxId, events, now, signal, fetch, memory, requestApproval });
   let settings: Promise<InboxSettings> | undefined;
+  let usage: Usage | undefined;
   const ctx: AgentContext = {
     inboxId,
     events,
@@ -91,6 +97,10 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
     session,
     tools,
     fetch,
+    proxyUrl: proxyUrl ?? null,
+    recordUsage(step) {
+      usage = addUsage(usage, checkUsage(step));
+    },
   };
-  return { ctx, session: () => session.pending(), memory: () => memory.pending(), approvals: () => [...approvals.values()] };
+  return { ctx, session: () => session.pending(), memory: () => memory.pending(), approvals: () => [...approvals.values()], usage: () => usage };
 }

@@ -7,6 +7,8 @@
  * fence (R3) refuses anything it tries to finish on its own.
  */
 import { isTerminalError, type Agent, type AgentContext, type AgentResult } from '../agent/agent.js';
+import { checkUsage } from '../agent/usage.js';
+import type { Usage } from '../store/contract.js';
 import { abortReason, type AbortReason } from './run-abort.js';
 
 export type AgentOutcome =
@@ -44,8 +46,14 @@ export async function callAgent(agent: Agent, ctx: AgentContext): Promise<AgentO
 function checkResult(value: unknown): AgentOutcome {
   if (typeof value === 'object' && value !== null) {
     const result = value as Record<string, unknown>;
-    if (result.nothing === true) return { kind: 'result', result: { nothing: true } };
-    if (Array.isArray(result.messages)) return { kind: 'result', result: value as AgentResult };
+    let usage: { usage?: Usage } = {};
+    try {
+      if (result.usage !== undefined) usage = { usage: checkUsage(result.usage, 'the result\'s usage') };
+    } catch (error) {
+      return { kind: 'error', error: describeError(error) };
+    }
+    if (result.nothing === true) return { kind: 'result', result: { nothing: true, ...usage } };
+    if (Array.isArray(result.messages)) return { kind: 'result', result: { ...(value as AgentResult), ...usage } };
   }
   return { kind: 'error', error: 'the agent returned neither { messages: [...] } nor { nothing: true }' };
 }

@@ -46,6 +46,8 @@ export interface RunInboxDeps {
   approvalLink?: ((link: ApprovalLink) => string) | undefined;
   /** ctx.fetch through the credential proxy, when one is configured. */
   proxyFetch?: ProxyFetch | undefined;
+  /** ctx.proxyUrl: that proxy's base URL. */
+  proxyUrl?: string | undefined;
   /** True once the pool stops claiming: finish the batch in hand, claim no more. */
   draining: () => boolean;
   /** Fired when the pool's grace period is over: abort the agent now. */
@@ -173,6 +175,7 @@ async function runBatch(
     now: deps.clock(),
     approvalLink: deps.approvalLink,
     proxyFetch: deps.proxyFetch,
+    proxyUrl: deps.proxyUrl,
   });
   try {
     result = await callAgent(deps.agent, run.ctx);
@@ -212,6 +215,8 @@ async function runBatch(
   }
 
   const decisions = [...run.ctx.tools.decisions];
+  // Spent whether or not the run's finish held: a failed run's tokens were still paid for.
+  const usage = (result.kind === 'result' ? result.result.usage : undefined) ?? run.usage();
   const durationMs = performance.now() - startedAt;
   events.emit('run:finished', {
     inboxId,
@@ -221,6 +226,7 @@ async function runBatch(
     durationMs,
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(decisions.length === 0 ? {} : { decisions }),
+    ...(usage === undefined ? {} : { usage }),
   });
   return { label, next };
 }

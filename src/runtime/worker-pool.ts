@@ -54,6 +54,8 @@ export interface WorkerPoolOptions {
   approvalLink?: (link: ApprovalLink) => string;
   /** The agent's ctx.fetch, through the credential proxy. */
   proxyFetch?: ProxyFetch;
+  /** The agent's ctx.proxyUrl: that proxy's base URL. */
+  proxyUrl?: string;
   /**
    * How long an inbox whose turn failed (its file or rows could not be
    * read or written) is left alone: `baseMs` after the first failure,
@@ -117,6 +119,7 @@ export class WorkerPool extends LoopOwner {
       clock: options.clock ?? systemClock,
       approvalLink: options.approvalLink,
       proxyFetch: options.proxyFetch,
+      proxyUrl: options.proxyUrl,
       draining: () => this.state !== 'started',
       shutdown: this.shutdown.signal,
     };

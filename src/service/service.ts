@@ -108,7 +108,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         runTimeoutMs: config.workers.runTimeoutMs,
         pollIntervalMs: config.workers.pollIntervalMs,
         ...(linkSecret === '' ? {} : { approvalLink: (link) => approvalUrl(publicUrl, linkSecret, link) }),
-        ...(config.proxy === undefined ? {} : { proxyFetch: createProxyFetch(config.proxy.url) }),
+        ...(config.proxy === undefined ? {} : { proxyFetch: createProxyFetch(config.proxy.url), proxyUrl: config.proxy.url }),
       });
     pool = makePool(agent);
     dispatcher = new Dispatcher({

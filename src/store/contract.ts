@@ -13,8 +13,8 @@
  * and give), contract/outbox.ts (what a send gets and reports),
  * contract/settings.ts (an inbox's own terms), contract/reads.ts (what a
  * person reads about inboxes), contract/data-lifecycle.ts (retention,
- * export and import records) and contract/decisions.ts (a run's permission
- * decisions). No part imports this file: they sit below it, with the event
+ * export and import records), contract/decisions.ts (a run's permission
+ * decisions) and contract/usage.ts (what its model calls used). No part imports this file: they sit below it, with the event
  * map (../events.ts), which names some of them.
  *
  * Ids and keys, the same on both stores (R1, R11):
@@ -51,6 +51,7 @@ export type * from './contract/settings.js';
 export type * from './contract/reads.js';
 export type * from './contract/data-lifecycle.js';
 export type * from './contract/decisions.js';
+export type * from './contract/usage.js';
 export type * from './contract/limits.js';
 
 /** What `acquireAndClaim` gives: the lease's generation and the batch claimed under it. */

@@ -54,7 +54,7 @@ describe('validatePermissions', () => {
   });
 
   it('refuses a policy that is not an object of tool names', () => {
-    const shape = 'permissions must be an object of tool name: "allow" | "deny" | { ask: { expiresInMs } }';
+    const shape = 'permissions must be an object of tool name or pattern: "allow" | "deny" | { ask: { expiresInMs } }';
     for (const bad of [null, [], 'allow', 3]) expect(refusal(bad)).toBe(shape);
   });
 
@@ -69,5 +69,49 @@ describe('validatePermissions', () => {
     for (const bad of ['ask', 'Allow', null, {}, { ask: null }, { ask: {} }, { ask: { expiresInMs: '60000' } }, { ask: { expiresInMs: 0 } }, { ask: { expiresInMs: -1 } }, { ask: { expiresInMs: 1.5 } }, { ask: { expiresInMs: 2 ** 53 } }, { ask: { expiresInMs: 2 ** 53 - 1 } }, { ask: { expiresInMs: 315_576_000_001 } }]) {
       expect(refusal({ refund: bad }), JSON.stringify(bad)).toBe(message);
     }
+  });
+});
+
+describe('name patterns (a family of tools, such as one MCP server’s)', () => {
+  const ask = { ask: { expiresInMs: 60_000 } } as const;
+
+  it('a pattern holds every tool it matches, and nothing else', () => {
+    const policy = { 'github.*': 'allow' } as const;
+    expect(decide(policy, 'github.list_issues', true)).toEqual({ kind: 'allow' });
+    expect(decide(policy, 'github.a.b', true)).toEqual({ kind: 'allow' });
+    expect(decide(policy, 'githubx.list_issues', true)).toEqual({ kind: 'deny', reason: 'githubx.list_issues is not permitted for this agent' });
+    expect(decide(policy, 'gitlab.list_issues', true).kind).toBe('deny');
+    expect(decide({ '*_issue': 'allow' }, 'github.create_issue', true)).toEqual({ kind: 'allow' });
+    expect(decide({ 'a*b*c': 'allow' }, 'abc', true)).toEqual({ kind: 'allow' });
+    expect(decide({ 'a*b*c': 'allow' }, 'ab', true).kind).toBe('deny');
+    expect(decide({ 'ab*ba': 'allow' }, 'aba', true).kind).toBe('deny');
+  });
+
+  it('an exact name beats any pattern, the more specific pattern beats the less', () => {
+    const policy = { '*': 'deny', 'github.*': ask, 'github.list_*': 'allow', 'github.list_secrets': 'deny' } as const;
+    expect(decide(policy, 'github.list_issues', true)).toEqual({ kind: 'allow' });
+    expect(decide(policy, 'github.list_secrets', true)).toEqual({ kind: 'deny', reason: 'github.list_secrets is denied by policy' });
+    expect(decide(policy, 'github.create_issue', true)).toEqual({ kind: 'ask', expiresInMs: 60_000 });
+    expect(decide(policy, 'slack.post', true).kind).toBe('deny');
+  });
+
+  it('of two equally specific patterns the stricter holds, in either order', () => {
+    expect(decide({ 'gh.*': 'allow', '*.rm': 'deny' }, 'gh.rm', true).kind).toBe('deny');
+    expect(decide({ '*.rm': 'deny', 'gh.*': 'allow' }, 'gh.rm', true).kind).toBe('deny');
+    expect(decide({ 'gh.*': 'allow', '*.rm': ask }, 'gh.rm', true).kind).toBe('ask');
+  });
+
+  it('a pattern is accepted though it matches no tool yet; an exact name still must be a tool', () => {
+    expect(validatePermissions({ 'github.*': 'allow' }, ['refund'])).toEqual({ 'github.*': 'allow' });
+    expect(() => validatePermissions({ 'github.list': 'allow' }, ['refund'])).toThrow(/not one of the tools/);
+  });
+
+  it('an open tool set (the Agent SDK’s built-in tools) takes exact names it cannot check', () => {
+    expect(validatePermissions({ Bash: 'deny' }, [], { open: true })).toEqual({ Bash: 'deny' });
+  });
+
+  it('refuses a key that is no tool name or pattern', () => {
+    expect(() => validatePermissions({ 'github/*': 'allow' }, [], { open: true })).toThrow(/letters, digits/);
+    expect(() => validatePermissions({ '': 'allow' }, [], { open: true })).toThrow(VigilError);
   });
 });

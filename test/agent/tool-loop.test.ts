@@ -360,6 +360,95 @@ describe('the runtime around any agent', () => {
   });
 });
 
+describe('usage: what a run\'s model calls used', () => {
+  const spend = (reply: () => ModelReply, usage: ModelReply['usage']) => (): ModelReply => ({ ...reply(), usage });
+
+  it('toolAgent sums its steps\' usage and the run reports it; a model without usage reports none', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const t = tools();
+    const model = new ScriptedModel([
+      spend(use(['u1', 'lookup', { order: '42' }]), { inputTokens: 100, outputTokens: 20, cacheReadTokens: 50 }),
+      spend(say('19.50.'), { inputTokens: 130, outputTokens: 5, cacheWriteTokens: 7, costUsd: 0.25 }),
+      say('no usage here'),
+    ]);
+    const { events } = await startPool(store, toolAgent({ model, tools: t.list, permissions: { lookup: 'allow' } }));
+    let finished = nextEvent(events, 'run:finished');
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'order 42?' } });
+    expect((await finished).usage).toEqual({ inputTokens: 230, outputTokens: 25, cacheReadTokens: 50, cacheWriteTokens: 7, costUsd: 0.25 });
+    finished = nextEvent(events, 'run:finished');
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm2', payload: { text: 'thanks' } });
+    const quiet = await finished;
+    expect(quiet.outcome).toBe('messages');
+    expect(quiet).not.toHaveProperty('usage');
+  });
+
+  it('a run that fails after a model call still reports what it spent', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const t = tools();
+    const model = new ScriptedModel([spend(use(['u1', 'lookup', { order: '42' }]), { inputTokens: 9, outputTokens: 1 }), () => new Error('connection reset')]);
+    const { events } = await startPool(store, toolAgent({ model, tools: t.list, permissions: { lookup: 'allow' } }));
+    const finished = nextEvent(events, 'run:finished');
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'order 42?' } });
+    const run = await finished;
+    expect(run.outcome).toBe('error');
+    expect(run.usage).toEqual({ inputTokens: 9, outputTokens: 1 });
+  });
+
+  it('a plain agent reports its own with ctx.recordUsage; a figure that is no count fails the run with a clear error', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const agent = defineAgent({
+      async run(ctx) {
+        ctx.recordUsage({ inputTokens: 3, outputTokens: 4 });
+        ctx.recordUsage({ inputTokens: 1, outputTokens: 1, costUsd: 0.01 });
+        const text = (ctx.events[0]!.payload as { text: string }).text;
+        if (text === 'bad') ctx.recordUsage({ inputTokens: -1, outputTokens: 0 });
+        if (text === 'bad result') return { nothing: true, usage: { inputTokens: 1.5, outputTokens: 0 } };
+        return { nothing: true };
+      },
+    });
+    const { events } = await startPool(store, agent);
+    let finished = nextEvent(events, 'run:finished');
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'fine' } });
+    expect((await finished).usage).toEqual({ inputTokens: 4, outputTokens: 5, costUsd: 0.01 });
+    finished = nextEvent(events, 'run:finished');
+    await store.inbox('bob').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'bad' } });
+    expect(await finished).toMatchObject({ outcome: 'error', error: 'usage.inputTokens must be a whole number of tokens, 0 or more' });
+    finished = nextEvent(events, 'run:finished');
+    await store.inbox('carol').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'bad result' } });
+    expect(await finished).toMatchObject({ outcome: 'error', error: "the result's usage.inputTokens must be a whole number of tokens, 0 or more" });
+  });
+});
+
+describe('tool names with a dot (server.tool)', () => {
+  it('the model sees server__tool and calls it so; the policy, decisions and approvals use server.tool', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const ran: unknown[] = [];
+    const echo = defineTool({ name: 'echo.say', description: 'Say it back', inputSchema: { type: 'object', properties: { text: { type: 'string' } } }, run: async (input) => (ran.push(input), input) });
+    const shown: string[][] = [];
+    const model: Model = {
+      name: 'names',
+      async step(history, specs) {
+        shown.push(specs.map((spec) => spec.name));
+        return history.length === 1 ? use(['u1', 'echo__say', { text: 'hi' }])() : say('done')();
+      },
+    };
+    const { events } = await startPool(store, toolAgent({ model, tools: [echo], permissions: { 'echo.*': 'allow' } }));
+    const finished = nextEvent(events, 'run:finished');
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'say hi' } });
+    expect((await finished).decisions).toMatchObject([{ tool: 'echo.say', decision: 'allow' }]);
+    expect(shown[0]).toEqual(['echo__say']);
+    expect(ran).toEqual([{ text: 'hi' }]);
+  });
+
+  it('names no model API accepts, or two that would reach the model as one, are refused when the agent is defined', () => {
+    const tool = (name: string) => defineTool({ name, description: 'x', inputSchema: { type: 'object' }, run: async () => 1 });
+    expect(() => defineAgent({ tools: [tool('a.b'), tool('a__b')], run: async () => ({ nothing: true }) })).toThrow('tools a.b and a__b would both reach the model as a__b');
+    expect(() => defineAgent({ tools: [tool('bad name')], run: async () => ({ nothing: true }) })).toThrow(/tool name "bad name"/);
+    expect(() => defineAgent({ tools: [tool('.x')], run: async () => ({ nothing: true }) })).toThrow(/tool name "\.x"/);
+    expect(() => defineAgent({ tools: [tool(`s.${'t'.repeat(62)}`)], run: async () => ({ nothing: true }) })).toThrow(/longer than the 64 characters/);
+  });
+});
+
 describe('bound (the session history limit)', () => {
   const user = (text: string): Turn => ({ role: 'user', content: [{ type: 'text', text }] });
   const call = (id: string): Turn => ({ role: 'assistant', content: [{ type: 'tool_use', id, name: 't', input: {} }] });

@@ -68,6 +68,10 @@ describe('the import graph of src/', () => {
     expect(strays.map(([from, to]) => `${from} -> ${to}`)).toEqual([]);
   });
 
+  it('leaves the adapters to their own entries: nothing else in src/ imports one, so no framework loads unasked', () => {
+    expect(edges().filter(([from, to]) => to.startsWith('adapters/') && !from.startsWith('adapters/')).map(([from, to]) => `${from} -> ${to}`)).toEqual([]);
+  });
+
   it('keeps the engine ignorant of the backends', () => {
     expect(edges().filter(([from, to]) => from.startsWith('store/engine/') && BACKENDS.some((folder) => to.startsWith(folder)))).toEqual([]);
   });

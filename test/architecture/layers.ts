@@ -18,6 +18,8 @@ export const LAYERS: readonly Layer[] = [
   { name: 'observability', paths: ['observability/'] },
   { name: 'net', paths: ['net/'] },
   { name: 'agent', paths: ['agent/'] },
+  // The frameworks' adapters (vigil-agents/claude-agent-sdk, /ai-sdk, /mcp): entries of their own, imported by nothing in src/.
+  { name: 'adapters', paths: ['adapters/'] },
   { name: 'channels', paths: ['channels/'] },
   { name: 'runtime', paths: ['runtime/'] },
   // The HTTP layer in three: the parts every route and verifier reads requests with, the webhook

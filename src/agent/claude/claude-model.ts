@@ -12,6 +12,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { VigilError } from '../../errors.js';
 import type { AssistantTurn, TextBlock, ToolUseBlock, Turn } from '../conversation.js';
 import { ModelError, type Model, type ModelReply, type ToolSpec } from '../model.js';
+import type { Usage } from '../usage.js';
 import { DEFAULT_CLAUDE_MODEL } from './default-model.js';
 import { sdkLogger, withSdkWarnings } from './sdk-warnings.js';
 
@@ -203,7 +204,23 @@ function fromMessage(message: unknown, redact: (text: string) => string): ModelR
     // Any other block type is dropped (see above).
   }
   const turn: AssistantTurn = { role: 'assistant', content: blocks };
-  return { turn, stopReason };
+  const usage = usageOf((message as { usage?: unknown }).usage);
+  return usage === undefined ? { turn, stopReason } : { turn, stopReason, usage };
+}
+
+/** The Messages API's usage block in Vigil's shape; none when the reply has no counts (a fake, a proxy that strips it). */
+function usageOf(value: unknown): Usage | undefined {
+  const counts = value as { input_tokens?: unknown; output_tokens?: unknown; cache_read_input_tokens?: unknown; cache_creation_input_tokens?: unknown } | null | undefined;
+  const count = (n: unknown): number | undefined => (typeof n === 'number' && Number.isSafeInteger(n) && n >= 0 ? n : undefined);
+  const input = count(counts?.input_tokens);
+  const output = count(counts?.output_tokens);
+  if (input === undefined || output === undefined) return undefined;
+  const usage: Usage = { inputTokens: input, outputTokens: output };
+  const cacheRead = count(counts?.cache_read_input_tokens);
+  const cacheWrite = count(counts?.cache_creation_input_tokens);
+  if (cacheRead !== undefined) usage.cacheReadTokens = cacheRead;
+  if (cacheWrite !== undefined) usage.cacheWriteTokens = cacheWrite;
+  return usage;
 }
 
 /**
