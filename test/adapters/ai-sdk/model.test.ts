@@ -1,0 +1,7 @@
+/** aiSdkModel with ai 6's providers (@ai-sdk/anthropic 3, @ai-sdk/openai-compatible 2): see model-suite.ts. */
+import { modelSuite } from './model-suite.js';
+
+modelSuite('ai 6', async () => {
+  const [{ createAnthropic }, { createOpenAICompatible }] = await Promise.all([import('@ai-sdk/anthropic'), import('@ai-sdk/openai-compatible')]);
+  return { createAnthropic, createOpenAICompatible };
+});
