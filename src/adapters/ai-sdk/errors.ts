@@ -75,13 +75,9 @@ function messageOf(error: unknown): string {
 // Key-like tokens: provider prefixes (sk-, sk-ant-, xai-, gsk_, AIza...), bearer values, and any long opaque run.
 const KEYLIKE = /\b(?:sk-[\w-]{8,}|[a-z]{2,5}[-_][\w-]{20,}|AIza[\w-]{20,}|[A-Za-z0-9_-]{32,})\b|(Bearer\s+)\S+/g;
 
-/** The text with anything that looks like a key, and the value of any *_KEY / *_TOKEN variable in the environment, masked. */
+/** The text with anything that looks like a key masked (the adapter never sees the provider's key to name it). */
 export function redact(text: string): string {
-  let out = text;
-  for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && value.length >= 8 && /(KEY|TOKEN|SECRET)$/i.test(name)) out = out.replaceAll(value, '[redacted]');
-  }
-  return out.replace(KEYLIKE, (_match, bearer: string | undefined) => (bearer === undefined ? '[redacted]' : `${bearer}[redacted]`));
+  return text.replace(KEYLIKE, (_match, bearer: string | undefined) => (bearer === undefined ? '[redacted]' : `${bearer}[redacted]`));
 }
 
 function clip(text: string): string {

@@ -26,7 +26,8 @@ export interface AiSdkTool {
   type?: string;
   description?: string;
   inputSchema?: unknown;
-  execute?: (input: never, options: { toolCallId: string; messages: unknown[]; abortSignal?: AbortSignal }) => unknown;
+  /** Called as execute(input, { toolCallId, messages: [], abortSignal }); typed loosely so any tool()'s fits. */
+  execute?: (input: never, options: never) => unknown;
 }
 
 export interface AiSdkToolsOptions {
@@ -69,7 +70,7 @@ export function aiSdkTools(tools: Record<string, AiSdkTool>, options: AiSdkTools
 
 async function runExecute(name: string, execute: NonNullable<AiSdkTool['execute']>, input: Record<string, unknown>, call: ToolCall): Promise<unknown> {
   try {
-    return await lastValue(await execute(input as never, { toolCallId: call.idempotencyKey, messages: [], abortSignal: call.signal }));
+    return await lastValue(await execute(input as never, { toolCallId: call.idempotencyKey, messages: [], abortSignal: call.signal } as never));
   } catch (error) {
     // The run was aborted: that ends it; the model is told nothing.
     call.signal.throwIfAborted();

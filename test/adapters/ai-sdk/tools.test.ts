@@ -129,7 +129,7 @@ describe('toolAgent on aiSdkModel with aiSdkTools, on the runtime (SQLite)', () 
     const flaky = tool({
       description: 'Charge a card.',
       inputSchema: z.object({ amount: z.number() }),
-      execute: async () => {
+      execute: async (): Promise<{ charged: boolean }> => {
         runs += 1;
         throw new Error('card declined');
       },
