@@ -78,6 +78,30 @@ describe('aiSdkTools', () => {
     expect(() => aiSdkTools({ n: tool({ description: 'x', inputSchema: schema, execute: async () => 1 }) }, { summaries: { m: () => '' } })).toThrow(/a summary is given for m, which is not one of the tools/);
     expect(() => aiSdkTools({ n: tool({ description: 'x', inputSchema: schema, execute: async () => 1 }) }, { summaries: { m: () => '' } })).toThrow(expect.objectContaining({ name: 'VigilError', code: 'invalid_options' }));
   });
+  it('run hands execute the call\'s idempotency key as toolCallId and its signal; a throw is the model\'s to read, an abort is rethrown', async () => {
+    const seen: unknown[] = [];
+    const controller = new AbortController();
+    const [echo] = aiSdkTools({
+      echo: tool({
+        description: 'Echo.',
+        inputSchema: z.object({ say: z.string() }),
+        execute: async ({ say }, options) => {
+          seen.push([options.toolCallId, options.abortSignal, options.messages]);
+          if (say === 'boom') throw new Error('boom');
+          if (say === 'wait') return new Promise((_resolve, reject) => options.abortSignal!.addEventListener('abort', () => reject(new Error('stopped'))));
+          return { said: say };
+        },
+      }),
+    });
+    const call = { inboxId: 'alice', idempotencyKey: 'key-1', approvalId: null, signal: controller.signal, fetch: undefined as never, memory: undefined as never };
+    expect(await echo!.run({ say: 'hi' }, call)).toEqual({ said: 'hi' });
+    expect(seen[0]).toEqual(['key-1', controller.signal, []]);
+    expect(await echo!.run({ say: 'boom' }, call)).toEqual({ error: 'echo failed: boom' });
+    const waiting = echo!.run({ say: 'wait' }, call);
+    const reason = new Error('lease lost');
+    controller.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+  });
 });
 
 describe('toolAgent on aiSdkModel with aiSdkTools, on the runtime (SQLite)', () => {
