@@ -13,7 +13,7 @@ import { generateText, jsonSchema, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, startFakeOpenAI, type FakeAnthropic, type FakeOpenAI } from '../../examples/fakes/index.js';
 
-const lookup = { name: 'lookup_order', description: 'Look an order up.', input_schema: { type: 'object' as const, properties: { order: { type: 'string' } }, required: ['order'] } };
+const lookup = { name: 'lookup_order', description: 'Look an order up.', input_schema: { type: 'object' as const, properties: { order: { type: 'string' as const } }, required: ['order'] } };
 const aiTools = { lookup_order: tool({ description: 'Look an order up.', inputSchema: jsonSchema<{ order: string }>(lookup.input_schema) }) };
 
 describe('the Anthropic fake', () => {
