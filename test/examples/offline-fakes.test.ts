@@ -28,12 +28,13 @@ const FAKE_PORTS = Object.values(FAKES).map((fake) => fake.port);
 const harness = new ServiceHarness();
 const fakes: ServeProcess[] = [];
 afterEach(async () => {
-  // SIGTERM, as Ctrl-C would: the fakes must close and exit 0, not be killed.
-  for (const fake of fakes.splice(0)) {
-    fake.signal('SIGTERM');
-    expect(await fake.exited).toEqual({ code: 0, signal: null });
-  }
+  // SIGTERM, as Ctrl-C would: the fakes must close and exit 0. Whatever they do, SIGKILL leaves nothing behind.
+  const stopping = fakes.splice(0);
+  for (const fake of stopping) fake.signal('SIGTERM');
+  const exits = await Promise.all(stopping.map((fake) => Promise.race([fake.exited, new Promise((resolve) => setTimeout(resolve, 5_000, 'still running'))])));
+  for (const fake of stopping) fake.signal('SIGKILL');
   await harness.cleanup();
+  for (const exit of exits) expect(exit).toEqual({ code: 0, signal: null });
 });
 
 /** `npm run fakes -- <names>` is `tsx scripts/fakes.ts <names>`: the same file, run the way the harness runs the CLI. */
