@@ -8,7 +8,7 @@
 import { expect, it } from 'vitest';
 import type { OutgoingMessage } from '../../src/channels/channel.js';
 import { createSlackChannel } from '../../src/channels/slack.js';
-import { startFakeSlack } from '../fixtures/fake-slack-api.js';
+import { startFakeSlack } from '../../examples/fakes/slack.js';
 import { defer } from '../runtime/helpers.js';
 
 const message: OutgoingMessage = { inboxId: 'alice', body: 'hi', messages: [{ id: 1, body: 'hi', urgent: false, channel: null }], id: 'alice:1-1', contact: 'D0ANA' };

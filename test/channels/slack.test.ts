@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OutgoingMessage } from '../../src/channels/channel.js';
 import { createSlackChannel } from '../../src/channels/slack.js';
-import { startFakeSlack } from '../fixtures/fake-slack-api.js';
+import { startFakeSlack } from '../../examples/fakes/slack.js';
 import { defer } from '../runtime/helpers.js';
 import { startReceiver } from './receiver.js';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/index.js';
-import { startFakeSlack, type FakeSlack } from '../fixtures/fake-slack-api.js';
+import { startFakeSlack, type FakeSlack } from '../../examples/fakes/slack.js';
 import { REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
 import { CHROMIUM_PATH, requires } from '../support/requires.js';
 import { signedInPage } from './browser-sign-in.js';

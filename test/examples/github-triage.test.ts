@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sign } from '@octokit/webhooks-methods';
 import { afterEach, expect, it } from 'vitest';
-import { startFakeGitHub, type FakeGitHub } from '../fixtures/fake-github.js';
+import { startFakeGitHub, type FakeGitHub } from '../../examples/fakes/github.js';
 import { REPO_ROOT, ServiceHarness, waitFor, type ServeProcess } from '../fixtures/service-process.js';
 
 const EXAMPLE = join(REPO_ROOT, 'examples/github-triage');

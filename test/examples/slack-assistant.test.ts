@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/index.js';
-import { startFakeSlack, type FakeSlack } from '../fixtures/fake-slack-api.js';
+import { startFakeSlack, type FakeSlack } from '../../examples/fakes/slack.js';
 import { REPO_ROOT, ServiceHarness, waitFor, type ServeProcess } from '../fixtures/service-process.js';
 import { imEvent, postToSlackApp, slashCommandForm } from '../fixtures/slack-requests.js';
 

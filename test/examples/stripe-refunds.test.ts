@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Stripe from 'stripe';
 import { afterEach, expect, it } from 'vitest';
-import { startFakeStripe, type FakeStripe } from '../fixtures/fake-stripe.js';
+import { startFakeStripe, type FakeStripe } from '../../examples/fakes/stripe.js';
 import { REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
 
 const EXAMPLE = join(REPO_ROOT, 'examples/stripe-refunds');

@@ -12,7 +12,7 @@ import { createMetrics } from '../../src/observability/metrics.js';
 import { observe } from '../../src/observability/observe.js';
 import { Dispatcher } from '../../src/runtime/dispatcher.js';
 import type { Store } from '../../src/index.js';
-import { startFakeSlack } from '../fixtures/fake-slack-api.js';
+import { startFakeSlack } from '../../examples/fakes/slack.js';
 import { defer, eventually, nextEvent, queueMessages, recordingChannel, tempStore } from './helpers.js';
 
 const TOKEN = 'xoxb-dispatcher-test-token';

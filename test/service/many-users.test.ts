@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { sign } from '@octokit/webhooks-methods';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/index.js';
-import { startFakeSlack, type FakeSlack } from '../fixtures/fake-slack-api.js';
+import { startFakeSlack, type FakeSlack } from '../../examples/fakes/slack.js';
 import { REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
 
 const GITHUB_SECRET = 'many-users-github-secret-0123456789abc';

@@ -15,7 +15,7 @@ import { parseConfig } from '../../src/config/load-config.js';
 import { createLogger } from '../../src/observability/logger.js';
 import { startService } from '../../src/service/service.js';
 import { startReceiver } from '../channels/receiver.js';
-import { startFakeSlack } from '../fixtures/fake-slack-api.js';
+import { startFakeSlack } from '../../examples/fakes/slack.js';
 import { defer } from '../runtime/helpers.js';
 
 const TOKEN = 'api-token-for-tests-0123456789abcdef';
