@@ -6,7 +6,7 @@
  * the next comment and then answers 502, as a connection that drops after
  * GitHub did the work would look to the caller.
  */
-import { listenFake, parseJson, sendJson, type FakeOptions } from './listen.js';
+import { listenFake, oneLine, parseJson, sendJson, type FakeOptions } from './listen.js';
 
 export interface GitHubRequest {
   method: string;
@@ -55,7 +55,7 @@ export async function startFakeGitHub(token: string, options: FakeOptions = {}):
       const comment = { id: nextId++, body: (body as { body: string }).body };
       list.push(comment);
       comments.set(key, list);
-      note(`comment on ${key}: ${JSON.stringify(comment.body)}`);
+      note(`comment on ${key}: ${oneLine(comment.body)}`);
       if (loseNext) {
         loseNext = false;
         return send(502, { message: 'Server Error' });

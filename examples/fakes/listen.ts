@@ -83,3 +83,9 @@ export function parseJson(raw: string): unknown {
     return undefined;
   }
 }
+
+/** A text on one log line: line breaks and other control characters escaped, nothing else. */
+export function oneLine(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f]/g, (c) => (c === '\n' ? '\\n' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+}

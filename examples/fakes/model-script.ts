@@ -13,6 +13,7 @@
  * - a tool's result is answered with `Done: <the result>`;
  * - anything else is echoed: `You said: <text>`.
  */
+import { oneLine } from './listen.js';
 
 export interface FakeToolCall {
   /** Made up (`toolu_fake_1`, `call_fake_1`) when left out. */
@@ -120,7 +121,7 @@ export function usageOf(reply: Extract<FakeReply, { text?: string }>, requestRaw
 export function describeReply(reply: FakeReply): string {
   if ('error' in reply) return `error ${reply.error.status}: ${reply.error.message}`;
   const calls = (reply.toolCalls ?? []).map((call) => `tool ${call.name}(${JSON.stringify(call.input)})`);
-  return [...(reply.text === undefined ? [] : [JSON.stringify(reply.text)]), ...calls].join(' + ');
+  return [...(reply.text === undefined ? [] : [oneLine(reply.text)]), ...calls].join(' + ');
 }
 
 /** The error statuses an SDK retries; the fakes ask for an immediate retry on them. */

@@ -7,7 +7,7 @@
  * exists). A user id it was told of is posted to that user's DM with the
  * bot, as Slack does. It keeps every message it took, per channel.
  */
-import { listenFake, sendJson, type FakeOptions } from './listen.js';
+import { listenFake, oneLine, sendJson, type FakeOptions } from './listen.js';
 
 export interface FakeSlack {
   /** The API's base URL (what `apiUrl` takes). */
@@ -56,7 +56,7 @@ export async function startFakeSlack(options: { token: string; channels?: string
     if (typeof channel !== 'string' || channel === '' || (options.channels !== undefined && !options.channels.includes(channel))) return answer(200, { ok: false, error: 'channel_not_found' });
     if (typeof body.text !== 'string' || body.text === '') return answer(200, { ok: false, error: 'no_text' });
     posted.set(channel, [...(posted.get(channel) ?? []), body.text]);
-    note(`posted to ${channel}: ${JSON.stringify(body.text)}`);
+    note(`posted to ${channel}: ${oneLine(body.text)}`);
     answer(200, { ok: true, channel, ts: `${Date.now() / 1000}` });
   });
   return {

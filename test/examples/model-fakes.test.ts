@@ -2,18 +2,23 @@
  * The fake model APIs in examples/fakes/ answer as the real ones do, as
  * the real clients read them: the Anthropic SDK and the AI SDK's Anthropic
  * provider (JSON and streamed), the AI SDK's OpenAI-compatible provider
- * (JSON and streamed). The default script steers by hand: a message
+ * (JSON and streamed), and the Claude Agent SDK's CLI (streamed, with
+ * `role: "system"` items). The default script steers by hand: a message
  * naming a tool calls it, a tool result gets "Done: …", anything else is
  * echoed; a queued error is the API's own, retried by the SDK.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { query } from '@anthropic-ai/claude-agent-sdk';
 import Anthropic from '@anthropic-ai/sdk';
 import { generateText, jsonSchema, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeAnthropic, startFakeOpenAI, type FakeAnthropic, type FakeOpenAI } from '../../examples/fakes/index.js';
 
-const lookup = { name: 'lookup_order', description: 'Look an order up.', input_schema: { type: 'object' as const, properties: { order: { type: 'string' } }, required: ['order'] } };
+const lookup = { name: 'lookup_order', description: 'Look an order up.', input_schema: { type: 'object' as const, properties: { order: { type: 'string' as const } }, required: ['order'] } };
 const aiTools = { lookup_order: tool({ description: 'Look an order up.', inputSchema: jsonSchema<{ order: string }>(lookup.input_schema) }) };
 
 describe('the Anthropic fake', () => {
@@ -71,6 +76,22 @@ describe('the Anthropic fake', () => {
     const stream = streamText({ model, maxOutputTokens: 100, prompt: 'hi' });
     expect(await stream.text).toBe('You said: hi');
     expect((await stream.usage).inputTokens).toBeGreaterThan(0);
+  });
+  it("the Claude Agent SDK's CLI runs its turns against it: a tool the prompt names is called, its result answered", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'vigil-fake-cli-'));
+    try {
+      writeFileSync(join(home, 'note.txt'), 'the-note');
+      const before = fake.requests.length;
+      const env = { PATH: process.env.PATH!, HOME: home, CLAUDE_CONFIG_DIR: home, ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'sk-ant-test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
+      const run = query({ prompt: `please Read file_path=${join(home, 'note.txt')}`, options: { cwd: home, env, maxTurns: 3, tools: ['Read'], allowedTools: ['Read'] } });
+      let result: unknown;
+      for await (const message of run) if (message.type === 'result') result = message;
+      expect(result).toMatchObject({ subtype: 'success', result: expect.stringMatching(/^Done: .*the-note/) });
+      const turns = fake.requests.slice(before);
+      expect(turns.map((r) => [r.path, (r.body as { stream?: boolean }).stream])).toEqual([['/v1/messages', true], ['/v1/messages', true]]);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
 
