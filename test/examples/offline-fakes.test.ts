@@ -112,7 +112,7 @@ async function tryOffline(example: string): Promise<void> {
 }
 
 describe('Try it offline, followed as the README says', () => {
-  it.each(['github-triage', 'stripe-refunds', 'slack-assistant', 'openai-compatible'])('%s', (example) => tryOffline(example));
+  it.each(['github-triage', 'stripe-refunds', 'slack-assistant', 'openai-compatible', 'ai-sdk'])('%s', (example) => tryOffline(example));
 });
 
 describe('every example README', () => {
