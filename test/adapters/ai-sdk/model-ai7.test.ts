@@ -12,7 +12,8 @@ const major = Number(process.versions.node.split('.')[0]);
 if (major >= 22) {
   modelSuite('ai 7', async () => {
     const [{ createAnthropic }, { createOpenAICompatible }] = await Promise.all([import('ai-sdk-anthropic4'), import('ai-sdk-openai-compatible3')]);
-    return { createAnthropic, createOpenAICompatible };
+    const { tool, jsonSchema } = await import('ai7');
+    return { createAnthropic, createOpenAICompatible, tool: tool as never, jsonSchema: jsonSchema as never };
   });
 } else {
   const why = 'ai 7 and its providers declare Node 22+; this file runs in the Node 24 pass of .ci/run';

@@ -9,7 +9,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aiSdkModel } from '../../../src/adapters/ai-sdk/index.js';
+import { z } from 'zod';
+import { aiSdkModel, aiSdkTools, type AiSdkTool } from '../../../src/adapters/ai-sdk/index.js';
 import type { Turn } from '../../../src/agent/conversation.js';
 import { ModelError, type Model, type ToolSpec } from '../../../src/agent/model.js';
 import { startFakeAnthropic, startFakeOpenAI, type FakeAnthropic, type FakeOpenAI } from '../../../examples/fakes/index.js';
@@ -19,6 +20,9 @@ export interface Providers {
   createAnthropic(options: { baseURL: string; apiKey: string }): (modelId: string) => unknown;
   /** createOpenAICompatible of @ai-sdk/openai-compatible (2 for ai 6, 3 for ai 7). */
   createOpenAICompatible(options: { name: string; baseURL: string; apiKey: string }): (modelId: string) => unknown;
+  /** The same major's `tool` and `jsonSchema` (of `ai` 6 or 7), for aiSdkTools. */
+  tool(definition: Record<string, unknown>): unknown;
+  jsonSchema(schema: Record<string, unknown>): unknown;
 }
 
 const ANTHROPIC_KEY = 'sk-ant-test-0123456789abcdefghij';
@@ -65,6 +69,21 @@ export function modelSuite(label: string, load: () => Promise<Providers>): void 
 
   const anthropicModel = (options = {}, baseURL = `${anthropicFake.url}/v1`) => aiSdkModel(providers.createAnthropic({ baseURL, apiKey: ANTHROPIC_KEY })('claude-fake'), options);
   const openaiModel = (options = {}, baseURL = openaiFake.url) => aiSdkModel(providers.createOpenAICompatible({ name: 'local', baseURL, apiKey: OPENAI_KEY })('llama-fake'), options);
+
+  it(`${label}: aiSdkTools takes this major's tool() with a zod or a jsonSchema schema, and runs its execute`, async () => {
+    const seen: unknown[] = [];
+    const tools = aiSdkTools({
+      lookup: providers.tool({ description: 'Look up.', inputSchema: z.object({ order: z.string() }), execute: async (input: unknown, options: { toolCallId: string }) => (seen.push([input, options.toolCallId]), { ok: true }) }) as AiSdkTool,
+      raw: providers.tool({ description: 'Raw.', inputSchema: providers.jsonSchema({ type: 'object', properties: { n: { type: 'number' } } }), execute: async () => 1 }) as AiSdkTool,
+    });
+    expect(tools.map((t) => [t.name, t.inputSchema])).toEqual([
+      ['lookup', { type: 'object', properties: { order: { type: 'string' } }, required: ['order'] }],
+      ['raw', { type: 'object', properties: { n: { type: 'number' } } }],
+    ]);
+    const call = { inboxId: 'a', idempotencyKey: 'key-7', approvalId: null, signal: new AbortController().signal, fetch: undefined as never, memory: undefined as never };
+    expect(await tools[0]!.run({ order: '1' }, call)).toEqual({ ok: true });
+    expect(seen).toEqual([[{ order: '1' }, 'key-7']]);
+  });
 
   describe(`${label}: @ai-sdk/anthropic against the Messages API fake`, () => {
     it('text: the system prompt and the turn go out, the reply comes back as a turn with end_turn and usage with cache tokens', async () => {

@@ -3,5 +3,6 @@ import { modelSuite } from './model-suite.js';
 
 modelSuite('ai 6', async () => {
   const [{ createAnthropic }, { createOpenAICompatible }] = await Promise.all([import('@ai-sdk/anthropic'), import('@ai-sdk/openai-compatible')]);
-  return { createAnthropic, createOpenAICompatible };
+  const { tool, jsonSchema } = await import('ai');
+  return { createAnthropic, createOpenAICompatible, tool: tool as never, jsonSchema: jsonSchema as never };
 });
