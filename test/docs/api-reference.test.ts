@@ -1,6 +1,7 @@
 /**
  * `npm run docs`: the API reference TypeDoc makes from the TSDoc of the
- * public entry points (the package root and vigil-agents/testing). With
+ * public entry points (the package root, vigil-agents/testing and the
+ * adapters' subpaths). With
  * treatWarningsAsErrors (typedoc.json) a public type that refers to one
  * the package does not export, or a broken {@link}, fails the build, and
  * so this test. Built into a temporary folder, not the checkout's docs/api.
@@ -27,4 +28,5 @@ it('builds without a warning and documents defineAgent and the testing kit', asy
   const defineAgent = readFileSync(join(out, 'functions/index.defineAgent.html'), 'utf8');
   expect(defineAgent).toContain('AgentDefinition');
   expect(existsSync(join(out, 'functions/testing.throwawayStore.html'))).toBe(true);
+  expect(existsSync(join(out, 'functions/adapters_ai-sdk.aiSdkModel.html'))).toBe(true);
 }, 120_000);
