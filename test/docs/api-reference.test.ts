@@ -1,10 +1,9 @@
 /**
  * `npm run docs`: the API reference TypeDoc makes from the TSDoc of the
  * public entry points (the package root, vigil-agents/testing and the
- * adapters' subpaths). With
- * treatWarningsAsErrors (typedoc.json) a public type that refers to one
- * the package does not export, or a broken {@link}, fails the build, and
- * so this test. Built into a temporary folder, not the checkout's docs/api.
+ * adapters' subpaths). With treatWarningsAsErrors (typedoc.json) a public
+ * type that refers to one the package does not export, or a broken
+ * {@link}, fails the build, and so this test. Built into a temporary folder, not the checkout's docs/api.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
