@@ -58,8 +58,7 @@ describe.each(agents)('examples/ai-sdk on %s', (_label, agent, fake) => {
     expect(ask).toMatch(/^Approve\? Cancel order 43 \(approval (tool-\S+)\)$/);
     expect(await inbox.answerApproval(/\(approval (\S+)\)/.exec(ask!)![1]!, 'yes')).toBe('yes');
     await runOnce({ store: kit.store, inbox: 'bob', agent: agent(), clock: kit.clock });
-    // Cancelled now (the first run for this provider) or already (the order store is the module's).
-    expect(await sent(kit, 'bob')).toEqual([expect.stringMatching(/^Done: \{"cancelled":(true|false)\}$/)]);
+    expect(await sent(kit, 'bob')).toEqual(['Done: {"cancelled":true}']);
 
     await inbox.ingest({ source: 'chat', sourceId: 'c2', payload: { text: 'please cancel_order order=99' } });
     await runOnce({ store: kit.store, inbox: 'bob', agent: agent(), clock: kit.clock });
