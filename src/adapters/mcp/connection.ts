@@ -124,7 +124,7 @@ export class McpConnection {
         await client.close().catch(() => undefined);
       }
     }
-    const reason = (last as Error | undefined)?.message ?? String(last);
+    const reason = last instanceof this.sdk.StreamableHTTPError ? `HTTP ${last.code}: ${last.message}` : ((last as Error | undefined)?.message ?? String(last));
     throw new Error(`MCP server ${this.server.name} did not answer after ${CONNECT_ATTEMPTS} attempts to connect: ${reason}`, { cause: last });
   }
 
