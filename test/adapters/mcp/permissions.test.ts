@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { mcpTools, type McpTools } from '../../../src/adapters/mcp/index.js';
-import { toolAgent, type Agent, type Model, type ModelReply, type Store, type Turn } from '../../../src/index.js';
+import { toolAgent, type Agent, type Permissions, type Model, type ModelReply, type Store, type Turn } from '../../../src/index.js';
 import { RuntimeEvents } from '../../../src/events.js';
 import { WorkerPool } from '../../../src/runtime/worker-pool.js';
 import { echoStdioServer, recordedCalls } from '../../fixtures/mcp-echo-config.js';
@@ -105,7 +105,8 @@ it("a pattern under ask: 'echo.*' asks about echo.delete_all; yes runs it once w
 it("policy(): a user's pattern overrides a trusted server's default exact name, which a spread cannot", async () => {
   const { tools, file } = await echo(true);
   // Spread, the default's exact name (ask) beats the pattern: the trap policy() avoids.
-  expect({ ...tools.permissions, 'echo.delete_*': 'deny' }['echo.delete_all']).toEqual({ ask: { expiresInMs: 86_400_000 } });
+  const spread: Permissions = { ...tools.permissions, 'echo.delete_*': 'deny' };
+  expect(spread['echo.delete_all']).toEqual({ ask: { expiresInMs: 86_400_000 } });
   const permissions = tools.policy({ 'echo.delete_*': 'deny' });
   expect(permissions).toMatchObject({ 'echo.say': 'allow', 'echo.delete_*': 'deny' });
   expect(permissions).not.toHaveProperty(['echo.delete_all']);
