@@ -76,6 +76,12 @@ export class McpConnection {
           // The server never saw this call (404: no such session): send it once more on a new one.
           if (sessions === 0) continue;
         }
+        if (error instanceof this.sdk.StreamableHTTPError) {
+          // The server or the proxy in front of it refused or failed (a 502 while it is down):
+          // start over on a new session next time; this run fails and is retried.
+          live.closed = true;
+          throw new Error(`MCP server ${this.server.name} answered HTTP ${error.code} during ${tool}: ${error.message}; the next call reconnects`, { cause: error });
+        }
         if (this.isConnectionLost(error) || live.closed) {
           live.closed = true;
           throw new Error(`MCP server ${this.server.name} went away during ${tool} (${(error as Error).message}); the next call reconnects`, { cause: error });

@@ -71,3 +71,18 @@ it('without the credential the server refuses, and mcpTools says which server fa
   const proxy = await harness.proxy({ upstreams: { 'echo-mcp': { url: server.url, header: 'authorization', value: 'Bearer wrong', methods: ['GET', 'POST', 'DELETE'], paths: ['/mcp'] } } }, {});
   await expect(mcpTools({ servers: { echo: { url: 'echo-mcp/mcp' } }, proxyUrl: proxy.url })).rejects.toThrow(/^MCP server echo did not answer after 3 attempts to connect: .*401/);
 });
+
+it('the server gone mid-way: the call fails with a plain (retryable) Error naming it, and the next calls reconnect once it is back', async () => {
+  const { tools } = await setup();
+  const say = tools.find((t) => t.name === 'echo.say')!;
+  const upstream = server!;
+  // The proxy answers 502 while nothing listens upstream.
+  await upstream.close();
+  const error = await say.run({ text: 'lost' }, call('k-lost')).then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(Error);
+  expect((error as Error).message).toMatch(/^MCP server echo answered HTTP 502 during say: .*upstream_unreachable/);
+  expect((error as { code?: unknown }).code).toBeUndefined();
+  // Back on the same port, the next call opens a new session.
+  server = await startMcpHttpServer({ token: TOKEN, recordFile: join(dir!, 'calls.jsonl'), port: Number(new URL(upstream.url).port) });
+  expect(await say.run({ text: 'back' }, call('k-back'))).toBe('echo: back');
+});
