@@ -5,7 +5,7 @@
  * the idempotency key in _meta; the child's environment; abort; and a
  * child SIGKILLed between two calls.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
@@ -139,6 +139,28 @@ it('bad servers are refused before anything starts', async () => {
   await expect(refused({ servers: { gh: { url: 'gh/mcp' } } })).rejects.toThrow(/give mcpTools a proxyUrl/);
   await expect(refused({ servers: { gh: { url: 'gh/mcp' } } })).rejects.toMatchObject({ code: 'invalid_options' });
 });
+
+it("a server tool whose name is no Vigil name is refused at startup, naming it, and the server's child is stopped", async () => {
+  const file = recordFile();
+  const error = await mcpTools({ servers: { echo: echoStdioServer(file, { env: { EXTRA_TOOL: 'odd/name' } }) } }).then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(VigilError);
+  expect(error).toMatchObject({ code: 'invalid_options', message: expect.stringContaining('tool name "echo.odd/name"') });
+  await waitUntil(() => serversFor(file).length === 0);
+});
+
+/** PIDs of live processes whose environment names this record file: the echo servers of one test (Linux's /proc). */
+function serversFor(file: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(`RECORD_FILE=${file}`);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
 
 function alive(pid: number): boolean {
   try {
