@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { mcpTools, type McpTools } from '../../../src/adapters/mcp/index.js';
-import { toolAgent, type Agent, type Permissions, type Model, type ModelReply, type Store, type Turn } from '../../../src/index.js';
+import { defineAgent, toolAgent, type Agent, type Permissions, type Model, type ModelReply, type Store, type Turn } from '../../../src/index.js';
 import { RuntimeEvents } from '../../../src/events.js';
 import { WorkerPool } from '../../../src/runtime/worker-pool.js';
 import { echoStdioServer, recordedCalls } from '../../fixtures/mcp-echo-config.js';
@@ -119,4 +119,27 @@ it("policy(): a user's pattern overrides a trusted server's default exact name, 
   expect((await finished).decisions).toMatchObject([{ tool: 'echo.delete_all', decision: 'deny', reason: 'echo.delete_all is denied by policy' }]);
   expect((await store.inbox('alice').stats()).approvalsPending).toBe(0);
   expect(recordedCalls(file)).toEqual([]);
+});
+
+it('defineAgent takes them too: ctx.tools.call by either name goes through the same policy', async () => {
+  const { tools, file } = await echo(false);
+  const { store } = await tempStore({ outboxGapMs: 0 });
+  const agent = defineAgent({
+    name: 'plain',
+    tools,
+    permissions: { 'echo.say': 'allow' },
+    async run(ctx) {
+      const said = await ctx.tools.call('echo.say', { text: 'plain' });
+      const deleted = await ctx.tools.call('echo__delete_all', { folder: 'tmp' });
+      return { messages: [JSON.stringify([said, deleted])] };
+    },
+  });
+  const events = await startPool(store, agent);
+  const finished = nextEvent(events, 'run:finished');
+  await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'go' } });
+  expect((await finished).decisions).toMatchObject([
+    { tool: 'echo.say', decision: 'allow' },
+    { tool: 'echo.delete_all', decision: 'deny', reason: 'echo.delete_all is not permitted for this agent' },
+  ]);
+  expect(recordedCalls(file).map((c) => c.tool)).toEqual(['say']);
 });
