@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { mcpTools, type McpTools } from '../../../src/adapters/mcp/index.js';
 import type { ToolCall } from '../../../src/agent/tools.js';
+import { proxyOnlyFetch } from '../../../src/adapters/mcp/proxy-only-fetch.js';
 import { recordedCalls } from '../../fixtures/mcp-echo-config.js';
 import { startMcpHttpServer, type McpHttpServer } from '../../fixtures/mcp-http-server.js';
 import { ProxyHarness } from '../../proxy/proxy-harness.js';
@@ -85,4 +86,11 @@ it('the server gone mid-way: the call fails with a plain (retryable) Error namin
   // Back on the same port, the next call opens a new session.
   server = await startMcpHttpServer({ token: TOKEN, recordFile: join(dir!, 'calls.jsonl'), port: Number(new URL(upstream.url).port) });
   expect(await say.run({ text: 'back' }, call('k-back'))).toBe('echo: back');
+});
+
+it("the transport's fetch reaches the proxy's origin only: a request elsewhere (a redirect, an endpoint the server names) is refused unsent", async () => {
+  const upstream = await harness.upstream();
+  const fetchThroughProxy = proxyOnlyFetch(new URL('http://127.0.0.1:1/echo-mcp/mcp'));
+  await expect(fetchThroughProxy(`${upstream.url}/mcp`, { method: 'POST' })).rejects.toThrow(/refused: MCP servers are reached through the credential proxy \(http:\/\/127\.0\.0\.1:1\) only/);
+  expect(upstream.received).toEqual([]);
 });
