@@ -96,6 +96,21 @@ it('the connection is reused across calls; a SIGKILLed child is replaced on the 
   expect(third.pid).not.toBe(first!.pid);
 });
 
+it('calls from several runs at once after a crash share one new child', async () => {
+  const file = recordFile();
+  const tools = await open({ servers: { echo: echoStdioServer(file) } });
+  const say = tool(tools, 'echo.say');
+  expect(await say.run({ text: 'first' }, call('k0'))).toBe('echo: first');
+  const first = recordedCalls(file)[0]!.pid;
+  process.kill(first, 'SIGKILL');
+  await waitUntil(() => !alive(first));
+  const answers = await Promise.all(['a', 'b', 'c'].map((text) => say.run({ text }, call(`k-${text}`))));
+  expect(answers).toEqual(['echo: a', 'echo: b', 'echo: c']);
+  const pids = new Set(recordedCalls(file).slice(1).map((c) => c.pid));
+  expect(pids.size).toBe(1);
+  expect(pids.has(first)).toBe(false);
+});
+
 it('a call whose child dies under it fails the run (a plain, retryable Error), and the next call reconnects', async () => {
   const file = recordFile();
   const tools = await open({ servers: { echo: echoStdioServer(file) } });
