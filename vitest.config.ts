@@ -15,6 +15,7 @@ export default defineConfig({
       { find: /^vigil-agents$/, replacement: source('./src/index.ts') },
       { find: /^vigil-agents\/testing$/, replacement: source('./src/testing/index.ts') },
       { find: /^vigil-agents\/ai-sdk$/, replacement: source('./src/adapters/ai-sdk/index.ts') },
+      { find: /^vigil-agents\/mcp$/, replacement: source('./src/adapters/mcp/index.ts') },
     ],
   },
   test: {

@@ -19,6 +19,7 @@ describe('heavy dependencies load lazily', () => {
     { what: 'a SQLite store', step: 'sqlite', loads: ['better-sqlite3'] },
     { what: 'a PostgreSQL store', step: 'postgres', loads: ['pg'] },
     { what: 'an email channel that has sent nothing yet', step: 'email-channel', loads: [] },
+    { what: 'importing vigil-agents/mcp without calling mcpTools', step: 'mcp-import', loads: [] },
   ])('$what loads $loads', ({ step, loads }) => {
     expect(loadedAfter(step)).toEqual(loads);
   });
