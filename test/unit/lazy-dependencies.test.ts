@@ -20,6 +20,7 @@ describe('heavy dependencies load lazily', () => {
     { what: 'a PostgreSQL store', step: 'postgres', loads: ['pg'] },
     { what: 'an email channel that has sent nothing yet', step: 'email-channel', loads: [] },
     { what: 'importing vigil-agents/mcp without calling mcpTools', step: 'mcp-import', loads: [] },
+    { what: 'a step of aiSdkModel (the model object is the caller\'s)', step: 'ai-sdk-model', loads: [] },
   ])('$what loads $loads', ({ step, loads }) => {
     expect(loadedAfter(step)).toEqual(loads);
   });
