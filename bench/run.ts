@@ -23,6 +23,9 @@
  *   --only memory       only the memory family (bench/memory.ts: the resident memory of a real `vigil serve`, the built
  *                       package under plain node, with 10,000 and 100,000 idle inboxes on SQLite: started, after a burst
  *                       of webhooks, and restarted re-deriving the ready index); writes its own "## Memory" section
+ *   --only adapters     only the adapters family (bench/adapters.ts: the one-event run cycle through a real `vigil serve`
+ *                       with each adapter (Claude Agent SDK, AI SDK, MCP) against its local fake, beside Vigil's own
+ *                       tool loop on the same fake); writes its own "## Adapters" section
  *   --only postgres     only the PostgreSQL family (bench/postgres-vs-graphile.ts: Vigil's PostgreSQL store against
  *                       graphile-worker on one server, a throwaway one unless DATABASE_URL is set); it runs whole and
  *                       writes its own "## PostgreSQL vs graphile-worker" section (not with --quick or --pg-setting)
@@ -37,6 +40,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ADAPTERS_FAMILY, runAdaptersFamily } from './adapters.js';
 import { DASHBOARD_FAMILY, runDashboardFamily } from './dashboard.js';
 import { describeMachine } from './machine.js';
 import { MANY_USERS_FAMILY, runManyUsersFamily } from './many-users.js';
@@ -92,6 +96,7 @@ async function main(): Promise<number> {
         runPostgresVsGraphile({ quick: values.quick, out: Object.keys(pgSettings).length > 0 ? null : out, serverSettings: pgSettings, log }),
     },
     { name: SERVICE_FAMILY, run: () => runServiceFamily({ quick: values.quick, out: resolve(values.out), write: !values.quick, log }) },
+    { name: ADAPTERS_FAMILY, run: () => runAdaptersFamily({ quick: values.quick, out, log }) },
   ];
   const sectionNames = new Set(sectionFamilies.map((f) => f.name));
   const only = new Set(
