@@ -48,6 +48,15 @@ describe('the README', () => {
     expect(first).toContain('return { nothing: true }');
   });
 
+  it('"Writing an agent" shows four ways and MCP tools, each with its runnable example', () => {
+    const section = README.slice(README.indexOf('## Writing an agent'), README.indexOf('## Testing your agent'));
+    for (const way of ['defineAgent({ run(ctx) })', 'toolAgent({ model, tools, permissions })', 'claudeAgentSdk(', 'aiSdkModel(', 'mcpTools(']) expect(section).toContain(way);
+    for (const example of ['plain-agent', 'stripe-refunds', 'claude-agent-sdk', 'ai-sdk', 'mcp-tools']) {
+      expect(section).toContain(`(examples/${example}/)`);
+      expect(existsSync(join(REPO_ROOT, 'examples', example, 'README.md')), example).toBe(true);
+    }
+  });
+
   it('says ctx.fetch goes through the proxy, not that it is still to be wired', () => {
     expect(README).not.toMatch(/once the runtime wires it|Until then, plain HTTP/);
     expect(README).toContain("`ctx.fetch` (and a tool's `call.fetch`) goes through the\nproxy");
