@@ -14,6 +14,7 @@ export default defineConfig({
     alias: [
       { find: /^vigil-agents$/, replacement: source('./src/index.ts') },
       { find: /^vigil-agents\/testing$/, replacement: source('./src/testing/index.ts') },
+      { find: /^vigil-agents\/claude-agent-sdk$/, replacement: source('./src/adapters/claude-agent-sdk/index.ts') },
     ],
   },
   test: {
