@@ -254,19 +254,24 @@ describe('claudeAgentSdk on the runtime', () => {
     await eventually(async () => !claudeChildren().length, 'no Claude Code child left running');
   }, 60_000);
 
-  it("the child's environment holds none of the service's secrets: Bash, allowed, sees the placeholder key only", async () => {
+  it("the child's environment holds none of the service's secrets: Bash, allowed, sees the placeholder key and what childEnv gave", async () => {
     process.env.VIGIL_TEST_CANARY = 'canary-secret-5d1c';
     defer(() => void delete process.env.VIGIL_TEST_CANARY);
     fake = await startFakeClaudeStream();
     fake.enqueue(callTools(['tu_1', 'Bash', { command: 'env' }]), say('done'));
     const { store } = await tempStore({ outboxGapMs: 0 });
-    const { events } = await startPool(store, claudeAgentSdk({ permissions: { Bash: 'allow' }, workDir: workDir() }));
+    const agent = claudeAgentSdk({ permissions: { Bash: 'allow' }, workDir: workDir(), childEnv: { GREETING: 'hello', ANTHROPIC_BASE_URL: 'http://elsewhere.test' } });
+    const { events } = await startPool(store, agent);
     const done = finished(events);
     await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'print the environment' } });
     await done;
     const env = resultText(toolResults(fake.turns[1]!)[0]!.content);
     expect(env).toContain(`ANTHROPIC_API_KEY=${PLACEHOLDER_KEY}`);
     expect(env).not.toContain('canary-secret-5d1c');
+    // What the agent gave, value by value; it cannot move the model API off the proxy.
+    expect(env).toContain('GREETING=hello');
+    expect(env).toContain(`ANTHROPIC_BASE_URL=${fake.url}/anthropic`);
+    expect(env).toContain('PATH=/usr/local/bin:/usr/bin:/bin');
     expect(fake.turns[0]!.headers['x-api-key']).toBe(PLACEHOLDER_KEY);
     // Of the built-in tools, only Bash was offered: the policy named it.
     const offered = fake.turns[0]!.body.tools!.map((tool) => tool.name);

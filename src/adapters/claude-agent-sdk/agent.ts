@@ -42,7 +42,7 @@ const TURN_TIMEOUT_MS = 120_000;
 export function claudeAgentSdk(options: ClaudeAgentSdkOptions): Agent {
   if (typeof options !== 'object' || options === null) throw new TypeError('claudeAgentSdk needs { options, permissions }');
   const sdkOptions = checkSdkOptions(options.options);
-  const { proxyRoute, passEnv } = checkAdapterOptions(options);
+  const { proxyRoute, childEnv: givenEnv } = checkAdapterOptions(options);
   const tools = options.tools ?? [];
   // Open: the SDK's built-in and MCP tools are not known up front.
   const permissions = validatePermissions(options.permissions, tools.map((tool) => tool.name), { open: true });
@@ -68,7 +68,7 @@ export function claudeAgentSdk(options: ClaudeAgentSdkOptions): Agent {
       }
       const session = toSession(await ctx.session.get());
       const { answer, arrived } = sortEvents(ctx.events, session);
-      let resumeText = '';
+      let resumeText: string;
       if (session.waiting !== null) {
         if (answer === null) {
           // The model cannot go on until its call is answered: what arrived waits with it.
@@ -89,7 +89,7 @@ export function claudeAgentSdk(options: ClaudeAgentSdkOptions): Agent {
         builtIn,
         dirs: childDirs(workDir, inboxKey(ctx.inboxId)),
         modelBaseUrl: `${ctx.proxyUrl.replace(/\/+$/, '')}/${proxyRoute}`,
-        passEnv,
+        givenEnv,
       });
       session.decisions = [...session.decisions, ...outcome.decisions].slice(-KEPT_DECISIONS);
       ctx.session.set(session);
@@ -106,7 +106,7 @@ interface RunSetup {
   builtIn: string[];
   dirs: ReturnType<typeof childDirs>;
   modelBaseUrl: string;
-  passEnv: Record<string, string>;
+  givenEnv: Record<string, string>;
 }
 
 async function runQuery(
@@ -155,7 +155,7 @@ async function runQuery(
     canUseTool: policy.canUseTool,
     includePartialMessages: true,
     cwd: setup.dirs.cwd,
-    env: childEnv(setup.dirs, setup.modelBaseUrl, setup.passEnv),
+    env: childEnv(setup.dirs, setup.modelBaseUrl, setup.givenEnv),
     sessionStore: transcriptStore(session),
     abortController: abort,
     spawnClaudeCodeProcess: (spawnOptions) => child.spawn(spawnOptions),

@@ -4,7 +4,8 @@
  * service's): PATH, a home and config folder of the inbox's own, Claude
  * Code's switch for non-essential traffic (telemetry, update checks), and
  * the Messages API at the credential proxy with a placeholder key the proxy
- * replaces. The service's secrets, the model key among them, never reach
+ * replaces. PATH is a fixed default, not the service's (which would tell
+ * where the service's own tools live), unless the agent gives one. The service's secrets, the model key among them, never reach
  * the child, so neither the agent nor a prompt-injected Bash can read them.
  */
 import { join } from 'node:path';
@@ -24,10 +25,12 @@ export function childDirs(workDir: string, inboxKey: string): ChildDirs {
   return { cwd: join(root, 'work'), home: join(root, 'home'), configDir: join(root, 'home', '.claude') };
 }
 
-export function childEnv(dirs: ChildDirs, modelBaseUrl: string, passEnv: Readonly<Record<string, string>>): Record<string, string> {
+const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+export function childEnv(dirs: ChildDirs, modelBaseUrl: string, given: Readonly<Record<string, string>>): Record<string, string> {
   return {
-    ...passEnv,
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    ...given,
+    PATH: given.PATH ?? DEFAULT_PATH,
     HOME: dirs.home,
     CLAUDE_CONFIG_DIR: dirs.configDir,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',

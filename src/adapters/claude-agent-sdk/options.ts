@@ -43,8 +43,13 @@ export interface ClaudeAgentSdkOptions {
   workDir?: string;
   /** The credential proxy's route to the Messages API (`<proxyUrl>/<route>`). Default "anthropic". */
   proxyRoute?: string;
-  /** Environment variables passed to the Claude Code child, named one by one (values read when the agent is defined). Nothing else of the service's environment reaches it. */
-  passEnv?: readonly string[];
+  /**
+   * Variables for the Claude Code child, given one by one with their values
+   * (`{ PATH: '/opt/node/bin:/usr/bin:/bin' }`); they go in beside Vigil's
+   * own, which they cannot replace, save PATH. Nothing of the service's
+   * environment reaches the child otherwise.
+   */
+  childEnv?: Readonly<Record<string, string>>;
 }
 
 /** Options of the SDK's that Vigil sets itself; giving one is an error. */
@@ -76,7 +81,7 @@ const WHY: Record<string, string> = {
   allowedTools: 'allow tools in the permissions policy',
   canUseTool: 'the permissions policy decides every call',
   'hooks.PreToolUse': 'the permissions policy decides every call in Vigil\'s own PreToolUse hook',
-  env: 'Vigil builds the child\'s environment; name variables to pass in passEnv',
+  env: 'Vigil builds the child\'s environment; give variables it should have in childEnv',
   cwd: 'the working directory is per inbox, under workDir',
 };
 
@@ -109,16 +114,19 @@ export const VIGIL_SERVER = 'vigil';
 
 const ROUTE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-export function checkAdapterOptions(options: ClaudeAgentSdkOptions): { proxyRoute: string; passEnv: Record<string, string> } {
+export function checkAdapterOptions(options: ClaudeAgentSdkOptions): { proxyRoute: string; childEnv: Record<string, string> } {
   const proxyRoute = options.proxyRoute ?? 'anthropic';
   if (typeof proxyRoute !== 'string' || !ROUTE.test(proxyRoute)) throw new VigilError('invalid_options', 'claudeAgentSdk: proxyRoute must be the name of a credential proxy upstream, like "anthropic"');
   if (options.prompt !== undefined && typeof options.prompt !== 'function') throw new VigilError('invalid_options', 'claudeAgentSdk: prompt must be a function of the run\'s events');
   if (options.workDir !== undefined && (typeof options.workDir !== 'string' || options.workDir === '')) throw new VigilError('invalid_options', 'claudeAgentSdk: workDir must be a directory path');
-  const passEnv: Record<string, string> = {};
-  for (const name of options.passEnv ?? []) {
-    if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new VigilError('invalid_options', `claudeAgentSdk: passEnv names ${JSON.stringify(name)}, which is not an environment variable name`);
-    const value = process.env[name];
-    if (value !== undefined) passEnv[name] = value;
+  const childEnv: Record<string, string> = {};
+  const given = options.childEnv ?? {};
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new VigilError('invalid_options', 'claudeAgentSdk: childEnv must be an object of variable names and string values');
+  for (const [name, value] of Object.entries(given)) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || typeof value !== 'string') {
+      throw new VigilError('invalid_options', `claudeAgentSdk: childEnv.${name} must be an environment variable name with a string value`);
+    }
+    childEnv[name] = value;
   }
-  return { proxyRoute, passEnv };
+  return { proxyRoute, childEnv };
 }
