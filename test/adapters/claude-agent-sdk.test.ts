@@ -17,6 +17,9 @@ import { defineAgent, defineTool, type Agent, type Store } from '../../src/index
 import { claudeAgentSdk } from '../../src/adapters/claude-agent-sdk/index.js';
 import type { SdkSession } from '../../src/adapters/claude-agent-sdk/session.js';
 import { PLACEHOLDER_KEY } from '../../src/adapters/claude-agent-sdk/child-env.js';
+import { createPolicy } from '../../src/adapters/claude-agent-sdk/policy-hook.js';
+import { toolNames } from '../../src/adapters/claude-agent-sdk/tool-names.js';
+import { TurnWatcher } from '../../src/adapters/claude-agent-sdk/turn-watcher.js';
 import { RuntimeEvents } from '../../src/events.js';
 import { WorkerPool } from '../../src/runtime/worker-pool.js';
 import { VigilError } from '../../src/errors.js';
@@ -235,7 +238,10 @@ describe('claudeAgentSdk on the runtime', () => {
     await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'refund order 42' } });
     await done;
     expect(t.calls).toEqual([]);
-    expect(toolResults(fake.turns[1]!)[0]).toMatchObject({ tool_use_id: 'tu_1', is_error: true });
+    const [result] = toolResults(fake.turns[1]!);
+    expect(result).toMatchObject({ tool_use_id: 'tu_1', is_error: true });
+    // Blocked by the hook's own failure (onFailure: 'block'), not left to the canUseTool backstop.
+    expect(resultText(result!.content)).toContain('blocking because onFailure is "block"');
     expect((await sessionOf(store))?.waiting ?? null).toBeNull();
   }, 60_000);
 
@@ -252,6 +258,19 @@ describe('claudeAgentSdk on the runtime', () => {
     expect((await done).outcome).toBe('timeout');
     expect(t.calls).toEqual([]);
     await eventually(async () => !claudeChildren().length, 'no Claude Code child left running');
+  }, 60_000);
+
+  it('an aborted run kills what Claude Code started too, even in a session of its own: a Bash command left running is gone', async () => {
+    fake = await startFakeClaudeStream();
+    // A command that never ends (Claude Code refuses a plain long sleep).
+    fake.enqueue(callTools(['tu_1', 'Bash', { command: 'tail -f /dev/null' }]));
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const { events } = await startPool(store, claudeAgentSdk({ permissions: { Bash: 'allow' }, workDir: workDir() }), { runTimeoutMs: 5_000 });
+    const done = finished(events);
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'wait a long time' } });
+    await eventually(async () => processes('tail\u0000-f\u0000/dev/null').length > 0, 'the Bash command running');
+    expect((await done).outcome).toBe('timeout');
+    await eventually(async () => processes('tail\u0000-f\u0000/dev/null').length === 0 && claudeChildren().length === 0, 'the Bash command and Claude Code gone');
   }, 60_000);
 
   it("the child's environment holds none of the service's secrets: Bash, allowed, sees the placeholder key and what childEnv gave", async () => {
@@ -294,6 +313,32 @@ describe('claudeAgentSdk on the runtime', () => {
   });
 });
 
+describe('the canUseTool backstop', () => {
+  it('refuses whatever reaches it, at once, and records the refusal', async () => {
+    const policy = createPolicy({
+      ctx: { now: 0 } as never,
+      permissions: { Bash: 'allow' },
+      vigilTools: new Map(),
+      names: toolNames([]),
+      turns: new TurnWatcher(),
+      waiting: null,
+      answer: null,
+      sessionId: () => null,
+      turnTimeoutMs: 1_000,
+    });
+    // Even a tool the policy allows: a call that got here skipped the hook, and is refused.
+    await expect(policy.canUseTool('Bash', { command: 'ls' }, { signal: new AbortController().signal, toolUseID: 'tu_x', requestId: 'r1' })).resolves.toMatchObject({ behavior: 'deny' });
+    await expect(policy.canUseTool('mcp__github__merge', {}, { signal: new AbortController().signal, toolUseID: 'tu_x', requestId: 'r1' })).resolves.toMatchObject({
+      behavior: 'deny',
+      message: "github.merge was not allowed by Vigil's policy",
+    });
+    expect(policy.decisions.map((decision) => [decision.tool, decision.decision])).toEqual([
+      ['Bash', 'deny'],
+      ['github.merge', 'deny'],
+    ]);
+  });
+});
+
 describe('claudeAgentSdk options', () => {
   it.each([
     ['permissionMode', { permissionMode: 'bypassPermissions' }],
@@ -320,11 +365,16 @@ describe('claudeAgentSdk options', () => {
 
 /** Claude Code processes of these tests still running (the bundled binary, with a home under a test's workDir). */
 function claudeChildren(): string[] {
+  return processes('claude-agent-sdk-linux-x64');
+}
+
+/** Processes whose command line holds `command` and whose environment names a test's workDir. */
+function processes(command: string): string[] {
   const found: string[] = [];
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmdline.includes('claude-agent-sdk-linux-x64') && readFileSync(`/proc/${pid}/environ`, 'utf8').includes('vigil-sdk-test-')) found.push(pid);
+      if (cmdline.includes(command) && readFileSync(`/proc/${pid}/environ`, 'utf8').includes('vigil-sdk-test-')) found.push(pid);
     } catch {
       // gone meanwhile
     }
