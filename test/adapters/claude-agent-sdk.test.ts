@@ -127,8 +127,10 @@ describe('claudeAgentSdk on the runtime', () => {
 
   it('ask: an urgent question; yes resumes the session in a fresh home and runs the approved call once; a second tap changes nothing', async () => {
     fake = await startFakeClaudeStream();
-    fake.enqueue(callTools(['tu_1', REFUND, { order: '42' }]), say('Refunded order 42.'));
-    const { store } = await tempStore({ outboxGapMs: 3_600_000 });
+    fake.enqueue(callTools(['tu_1', REFUND, { order: '42' }]));
+    // Says it is done only when the refund's result came back (a retried resume asks again).
+    fake.setFallback((request) => say(toolResults(request).some((result) => resultText(result.content).includes('refunded')) ? 'Refunded order 42.' : 'It did not go through.'));
+    const { store } = await tempStore({ outboxGapMs: 3_600_000, retryBackoff: { baseMs: 50, maxMs: 100 } });
     const t = refundTools();
     const permissions = { refund: ASK };
     const first = await startPool(store, claudeAgentSdk({ tools: t.list, permissions, workDir: workDir() }));
@@ -146,17 +148,22 @@ describe('claudeAgentSdk on the runtime', () => {
 
     // Another "machine": a new pool, another work folder (home, config, cwd): only the inbox holds the transcript.
     const second = await startPool(store, claudeAgentSdk({ tools: t.list, permissions, workDir: workDir() }));
-    done = finished(second.events);
+    // The run that answers: one whose approved call was not run yet is retried (see agent.ts).
+    done = second.events.next('run:finished', (run) => run.outcome !== 'error', AbortSignal.timeout(60_000));
     expect(await inbox.answerApproval(approvalId, 'yes')).toBe('yes');
     const resumed = await done;
     expect(resumed.outcome).toBe('messages');
+    // The SDK's totals go on from the transcript's; the run reports only its own turn.
+    expect(resumed.usage).toMatchObject({ inputTokens: 20, outputTokens: 10 });
     expect(t.calls).toMatchObject([{ tool: 'refund', input: { order: '42' }, approvalId }]);
     expect(await held(store, 'alice')).toEqual([{ body: 'Refunded order 42.', urgent: false }]);
-    // The model's second turn carried the tool's result for the very call it made.
-    expect(toolResults(fake.turns[1]!).map((result) => [result.tool_use_id, resultText(result.content)])).toEqual([['tu_1', JSON.stringify({ refunded: '42' })]]);
+    // The model's last turn carried the tool's result for the very call it made.
+    expect(toolResults(fake.turns.at(-1)!).map((result) => [result.tool_use_id, resultText(result.content)])).toEqual([['tu_1', JSON.stringify({ refunded: '42' })]]);
     expect((await sessionOf(store)).waiting).toBeNull();
+    const turns = fake.turns.length;
     expect(await inbox.answerApproval(approvalId, 'no')).toBe('yes');
-    expect(fake.turns).toHaveLength(2);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(fake.turns).toHaveLength(turns);
   }, 90_000);
 
   it('no: the model hears the refusal and the tool never runs', async () => {
@@ -296,6 +303,25 @@ describe('claudeAgentSdk on the runtime', () => {
     const offered = fake.turns[0]!.body.tools!.map((tool) => tool.name);
     expect(offered).toContain('Bash');
     for (const builtIn of BUILT_INS.filter((name) => name !== 'Bash')) expect(offered).not.toContain(builtIn);
+  }, 60_000);
+
+  it.each([
+    ['maxTurns', { maxTurns: 1 }, 'error_max_turns'],
+    ['maxBudgetUsd', { maxBudgetUsd: 0.000_001 }, 'error_max_budget_usd'],
+  ])('options.%s bounds each run: past it the run is dead with the reason', async (_key, options, subtype) => {
+    fake = await startFakeClaudeStream();
+    fake.enqueue(callTools(['tu_1', LOOKUP, { order: '1' }]), callTools(['tu_2', LOOKUP, { order: '2' }]));
+    fake.setFallback(say('never reached'));
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const t = refundTools();
+    const { events } = await startPool(store, claudeAgentSdk({ options, tools: t.list, permissions: { lookup: 'allow' }, workDir: workDir() }));
+    const done = finished(events);
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'look everything up' } });
+    const run = await done;
+    expect(run.outcome).toBe('dead');
+    expect(run.error).toContain(`Claude Code stopped: ${subtype}`);
+    expect(run.usage?.inputTokens).toBeGreaterThan(0);
+    expect(await held(store, 'alice')).toEqual([]);
   }, 60_000);
 
   it('without the credential proxy the run is dead at once with a clear reason', async () => {

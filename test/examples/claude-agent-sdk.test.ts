@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 
 it('looks an order up on its own, and refunds only after a yes', async () => {
-  const { store } = await tempStore({ outboxGapMs: 0 });
+  const { store } = await tempStore({ outboxGapMs: 0, retryBackoff: { baseMs: 50, maxMs: 100 } });
   const events = new RuntimeEvents();
   // The fake stands where the credential proxy would: it takes any route prefix.
   const pool = new WorkerPool({ store, agent, events, pollIntervalMs: 100, proxyUrl: fake.url, approvalLink: (link) => `https://vigil.test/a/${link.approvalId}` });
@@ -33,7 +33,8 @@ it('looks an order up on its own, and refunds only after a yes', async () => {
     await inbox.dispatch((_body, messages) => void bodies.push(...messages.map((message) => message.body)));
     return bodies;
   };
-  const finished = () => events.next('run:finished', () => true, AbortSignal.timeout(45_000));
+  // A resume whose approved call Claude Code did not run yet is retried at once (its first try reports 'error').
+  const finished = () => events.next('run:finished', (run) => run.outcome !== 'error', AbortSignal.timeout(60_000));
 
   let done = finished();
   await inbox.ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'where is order 42?' } });

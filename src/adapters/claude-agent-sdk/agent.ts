@@ -145,13 +145,19 @@ async function runQuery(
       abort.abort(error);
     });
   }
+  const hooks = setup.sdkOptions.hooks ?? {};
   const options: Options = {
     ...setup.sdkOptions,
     mcpServers,
     permissionMode: 'default',
     tools: setup.builtIn,
     settingSources: [],
-    hooks: { ...setup.sdkOptions.hooks, PreToolUse: [{ hooks: [policy.hook], onFailure: 'block' }] },
+    hooks: {
+      ...hooks,
+      PreToolUse: [{ hooks: [policy.hook], onFailure: 'block' }],
+      PostToolUse: [...(hooks.PostToolUse ?? []), { hooks: [policy.ran] }],
+      PostToolUseFailure: [...(hooks.PostToolUseFailure ?? []), { hooks: [policy.ran] }],
+    },
     canUseTool: policy.canUseTool,
     includePartialMessages: true,
     cwd: setup.dirs.cwd,
@@ -171,8 +177,11 @@ async function runQuery(
   } catch (error) {
     if (failure.failed) throw failure.error;
     ctx.signal.throwIfAborted();
-    const tail = child.stderrTail().trim();
-    throw new Error(`Claude Code failed: ${(error as Error).message}${tail === '' ? '' : `\n${tail}`}`, { cause: error });
+    // The SDK throws after yielding an error result (max turns, budget): that result says why.
+    if (result === null || result.subtype === 'success') {
+      const tail = child.stderrTail().trim();
+      throw new Error(`Claude Code failed: ${(error as Error).message}${tail === '' ? '' : `\n${tail}`}`, { cause: error });
+    }
   } finally {
     ctx.signal.removeEventListener('abort', stop);
     // Whatever the child started goes with it.
@@ -186,6 +195,12 @@ async function runQuery(
   const usage = usageSince(total, session.usageSoFar ?? undefined);
   if (total !== undefined) session.usageSoFar = total;
   if (usage !== undefined) ctx.recordUsage(usage);
+  if (policy.approvedButNotRun()) {
+    // Seen when the resumed call came before Claude Code had connected Vigil's tool server: the
+    // model was told the call was refused. Nothing of this run is saved, so the retry resumes
+    // the session from before, asks the hook again, and the call runs once.
+    throw new Error('the approved call did not run (its tool was not ready in Claude Code); the run is retried from the saved session');
+  }
 
   const reason = result.terminal_reason;
   if (reason === 'tool_deferred' && policy.asked !== null) {

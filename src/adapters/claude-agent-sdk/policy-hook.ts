@@ -64,6 +64,10 @@ export interface PolicyDeps {
 
 export interface Policy {
   hook: HookCallback;
+  /** A PostToolUse / PostToolUseFailure hook: notes which calls Claude Code really ran. */
+  ran: HookCallback;
+  /** True when the hook let the approved call through but Claude Code never ran it. */
+  approvedButNotRun(): boolean;
   canUseTool: CanUseTool;
   /** Vigil name + input → the grant for it (set by the hook's allow). */
   grantFor(tool: string, input: Record<string, unknown>): Grant | undefined;
@@ -82,6 +86,8 @@ export function createPolicy(deps: PolicyDeps): Policy {
   const { ctx, permissions, vigilTools, names } = deps;
   const decisions: DecisionRecord[] = [];
   const grants = new Map<string, Grant>();
+  const ranCalls = new Set<string>();
+  let approvedCall: string | null = null;
   let asked: Policy['asked'] = null;
   const record = (entry: Omit<DecisionRecord, 'at'>): void => void decisions.push({ ...entry, at: ctx.now });
   const callKey = (tool: string, input: Record<string, unknown>): string => `${tool}\u0000${stableJson(input)}`;
@@ -101,6 +107,7 @@ export function createPolicy(deps: PolicyDeps): Policy {
     const now = decide(permissions, tool, true);
     if (now.kind === 'deny') return refuse(tool, now.reason, 'deny', approvalId);
     record({ tool, decision: 'approved', approvalId });
+    approvedCall = waiting.toolUseId;
     // Keyed by the answer event: a resume retried after a crash hands the tool the same key.
     grants.set(callKey(tool, input), { idempotencyKey: idempotencyKeyFor(ctx.inboxId, [deps.answer!], 'tool'), approvalId });
     return decision('allow', 'approved by the user');
@@ -160,8 +167,15 @@ export function createPolicy(deps: PolicyDeps): Policy {
     return Promise.resolve({ behavior: 'deny', message: reason, decisionClassification: 'config' });
   };
 
+  const ran: HookCallback = (hookInput) => {
+    if (hookInput.hook_event_name === 'PostToolUse' || hookInput.hook_event_name === 'PostToolUseFailure') ranCalls.add(hookInput.tool_use_id);
+    return Promise.resolve({});
+  };
+
   return {
     hook,
+    ran,
+    approvedButNotRun: () => approvedCall !== null && !ranCalls.has(approvedCall),
     canUseTool,
     grantFor: (tool, input) => grants.get(callKey(tool, input)),
     get asked() {
