@@ -324,6 +324,25 @@ describe('claudeAgentSdk on the runtime', () => {
     expect(await held(store, 'alice')).toEqual([]);
   }, 60_000);
 
+  it('a transcript past maxTranscriptBytes is let go once no call waits: the next run starts a new conversation', async () => {
+    fake = await startFakeClaudeStream();
+    fake.enqueue(say('First.'), say('Second.'));
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const { events } = await startPool(store, claudeAgentSdk({ workDir: workDir(), maxTranscriptBytes: 1_000 }));
+    let done = finished(events);
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'the first message' } });
+    await done;
+    expect(await sessionOf(store)).toMatchObject({ sessionId: null, transcript: {}, usageSoFar: null });
+    done = finished(events);
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm2', payload: { text: 'the second message' } });
+    await done;
+    expect(JSON.stringify(fake.turns[1]!.body.messages)).not.toContain('the first message');
+    expect(await held(store, 'alice')).toEqual([
+      { body: 'First.', urgent: false },
+      { body: 'Second.', urgent: false },
+    ]);
+  }, 60_000);
+
   it('without the credential proxy the run is dead at once with a clear reason', async () => {
     fake = await startFakeClaudeStream();
     const { store } = await tempStore({ outboxGapMs: 0 });
@@ -386,6 +405,7 @@ describe('claudeAgentSdk options', () => {
   it("accepts permissionMode 'default', patterns, and tools the SDK will name later", () => {
     expect(() => claudeAgentSdk({ options: { permissionMode: 'default', maxTurns: 3, maxBudgetUsd: 0.5 }, permissions: { 'github.*': 'allow', Bash: 'deny', 'linear.create_issue': ASK } })).not.toThrow();
     expect(() => claudeAgentSdk({ options: { maxTurns: 0 } })).toThrow('options.maxTurns must be a positive integer');
+    expect(() => claudeAgentSdk({ maxTranscriptBytes: 10 })).toThrow('maxTranscriptBytes must be a whole number of bytes');
   });
 });
 

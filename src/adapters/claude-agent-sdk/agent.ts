@@ -42,7 +42,7 @@ const TURN_TIMEOUT_MS = 120_000;
 export function claudeAgentSdk(options: ClaudeAgentSdkOptions): Agent {
   if (typeof options !== 'object' || options === null) throw new TypeError('claudeAgentSdk needs { options, permissions }');
   const sdkOptions = checkSdkOptions(options.options);
-  const { proxyRoute, childEnv: givenEnv } = checkAdapterOptions(options);
+  const { proxyRoute, childEnv: givenEnv, maxTranscriptBytes } = checkAdapterOptions(options);
   const tools = options.tools ?? [];
   // Open: the SDK's built-in and MCP tools are not known up front.
   const permissions = validatePermissions(options.permissions, tools.map((tool) => tool.name), { open: true });
@@ -92,6 +92,10 @@ export function claudeAgentSdk(options: ClaudeAgentSdkOptions): Agent {
         givenEnv,
       });
       session.decisions = [...session.decisions, ...outcome.decisions].slice(-KEPT_DECISIONS);
+      // A conversation past its size is let go between calls, never while one waits on its transcript.
+      if (session.waiting === null && Buffer.byteLength(JSON.stringify(session.transcript)) > maxTranscriptBytes) {
+        Object.assign(session, { sessionId: null, transcript: {}, usageSoFar: null });
+      }
       ctx.session.set(session);
       const usage = outcome.usage === undefined ? {} : { usage: outcome.usage };
       return outcome.messages.length > 0 ? { messages: outcome.messages, ...usage } : { nothing: true, ...usage };

@@ -41,6 +41,14 @@ export interface ClaudeAgentSdkOptions {
    * itself is kept in the inbox, so this may be lost at any time.
    */
   workDir?: string;
+  /**
+   * The transcript kept in the inbox grows with every turn (about 10 KB for
+   * a turn with a tool call), and the inbox's session is bounded (the
+   * store's maxPayloadBytes, 1 MiB by default). Past this size, once no
+   * call waits for a person, the transcript is let go and the next run
+   * starts a new conversation. Default 512 KiB.
+   */
+  maxTranscriptBytes?: number;
   /** The credential proxy's route to the Messages API (`<proxyUrl>/<route>`). Default "anthropic". */
   proxyRoute?: string;
   /**
@@ -114,7 +122,11 @@ export const VIGIL_SERVER = 'vigil';
 
 const ROUTE = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
-export function checkAdapterOptions(options: ClaudeAgentSdkOptions): { proxyRoute: string; childEnv: Record<string, string> } {
+export function checkAdapterOptions(options: ClaudeAgentSdkOptions): { proxyRoute: string; childEnv: Record<string, string>; maxTranscriptBytes: number } {
+  const maxTranscriptBytes = options.maxTranscriptBytes ?? 512 * 1024;
+  if (typeof maxTranscriptBytes !== 'number' || !Number.isSafeInteger(maxTranscriptBytes) || maxTranscriptBytes < 1_000) {
+    throw new VigilError('invalid_options', 'claudeAgentSdk: maxTranscriptBytes must be a whole number of bytes, at least 1000');
+  }
   const proxyRoute = options.proxyRoute ?? 'anthropic';
   if (typeof proxyRoute !== 'string' || !ROUTE.test(proxyRoute)) throw new VigilError('invalid_options', 'claudeAgentSdk: proxyRoute must be the name of a credential proxy upstream, like "anthropic"');
   if (options.prompt !== undefined && typeof options.prompt !== 'function') throw new VigilError('invalid_options', 'claudeAgentSdk: prompt must be a function of the run\'s events');
@@ -128,5 +140,5 @@ export function checkAdapterOptions(options: ClaudeAgentSdkOptions): { proxyRout
     }
     childEnv[name] = value;
   }
-  return { proxyRoute, childEnv };
+  return { proxyRoute, childEnv, maxTranscriptBytes };
 }
