@@ -370,6 +370,7 @@ describe('the canUseTool backstop', () => {
       answer: null,
       sessionId: () => null,
       turnTimeoutMs: 1_000,
+      toolReady: () => Promise.resolve(),
     });
     // Even a tool the policy allows: a call that got here skipped the hook, and is refused.
     await expect(policy.canUseTool('Bash', { command: 'ls' }, { signal: new AbortController().signal, toolUseID: 'tu_x', requestId: 'r1' })).resolves.toMatchObject({ behavior: 'deny' });

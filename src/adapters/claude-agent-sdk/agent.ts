@@ -17,7 +17,7 @@ import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import type { Options, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
+import type { Options, Query, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import { TerminalError, type Agent, type AgentContext } from '../../agent/agent.js';
 import { compileToolSchema } from '../../agent/tool-input.js';
 import { checkToolNames } from '../../agent/tool-names.js';
@@ -122,6 +122,7 @@ async function runQuery(
   setup: RunSetup,
 ): Promise<{ messages: OutboxMessage[]; usage: ReturnType<typeof usageOf>; decisions: readonly DecisionRecord[] }> {
   const names = toolNames(setup.tools.map((tool) => tool.name));
+  let running: Query | null = null;
   const turns = new TurnWatcher();
   const waiting = answer === null ? null : session.waiting;
   const policy: Policy = createPolicy({
@@ -134,6 +135,10 @@ async function runQuery(
     answer,
     sessionId: () => session.sessionId,
     turnTimeoutMs: TURN_TIMEOUT_MS,
+    toolReady: async (tool) => {
+      if (!setup.tools.some((own) => own.name === tool) || running === null) return;
+      await serverConnected(running, VIGIL_SERVER, abort.signal);
+    },
   });
   const abort = new AbortController();
   const stop = (): void => abort.abort(ctx.signal.reason);
@@ -173,8 +178,9 @@ async function runQuery(
   };
 
   let result: SDKResultMessage | null = null;
+  running = sdk.query({ prompt: text, options });
   try {
-    for await (const message of sdk.query({ prompt: text, options })) {
+    for await (const message of running) {
       see(message, turns, session);
       if (message.type === 'result') result = message;
     }
@@ -223,6 +229,18 @@ async function runQuery(
   if (result.is_error) throw new Error(`Claude Code's turn failed: ${result.result}`);
   const reply = result.result.trim();
   return { messages: reply === '' ? [] : [reply], usage, decisions: policy.decisions };
+}
+
+const READY_TIMEOUT_MS = 10_000;
+
+/** Waits (a bounded while) until Claude Code reports the MCP server connected; after that the call is tried anyway. */
+async function serverConnected(query: Query, name: string, signal: AbortSignal): Promise<void> {
+  const timeout = AbortSignal.timeout(READY_TIMEOUT_MS);
+  while (!timeout.aborted && !signal.aborted) {
+    const servers = await query.mcpServerStatus();
+    if (servers.some((server) => server.name === name && server.status === 'connected')) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Feeds the turn watcher and keeps the session id. */

@@ -60,13 +60,19 @@ export interface PolicyDeps {
   sessionId: () => string | null;
   /** How long a hook waits for its turn to finish streaming. */
   turnTimeoutMs: number;
+  /** Resolves once the approved call's tool can run (Vigil's tool server connected). */
+  toolReady(tool: string): Promise<void>;
 }
 
 export interface Policy {
   hook: HookCallback;
   /** A PostToolUse / PostToolUseFailure hook: notes which calls Claude Code really ran. */
   ran: HookCallback;
-  /** True when the hook let the approved call through but Claude Code never ran it. */
+  /**
+   * True when the call the session waited on was answered yes and the hook
+   * did not refuse it, but Claude Code never ran it: it refused the call
+   * itself (its tool not connected yet), sometimes without asking the hook.
+   */
   approvedButNotRun(): boolean;
   canUseTool: CanUseTool;
   /** Vigil name + input → the grant for it (set by the hook's allow). */
@@ -87,16 +93,18 @@ export function createPolicy(deps: PolicyDeps): Policy {
   const decisions: DecisionRecord[] = [];
   const grants = new Map<string, Grant>();
   const ranCalls = new Set<string>();
-  let approvedCall: string | null = null;
+  // Set when the hook refused the call the session waited on (no, expired, another input, denied since).
+  let waitingRefused = false;
   let asked: Policy['asked'] = null;
   const record = (entry: Omit<DecisionRecord, 'at'>): void => void decisions.push({ ...entry, at: ctx.now });
   const callKey = (tool: string, input: Record<string, unknown>): string => `${tool}\u0000${stableJson(input)}`;
   const known = (sdkName: string): boolean => !sdkName.startsWith('mcp__vigil__') || names.isVigilTool(sdkName);
   const policyOf = (sdkName: string): Decision => decide(permissions, names.vigilName(sdkName), known(sdkName));
 
-  const answerWaiting = (tool: string, input: Record<string, unknown>, waiting: WaitingCall): HookJSONOutput => {
+  const answerWaiting = async (tool: string, input: Record<string, unknown>, waiting: WaitingCall): Promise<HookJSONOutput> => {
     const answer = (deps.answer?.payload as { answer?: unknown } | null)?.answer;
     const { approvalId } = waiting;
+    waitingRefused = true;
     if (answer === 'no') return refuse(tool, 'the user declined this action', 'declined', approvalId);
     if (answer !== 'yes') return refuse(tool, 'nobody answered the approval request in time; the action was not taken', 'expired', approvalId);
     // The exact call that was approved, or nothing: a person approved this input, not another.
@@ -106,8 +114,10 @@ export function createPolicy(deps: PolicyDeps): Policy {
     // The policy is read again: a tool denied since it was asked about stays undone.
     const now = decide(permissions, tool, true);
     if (now.kind === 'deny') return refuse(tool, now.reason, 'deny', approvalId);
+    waitingRefused = false;
+    // On a resume the call comes back at once, often before Claude Code has connected the tool's server.
+    await deps.toolReady(tool);
     record({ tool, decision: 'approved', approvalId });
-    approvedCall = waiting.toolUseId;
     // Keyed by the answer event: a resume retried after a crash hands the tool the same key.
     grants.set(callKey(tool, input), { idempotencyKey: idempotencyKeyFor(ctx.inboxId, [deps.answer!], 'tool'), approvalId });
     return decision('allow', 'approved by the user');
@@ -175,7 +185,10 @@ export function createPolicy(deps: PolicyDeps): Policy {
   return {
     hook,
     ran,
-    approvedButNotRun: () => approvedCall !== null && !ranCalls.has(approvedCall),
+    approvedButNotRun: () => {
+      const answer = (deps.answer?.payload as { answer?: unknown } | null)?.answer;
+      return deps.waiting !== null && answer === 'yes' && !waitingRefused && !ranCalls.has(deps.waiting.toolUseId);
+    },
     canUseTool,
     grantFor: (tool, input) => grants.get(callKey(tool, input)),
     get asked() {
