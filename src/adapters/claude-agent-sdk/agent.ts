@@ -205,6 +205,7 @@ async function runQuery(
   const usage = usageSince(total, session.usageSoFar ?? undefined);
   if (total !== undefined) session.usageSoFar = total;
   if (usage !== undefined) ctx.recordUsage(usage);
+  policy.settle();
   if (policy.approvedButNotRun()) {
     // Seen when the resumed call came before Claude Code had connected Vigil's tool server: the
     // model was told the call was refused. Nothing of this run is saved, so the retry resumes

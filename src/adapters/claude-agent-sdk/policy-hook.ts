@@ -74,6 +74,8 @@ export interface Policy {
    * itself (its tool not connected yet), sometimes without asking the hook.
    */
   approvedButNotRun(): boolean;
+  /** After the query: records a no or an expiry Claude Code acted on without asking the hook. */
+  settle(): void;
   canUseTool: CanUseTool;
   /** Vigil name + input → the grant for it (set by the hook's allow). */
   grantFor(tool: string, input: Record<string, unknown>): Grant | undefined;
@@ -95,6 +97,7 @@ export function createPolicy(deps: PolicyDeps): Policy {
   const ranCalls = new Set<string>();
   // Set when the hook refused the call the session waited on (no, expired, another input, denied since).
   let waitingRefused = false;
+  let waitingDecided = false;
   let asked: Policy['asked'] = null;
   const record = (entry: Omit<DecisionRecord, 'at'>): void => void decisions.push({ ...entry, at: ctx.now });
   const callKey = (tool: string, input: Record<string, unknown>): string => `${tool}\u0000${stableJson(input)}`;
@@ -105,6 +108,7 @@ export function createPolicy(deps: PolicyDeps): Policy {
     const answer = (deps.answer?.payload as { answer?: unknown } | null)?.answer;
     const { approvalId } = waiting;
     waitingRefused = true;
+    waitingDecided = true;
     if (answer === 'no') return refuse(tool, 'the user declined this action', 'declined', approvalId);
     if (answer !== 'yes') return refuse(tool, 'nobody answered the approval request in time; the action was not taken', 'expired', approvalId);
     // The exact call that was approved, or nothing: a person approved this input, not another.
@@ -185,6 +189,14 @@ export function createPolicy(deps: PolicyDeps): Policy {
   return {
     hook,
     ran,
+    settle() {
+      const { waiting } = deps;
+      const answer = (deps.answer?.payload as { answer?: unknown } | null)?.answer;
+      if (waiting === null || waitingDecided || answer === 'yes') return;
+      // The call did not run either way (the hook's refusal or Claude Code's own); the record says why.
+      const reason = answer === 'no' ? 'the user declined this action' : 'nobody answered the approval request in time; the action was not taken';
+      record({ tool: waiting.tool, decision: answer === 'no' ? 'declined' : 'expired', reason, approvalId: waiting.approvalId });
+    },
     approvedButNotRun: () => {
       const answer = (deps.answer?.payload as { answer?: unknown } | null)?.answer;
       return deps.waiting !== null && answer === 'yes' && !waitingRefused && !ranCalls.has(deps.waiting.toolUseId);
