@@ -344,6 +344,41 @@ describe('claudeAgentSdk on the runtime', () => {
     ]);
   }, 60_000);
 
+  it("the SDK's own MCP servers go through the same policy under Vigil's names (server.tool, patterns)", async () => {
+    const { createSdkMcpServer } = await import('@anthropic-ai/claude-agent-sdk');
+    const { z } = await import('zod');
+    const ran: string[] = [];
+    const github = createSdkMcpServer({
+      name: 'github',
+      tools: ['read_issue', 'merge'].map((name) => ({
+        name,
+        description: name,
+        inputSchema: { number: z.number() },
+        handler: async () => {
+          ran.push(name);
+          return { content: [{ type: 'text' as const, text: `${name} done` }] };
+        },
+      })),
+    });
+    fake = await startFakeClaudeStream();
+    fake.enqueue(callTools(['tu_1', 'mcp__github__read_issue', { number: 1 }], ['tu_2', 'mcp__github__merge', { number: 1 }]), say('Read it; merging is not allowed.'));
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const agent = claudeAgentSdk({ options: { mcpServers: { github } }, permissions: { 'github.*': 'allow', 'github.merge': 'deny' }, workDir: workDir() });
+    const { events } = await startPool(store, agent);
+    const done = finished(events);
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'read issue 1 and merge it' } });
+    await done;
+    expect(ran).toEqual(['read_issue']);
+    expect((await sessionOf(store)).decisions.map((decision) => [decision.tool, decision.decision])).toEqual(
+      expect.arrayContaining([
+        ['github.read_issue', 'allow'],
+        ['github.merge', 'deny'],
+      ]),
+    );
+    const merge = toolResults(fake.turns[1]!).find((result) => result.tool_use_id === 'tu_2')!;
+    expect(resultText(merge.content)).toContain('github.merge is denied by policy');
+  }, 60_000);
+
   it('without the credential proxy the run is dead at once with a clear reason', async () => {
     fake = await startFakeClaudeStream();
     const { store } = await tempStore({ outboxGapMs: 0 });
