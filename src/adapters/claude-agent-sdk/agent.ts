@@ -234,14 +234,26 @@ async function runQuery(
 
 const READY_TIMEOUT_MS = 10_000;
 
-/** Waits (a bounded while) until Claude Code reports the MCP server connected; after that the call is tried anyway. */
+const STATUS_TIMEOUT_MS = 500;
+
+/**
+ * Waits (a bounded while) until Claude Code reports the MCP server
+ * connected; after that the call is tried anyway (a call that then does not
+ * run fails the run: approvedButNotRun). Each status request is bounded
+ * too: it is asked while Claude Code waits on this very hook, and a status
+ * that never comes must not hold the hook until Claude Code's hook timeout.
+ */
 async function serverConnected(query: Query, name: string, signal: AbortSignal): Promise<void> {
   const timeout = AbortSignal.timeout(READY_TIMEOUT_MS);
   while (!timeout.aborted && !signal.aborted) {
-    const servers = await query.mcpServerStatus();
+    const servers = await Promise.race([query.mcpServerStatus().catch(() => []), delay(STATUS_TIMEOUT_MS, [])]);
     if (servers.some((server) => server.name === name && server.status === 'connected')) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await delay(50, null);
   }
+}
+
+function delay<T>(ms: number, value: T): Promise<T> {
+  return new Promise((resolve) => setTimeout(() => resolve(value), ms).unref());
 }
 
 /** Feeds the turn watcher and keeps the session id. */
