@@ -16,6 +16,7 @@ export default defineConfig({
       { find: /^vigil-agents\/testing$/, replacement: source('./src/testing/index.ts') },
       { find: /^vigil-agents\/ai-sdk$/, replacement: source('./src/adapters/ai-sdk/index.ts') },
       { find: /^vigil-agents\/mcp$/, replacement: source('./src/adapters/mcp/index.ts') },
+      { find: /^vigil-agents\/claude-agent-sdk$/, replacement: source('./src/adapters/claude-agent-sdk/index.ts') },
     ],
   },
   test: {

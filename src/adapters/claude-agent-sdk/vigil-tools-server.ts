@@ -1,0 +1,55 @@
+/**
+ * Vigil's tools, served to Claude Code by an in-process MCP server (the
+ * SDK's `createSdkMcpServer`) named `vigil`. The handler runs a call only
+ * if Vigil's hook let that exact call through (policy-hook.ts, `grantFor`):
+ * a call that somehow reached it otherwise is refused, not run. The tool
+ * gets the call's idempotency key and approval id, as under toolAgent.
+ */
+import type { McpSdkServerConfigWithInstance } from '@anthropic-ai/claude-agent-sdk';
+import { z } from 'zod';
+import { modelToolName } from '../../agent/tool-names.js';
+import type { AgentContext } from '../../agent/agent.js';
+import type { Tool } from '../../agent/tools.js';
+import type { Policy } from './policy-hook.js';
+import { VIGIL_SERVER } from './options.js';
+
+type Sdk = typeof import('@anthropic-ai/claude-agent-sdk');
+
+/**
+ * `failed` is told of a tool that throws: as under toolAgent, that fails the
+ * run (retried with the same keys), rather than becoming a message the
+ * model could talk its way around.
+ */
+export function vigilToolsServer(sdk: Sdk, tools: readonly Tool[], ctx: AgentContext, policy: Policy, failed: (error: unknown) => void): McpSdkServerConfigWithInstance {
+  return sdk.createSdkMcpServer({
+    name: VIGIL_SERVER,
+    // Connected before the first prompt: a resumed deferred call needs its tool at once.
+    alwaysLoad: true,
+    tools: tools.map((tool) => ({
+      name: modelToolName(tool.name),
+      description: tool.description,
+      // The SDK takes zod; Vigil's tools have JSON Schema (checked again by the hook with Vigil's own validator).
+      inputSchema: z.fromJSONSchema(tool.inputSchema as never) as never,
+      handler: async (args: unknown) => {
+        const input = (args ?? {}) as Record<string, unknown>;
+        const grant = policy.grantFor(tool.name, input);
+        if (grant === undefined) return { content: [{ type: 'text' as const, text: `Not done: ${tool.name} was not allowed by Vigil's policy` }], isError: true };
+        let output: unknown;
+        try {
+          output = await tool.run(input, {
+            inboxId: ctx.inboxId,
+            idempotencyKey: grant.idempotencyKey,
+            approvalId: grant.approvalId,
+            signal: ctx.signal,
+            fetch: ctx.fetch,
+            memory: ctx.memory,
+          });
+        } catch (error) {
+          failed(error);
+          return { content: [{ type: 'text' as const, text: `Not done: ${tool.name} failed` }], isError: true };
+        }
+        return { content: [{ type: 'text' as const, text: JSON.stringify(output ?? null) }] };
+      },
+    })),
+  });
+}
