@@ -69,6 +69,13 @@ export interface ToolBox {
   readonly decisions: readonly DecisionRecord[];
   /** Checks the policy, then runs the tool, refuses, or asks (deferred). `name` is Vigil's or the one the model was shown. */
   call(name: string, input: Record<string, unknown>): Promise<ToolOutcome>;
+  /**
+   * Records a decision this toolbox did not make: for an agent whose calls
+   * are decided elsewhere (the Claude Agent SDK adapter's hook), so the
+   * run's decisions reach the run:finished event, its log and metrics the
+   * same way.
+   */
+  record(decision: Omit<DecisionRecord, 'at'>): void;
   /** True for an ('approval', id) event this toolbox asked for. */
   isToolApproval(event: ClaimedEvent): boolean;
   /** The answer to an earlier ask: yes runs the call (once), no and expired refuse it. */
@@ -99,6 +106,7 @@ export function createToolBox(tools: readonly Tool[], permissions: Permissions, 
   return {
     specs: tools.map(({ name, description, inputSchema }) => ({ name: modelToolName(name), description, inputSchema })),
     decisions,
+    record,
 
     async call(calledName, input) {
       const name = byName.has(calledName) ? calledName : (vigilName.get(calledName) ?? calledName);

@@ -117,6 +117,8 @@ describe('claudeAgentSdk on the runtime', () => {
     expect(session.sessionId).toMatch(/^[0-9a-f-]{36}$/);
     expect(session.transcript['']!.some((entry) => entry.type === 'assistant')).toBe(true);
     expect(session.decisions).toMatchObject([{ tool: 'lookup', decision: 'allow' }]);
+    // And on the run's own record, as toolAgent's: the run:finished event, its log line and metrics.
+    expect(run.decisions).toMatchObject([{ tool: 'lookup', decision: 'allow' }]);
     // The prompt went in as the user's text; the model sees the tool by the SDK's MCP name.
     expect(JSON.stringify(fake.turns[0]!.body.messages)).toContain('what did order 42 cost?');
     const offered = fake.turns[0]!.body.tools!.map((tool) => tool.name);
@@ -379,6 +381,26 @@ describe('claudeAgentSdk on the runtime', () => {
     expect(resultText(merge.content)).toContain('github.merge is denied by policy');
   }, 60_000);
 
+  it("a dotted Vigil tool (mcpTools' echo.say) is served as mcp__echo__say, as if Claude Code ran that server; decided as echo.say", async () => {
+    const said: unknown[] = [];
+    const echo = defineTool<{ text: string }>({
+      name: 'echo.say',
+      description: 'Says the text back.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+      run: async (input) => (said.push(input), `echo: ${input.text}`),
+    });
+    fake = await startFakeClaudeStream();
+    fake.enqueue(callTools(['tu_1', 'mcp__echo__say', { text: 'hi' }]), say('Said it.'));
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const { events } = await startPool(store, claudeAgentSdk({ tools: [echo], permissions: { 'echo.*': 'allow' }, workDir: workDir() }));
+    const done = finished(events);
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'say hi' } });
+    const run = await done;
+    expect(fake.turns[0]!.body.tools!.map((tool) => tool.name)).toContain('mcp__echo__say');
+    expect(said).toEqual([{ text: 'hi' }]);
+    expect(run.decisions).toMatchObject([{ tool: 'echo.say', decision: 'allow' }]);
+  }, 60_000);
+
   it('without the credential proxy the run is dead at once with a clear reason', async () => {
     fake = await startFakeClaudeStream();
     const { store } = await tempStore({ outboxGapMs: 0 });
@@ -396,8 +418,9 @@ describe('claudeAgentSdk on the runtime', () => {
 
 describe('the canUseTool backstop', () => {
   it('refuses whatever reaches it, at once, and records the refusal', async () => {
+    const recorded: unknown[] = [];
     const policy = createPolicy({
-      ctx: { now: 0 } as never,
+      ctx: { now: 0, tools: { record: (decision: unknown) => recorded.push(decision) } } as never,
       permissions: { Bash: 'allow' },
       vigilTools: new Map(),
       names: toolNames([]),
@@ -418,6 +441,10 @@ describe('the canUseTool backstop', () => {
       ['Bash', 'deny'],
       ['github.merge', 'deny'],
     ]);
+    expect(recorded).toMatchObject([
+      { tool: 'Bash', decision: 'deny' },
+      { tool: 'github.merge', decision: 'deny' },
+    ]);
   });
 });
 
@@ -437,6 +464,14 @@ describe('claudeAgentSdk options', () => {
     const attempt = () => claudeAgentSdk({ options: options as never });
     expect(attempt).toThrow(VigilError);
     expect(attempt).toThrow(`options.${key} is set by Vigil`);
+  });
+
+  it("refuses an SDK MCP server named as a server Vigil's own tools are served on", () => {
+    const echo = defineTool({ name: 'echo.say', description: 'x', inputSchema: { type: 'object' }, run: async () => 1 });
+    const refund = defineTool({ name: 'refund', description: 'x', inputSchema: { type: 'object' }, run: async () => 1 });
+    expect(() => claudeAgentSdk({ tools: [echo], options: { mcpServers: { echo: { command: 'x' } } } })).toThrow("options.mcpServers.echo has the name Vigil's own echo.* tools are served as");
+    expect(() => claudeAgentSdk({ tools: [refund], options: { mcpServers: { vigil: { command: 'x' } } } })).toThrow("options.mcpServers.vigil has the name Vigil's own tools are served as");
+    expect(() => claudeAgentSdk({ tools: [refund], options: { mcpServers: { echo: { command: 'x' } } } })).not.toThrow();
   });
 
   it("accepts permissionMode 'default', patterns, and tools the SDK will name later", () => {

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Options, Query, SDKMessage, SDKResultMessage } from '@anthropic-ai/claude-agent-sdk';
 import { TerminalError, type Agent, type AgentContext } from '../../agent/agent.js';
+import { VigilError } from '../../errors.js';
 import { compileToolSchema } from '../../agent/tool-input.js';
 import { checkToolNames } from '../../agent/tool-names.js';
 import { validatePermissions } from '../../agent/permissions.js';
@@ -31,7 +32,7 @@ import { checkAdapterOptions, checkSdkOptions, VIGIL_SERVER, type ClaudeAgentSdk
 import { APPROVAL_PREFIX, createPolicy, type Policy } from './policy-hook.js';
 import { toSession, transcriptStore, type SdkSession } from './session.js';
 import { childHandle } from './spawn-child.js';
-import { toolNames } from './tool-names.js';
+import { servedAs, toolNames } from './tool-names.js';
 import { TurnWatcher, type StreamEvent } from './turn-watcher.js';
 import { usageOf, usageSince } from './usage.js';
 
@@ -50,11 +51,17 @@ export function claudeAgentSdk(options: ClaudeAgentSdkOptions): Agent {
   const prompt = options.prompt ?? ((events: readonly ClaimedEvent[]) => events.map(renderEvent).join('\n\n'));
   // Built-in tools are offered only when the policy names them (and does not deny them).
   const builtIn = Object.entries(permissions)
-    .filter(([name, permission]) => !name.includes('.') && !name.includes('*') && !name.startsWith('mcp__') && permission !== 'deny')
+    .filter(([name, permission]) => !name.includes('.') && !name.includes('*') && !name.startsWith('mcp__') && permission !== 'deny' && !tools.some((tool) => tool.name === name))
     .map(([name]) => name);
 
   checkToolNames(tools.map((tool) => tool.name));
   for (const tool of tools) compileToolSchema(tool);
+  // Vigil's tools are served on servers named for them (tool-names.ts): one of the SDK's own by that name would hide them.
+  for (const server of new Set(tools.map((tool) => servedAs(tool.name).server))) {
+    if (Object.hasOwn(sdkOptions.mcpServers ?? {}, server)) {
+      throw new VigilError('invalid_options', `claudeAgentSdk: options.mcpServers.${server} has the name Vigil's own ${server === VIGIL_SERVER ? 'tools are' : `${server}.* tools are`} served as; name yours otherwise`);
+    }
+  }
 
   // Not defineAgent: it checks the policy against `tools` alone, and this policy also names the SDK's tools.
   return {
@@ -137,7 +144,7 @@ async function runQuery(
     turnTimeoutMs: TURN_TIMEOUT_MS,
     toolReady: async (tool) => {
       if (!setup.tools.some((own) => own.name === tool) || running === null) return;
-      await serverConnected(running, VIGIL_SERVER, abort.signal);
+      await serverConnected(running, servedAs(tool).server, abort.signal);
     },
   });
   const abort = new AbortController();
@@ -149,10 +156,11 @@ async function runQuery(
 
   const mcpServers = { ...setup.sdkOptions.mcpServers };
   if (setup.tools.length > 0) {
-    mcpServers[VIGIL_SERVER] = (await import('./vigil-tools-server.js')).vigilToolsServer(sdk, setup.tools, ctx, policy, (error) => {
+    const served = (await import('./vigil-tools-server.js')).vigilToolsServers(sdk, setup.tools, ctx, policy, (error) => {
       if (!failure.failed) Object.assign(failure, { failed: true, error });
       abort.abort(error);
     });
+    Object.assign(mcpServers, served);
   }
   const hooks = setup.sdkOptions.hooks ?? {};
   const options: Options = {

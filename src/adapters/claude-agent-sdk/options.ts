@@ -105,9 +105,6 @@ export function checkSdkOptions(options: unknown): Options {
   const hooks = given.hooks as Record<string, unknown> | undefined;
   if (hooks !== undefined && (typeof hooks !== 'object' || hooks === null)) throw new VigilError('invalid_options', 'claudeAgentSdk: options.hooks must be an object');
   if (hooks?.PreToolUse !== undefined) refuse('hooks.PreToolUse');
-  if ((given.mcpServers as Record<string, unknown> | undefined)?.[VIGIL_SERVER] !== undefined) {
-    throw new VigilError('invalid_options', `claudeAgentSdk: options.mcpServers.${VIGIL_SERVER} is the name of the server Vigil's own tools are served as; name yours otherwise`);
-  }
   for (const key of ['maxTurns', 'maxBudgetUsd'] as const) {
     const value = given[key];
     if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || (key === 'maxTurns' && !Number.isSafeInteger(value)))) {
@@ -117,7 +114,7 @@ export function checkSdkOptions(options: unknown): Options {
   return options as Options;
 }
 
-/** The in-process MCP server Vigil's tools are served as: the SDK names them `mcp__vigil__<tool>`. */
+/** The in-process MCP server Vigil's undotted tools are served on: the SDK names them `mcp__vigil__<tool>` (tool-names.ts). */
 export const VIGIL_SERVER = 'vigil';
 
 const ROUTE = /^[a-z0-9][a-z0-9_-]{0,63}$/;

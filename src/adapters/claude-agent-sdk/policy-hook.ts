@@ -99,7 +99,11 @@ export function createPolicy(deps: PolicyDeps): Policy {
   let waitingRefused = false;
   let waitingDecided = false;
   let asked: Policy['asked'] = null;
-  const record = (entry: Omit<DecisionRecord, 'at'>): void => void decisions.push({ ...entry, at: ctx.now });
+  const record = (entry: Omit<DecisionRecord, 'at'>): void => {
+    decisions.push({ ...entry, at: ctx.now });
+    // And on the run's own record: the run:finished event, its log line and metrics.
+    ctx.tools.record(entry);
+  };
   const callKey = (tool: string, input: Record<string, unknown>): string => `${tool}\u0000${stableJson(input)}`;
   const known = (sdkName: string): boolean => !sdkName.startsWith('mcp__vigil__') || names.isVigilTool(sdkName);
   const policyOf = (sdkName: string): Decision => decide(permissions, names.vigilName(sdkName), known(sdkName));

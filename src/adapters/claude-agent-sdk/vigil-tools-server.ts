@@ -1,17 +1,17 @@
 /**
- * Vigil's tools, served to Claude Code by an in-process MCP server (the
- * SDK's `createSdkMcpServer`) named `vigil`. The handler runs a call only
+ * Vigil's tools, served to Claude Code by in-process MCP servers (the
+ * SDK's `createSdkMcpServer`): `vigil` for undotted names, and one per
+ * first part of a dotted name (tool-names.ts, `servedAs`). The handler runs a call only
  * if Vigil's hook let that exact call through (policy-hook.ts, `grantFor`):
  * a call that somehow reached it otherwise is refused, not run. The tool
  * gets the call's idempotency key and approval id, as under toolAgent.
  */
 import type { McpSdkServerConfigWithInstance } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
-import { modelToolName } from '../../agent/tool-names.js';
 import type { AgentContext } from '../../agent/agent.js';
 import type { Tool } from '../../agent/tools.js';
 import type { Policy } from './policy-hook.js';
-import { VIGIL_SERVER } from './options.js';
+import { servedAs } from './tool-names.js';
 
 type Sdk = typeof import('@anthropic-ai/claude-agent-sdk');
 
@@ -20,13 +20,22 @@ type Sdk = typeof import('@anthropic-ai/claude-agent-sdk');
  * run (retried with the same keys), rather than becoming a message the
  * model could talk its way around.
  */
-export function vigilToolsServer(sdk: Sdk, tools: readonly Tool[], ctx: AgentContext, policy: Policy, failed: (error: unknown) => void): McpSdkServerConfigWithInstance {
+export function vigilToolsServers(sdk: Sdk, tools: readonly Tool[], ctx: AgentContext, policy: Policy, failed: (error: unknown) => void): Record<string, McpSdkServerConfigWithInstance> {
+  const byServer = new Map<string, Tool[]>();
+  for (const tool of tools) {
+    const { server } = servedAs(tool.name);
+    byServer.set(server, [...(byServer.get(server) ?? []), tool]);
+  }
+  return Object.fromEntries([...byServer].map(([server, served]) => [server, toolsServer(sdk, server, served, ctx, policy, failed)]));
+}
+
+function toolsServer(sdk: Sdk, name: string, tools: readonly Tool[], ctx: AgentContext, policy: Policy, failed: (error: unknown) => void): McpSdkServerConfigWithInstance {
   return sdk.createSdkMcpServer({
-    name: VIGIL_SERVER,
+    name,
     // Connected before the first prompt: a resumed deferred call needs its tool at once.
     alwaysLoad: true,
     tools: tools.map((tool) => ({
-      name: modelToolName(tool.name),
+      name: servedAs(tool.name).tool,
       description: tool.description,
       // The SDK takes zod; Vigil's tools have JSON Schema (checked again by the hook with Vigil's own validator).
       inputSchema: z.fromJSONSchema(tool.inputSchema as never) as never,
