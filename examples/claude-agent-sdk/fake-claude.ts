@@ -1,25 +1,25 @@
 /**
- * The local fake of the Messages API this example's test uses, on
- * 127.0.0.1:8790, for trying the example offline (README). It plays a
- * model: "refund order N" calls refund_order, any other message mentioning
- * an order calls lookup_order, and a tool's result is summed up in words.
+ * The model this example's test plays, and its README starts by hand: the
+ * shared fake Messages API (examples/fakes/anthropic.ts, streamed as Claude
+ * Code asks) with a script of its own. "refund order N" calls
+ * refund_order, any other message naming an order calls lookup_order, and
+ * a tool's result is summed up in words. Started by hand it listens where
+ * `npm run fakes -- anthropic` would (127.0.0.1:8793).
  */
-import { startFakeClaudeStream, callTools, say, toolResults, resultText, type StreamRequest, type Turn } from '../../test/fixtures/fake-claude-stream.js';
+import { pathToFileURL } from 'node:url';
+import { FAKES, startFakeAnthropic, type ReplyScript } from '../fakes/index.js';
 
-export function playModel(request: StreamRequest): Turn {
-  const messages = request.body.messages ?? [];
-  // Claude Code may send a role "system" item after the user's message.
-  const last = [...messages].reverse().find((message) => message.role === 'user');
-  const results = last?.role === 'user' ? toolResults({ ...request, body: { messages: [last] } }) : [];
-  if (results.length > 0) return say(`Done: ${results.map((result) => resultText(result.content)).join('; ')}`);
-  const text = JSON.stringify(last?.content ?? '');
+export const playModel: ReplyScript = (call) => {
+  if (call.toolResult !== null) return { text: `Done: ${call.toolResult}` };
+  const text = call.lastUserText ?? '';
   const order = /order (\d+)/.exec(text)?.[1];
-  if (order === undefined) return say('Which order is it about?');
-  return /refund/i.test(text) ? callTools([`tu_refund_${order}`, 'mcp__vigil__refund_order', { order }]) : callTools([`tu_lookup_${order}`, 'mcp__vigil__lookup_order', { order }]);
-}
+  if (order === undefined) return { text: 'Which order is it about?' };
+  // Claude Code names Vigil's tools as MCP tools of the in-process `vigil` server.
+  const tool = /refund/i.test(text) ? 'mcp__vigil__refund_order' : 'mcp__vigil__lookup_order';
+  return { toolCalls: [{ name: tool, input: { order } }] };
+};
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const fake = await startFakeClaudeStream({ port: Number(process.env.FAKE_CLAUDE_PORT ?? 8790) });
-  fake.setFallback(playModel);
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const fake = await startFakeAnthropic({ port: FAKES.anthropic.port, script: playModel, log: (line) => console.log(line) });
   console.log(`fake Messages API on ${fake.url} (Ctrl-C to stop)`);
 }

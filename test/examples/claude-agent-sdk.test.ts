@@ -1,30 +1,44 @@
 /**
  * examples/claude-agent-sdk: the example's own agent (claudeAgentSdk, the
  * real Claude Code child) on the runtime against the example's fake
- * Messages API (examples/claude-agent-sdk/fake-claude.ts, the one its
- * README starts by hand). A lookup runs on its own; a refund asks a person
+ * Messages API (the shared examples/fakes/anthropic.ts with the script in
+ * examples/claude-agent-sdk/fake-claude.ts, the one its README starts by
+ * hand). A lookup runs on its own; a refund asks a person
  * first and runs once the approval says yes.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RuntimeEvents, WorkerPool } from 'vigil-agents';
 import agent from '../../examples/claude-agent-sdk/agent.js';
 import { playModel } from '../../examples/claude-agent-sdk/fake-claude.js';
-import { startFakeClaudeStream, type FakeClaudeStream } from '../fixtures/fake-claude-stream.js';
+import { startFakeAnthropic, type FakeAnthropic } from '../../examples/fakes/index.js';
+import { ProxyHarness } from '../proxy/proxy-harness.js';
 import { defer, tempStore } from '../runtime/helpers.js';
 
-let fake: FakeClaudeStream;
+let fake: FakeAnthropic;
+const proxies = new ProxyHarness();
+let proxyUrl: string;
 
 beforeAll(async () => {
-  fake = await startFakeClaudeStream();
-  fake.setFallback(playModel);
+  fake = await startFakeAnthropic({ script: playModel });
+  // The example's own offline proxy config, pointed at this fake: the key reaches Claude Code only through it.
+  const { port: _port, host: _host, ...config } = JSON.parse(readFileSync(new URL('../../examples/claude-agent-sdk/proxy.offline.json', import.meta.url), 'utf8')) as {
+    port: number;
+    host: string;
+    upstreams: { anthropic: { url: string } };
+  };
+  config.upstreams.anthropic.url = fake.url;
+  proxyUrl = (await proxies.proxy(config as never, { ANTHROPIC_API_KEY: 'sk-ant-fake' })).url;
 });
-afterAll(() => fake.close());
+afterAll(async () => {
+  await proxies.cleanup();
+  await fake.close();
+});
 
 it('looks an order up on its own, and refunds only after a yes', async () => {
   const { store } = await tempStore({ outboxGapMs: 0, retryBackoff: { baseMs: 50, maxMs: 100 } });
   const events = new RuntimeEvents();
-  // The fake stands where the credential proxy would: it takes any route prefix.
-  const pool = new WorkerPool({ store, agent, events, pollIntervalMs: 100, proxyUrl: fake.url, approvalLink: (link) => `https://vigil.test/a/${link.approvalId}` });
+  const pool = new WorkerPool({ store, agent, events, pollIntervalMs: 100, proxyUrl, approvalLink: (link) => `https://vigil.test/a/${link.approvalId}` });
   await pool.start();
   defer(() => pool.stop({ graceMs: 0 }));
   const inbox = store.inbox('sam');

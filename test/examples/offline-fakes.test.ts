@@ -144,7 +144,7 @@ describe("an example's offline config", () => {
   );
 
   it('exists for each example that calls a service', () => {
-    expect(offline.sort()).toEqual(['examples/github-triage/proxy.offline.json', 'examples/slack-assistant/vigil.offline.json', 'examples/stripe-refunds/proxy.offline.json']);
+    expect(offline.sort()).toEqual(['examples/claude-agent-sdk/proxy.offline.json', 'examples/github-triage/proxy.offline.json', 'examples/slack-assistant/vigil.offline.json', 'examples/stripe-refunds/proxy.offline.json']);
   });
 
   it.each(offline)('%s is valid, and its online twin but for URLs at the fakes', (file) => {
