@@ -108,14 +108,11 @@ async function measure(harness: ServiceHarness, side: Side, message: string, fak
   if (side.proxy === true) {
     const proxyConfig = harness.writeConfig(
       dir,
-      {
-        port: 0,
-        upstreams: { anthropic: { url: fakes.anthropic, header: 'x-api-key', secret: 'env:BENCH_ANTHROPIC_KEY', methods: ['POST'], paths: ['/v1/'] } },
-      },
+      { maxBodyBytes: 8_000_000, upstreams: { anthropic: { url: fakes.anthropic, header: 'x-api-key', value: 'env:BENCH_ANTHROPIC_KEY', methods: ['POST'], paths: ['/v1/messages'] } } },
       'proxy.json',
     );
-    const proxy = harness.start(['proxy', '--config', proxyConfig], { env: { BENCH_ANTHROPIC_KEY: 'bench-key' } });
-    proxyUrl = await proxy.url();
+    const proxy = harness.start(['proxy', '--config', proxyConfig, '--port', '0'], { env: { BENCH_ANTHROPIC_KEY: 'sk-ant-fake' } });
+    proxyUrl = (await proxy.log('vigil proxy listening', (line) => typeof line.msg === 'string' && line.msg.startsWith('vigil proxy listening on '))).url as string;
   }
   const config = harness.writeConfig(dir, {
     store: `sqlite:${join(dir, 'data')}`,
