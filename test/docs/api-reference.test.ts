@@ -27,5 +27,7 @@ it('builds without a warning and documents defineAgent and the testing kit', asy
   const defineAgent = readFileSync(join(out, 'functions/index.defineAgent.html'), 'utf8');
   expect(defineAgent).toContain('AgentDefinition');
   expect(existsSync(join(out, 'functions/testing.throwawayStore.html'))).toBe(true);
-  expect(existsSync(join(out, 'functions/adapters_ai-sdk.aiSdkModel.html'))).toBe(true);
+  for (const page of ['adapters_ai-sdk.aiSdkModel', 'adapters_ai-sdk.aiSdkTools', 'adapters_claude-agent-sdk.claudeAgentSdk', 'adapters_mcp.mcpTools']) {
+    expect(existsSync(join(out, `functions/${page}.html`)), page).toBe(true);
+  }
 }, 120_000);

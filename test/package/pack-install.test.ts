@@ -81,7 +81,8 @@ it('packs, installs into an empty folder, inits a project whose tests pass, and 
   const tarball = readdirSync(root).find((name) => /^vigil-agents-.+\.tgz$/.test(name));
   expect(tarball).toBeDefined();
   const listing = (await run('tar', ['-tzf', join(root, tarball!)], root, 10_000)).out.split('\n');
-  for (const file of ['LICENSE', 'README.md', 'CHANGELOG.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/testing/index.d.ts', 'dist/cli/main.js', 'dist/cli/init/template/gitignore', 'docs/configuration.md', 'docs/recipes/deploying.md']) {
+  const adapters = ['claude-agent-sdk', 'ai-sdk', 'mcp'].flatMap((name) => [`dist/adapters/${name}/index.js`, `dist/adapters/${name}/index.d.ts`]);
+  for (const file of ['LICENSE', 'README.md', 'CHANGELOG.md', 'package.json', 'dist/index.js', 'dist/index.d.ts', 'dist/testing/index.d.ts', 'dist/cli/main.js', 'dist/cli/init/template/gitignore', 'docs/configuration.md', 'docs/recipes/deploying.md', ...adapters]) {
     expect(listing, file).toContain(`package/${file}`);
   }
   expect(listing.filter((file) => /^package\/(src|test|examples|bench)\//.test(file))).toEqual([]);
@@ -91,6 +92,18 @@ it('packs, installs into an empty folder, inits a project whose tests pass, and 
   mkdirSync(project);
   await run('npm', ['install', join(root, tarball!), ...NPM_FLAGS, '--ignore-scripts'], project, 90_000);
   await nativeSqlite(project);
+  // The adapters' frameworks are optional peers: installing vigil-agents pulls in none of them (nor the Agent SDK's CLI binary),
+  // and an adapter whose framework is missing says which package to install.
+  for (const framework of ['@anthropic-ai/claude-agent-sdk', '@anthropic-ai/claude-agent-sdk-linux-x64', 'ai', '@modelcontextprotocol/sdk']) {
+    expect(existsSync(join(project, 'node_modules', framework)), framework).toBe(false);
+  }
+  const missing = await run(
+    process.execPath,
+    ['--input-type=module', '-e', "const { mcpTools } = await import('vigil-agents/mcp'); await mcpTools({ servers: { x: { command: 'true' } } }).catch((error) => console.log(error.message));"],
+    project,
+    30_000,
+  );
+  expect(missing.out).toContain('vigil-agents/mcp needs the @modelcontextprotocol/sdk package, which is not installed: npm install @modelcontextprotocol/sdk');
 
   // `vigil init` in the same folder joins the package.json npm just wrote, then the project's own npm install and npm test.
   const init = await run(join(project, 'node_modules/.bin/vigil'), ['init'], project, 30_000);
