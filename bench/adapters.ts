@@ -198,6 +198,9 @@ export function renderAdaptersSection(run: { results: PairResult[]; machine: Mac
         `| ${pair.name} | ${pair.fake} | ${ms(adapter.medianMs)} / ${ms(adapter.p90Ms)} | ${pair.peer.label} | ${ms(peer.medianMs)} / ${ms(peer.p90Ms)} | ${(adapter.medianMs / peer.medianMs).toFixed(2)}x |`,
     ),
     '',
+    '- The Claude Agent SDK\'s cycle is mostly Claude Code starting: `query()` runs it as a child process per run (a 409 MB binary with',
+    '  its own runtime), which Vigil kills with everything it started when the run ends or is aborted. The other adapters run in the',
+    '  service\'s process and cost what their peer costs, within the noise.',
     `- Machine: ${run.machine.cpu}, ${run.machine.cores} cores; Node.js ${run.machine.node}. Load average at the end ${run.loadAtEnd.map((x) => x.toFixed(2)).join(' / ')}; ${run.seconds.toFixed(0)} s.`,
   ];
   return lines.join('\n');
