@@ -83,7 +83,8 @@ async function start(env: Record<string, string> = {}): Promise<Journey> {
     serve,
     url,
     delivered,
-    waitForMessage: (what, pattern, timeoutMs = 30_000) => waitFor(`a delivered message matching ${pattern} (${what})`, () => delivered().find((message) => pattern.test(message.body)), timeoutMs),
+    // Generous: a loaded machine starts Claude Code slowly, and a resume it did not carry out is tried again.
+    waitForMessage: (what, pattern, timeoutMs = 90_000) => waitFor(`a delivered message matching ${pattern} (${what})`, () => delivered().find((message) => pattern.test(message.body)), timeoutMs),
     async send(text, key) {
       const response = await fetch(`${url}/inboxes/${INBOX}/messages`, {
         method: 'POST',
@@ -142,7 +143,7 @@ it('yes after a SIGKILL and restart: the refund runs exactly once with the appro
     expect(request.raw).not.toContain(CANARY);
     expect(request.raw).not.toContain(PLACEHOLDER_KEY);
   }
-}, 60_000);
+}, 150_000);
 
 it('no after a restart: the refund never runs and the model hears the refusal', async () => {
   const journey = await start();
@@ -153,7 +154,7 @@ it('no after a restart: the refund never runs and the model hears the refusal', 
   expect(journey.payments.requests).toHaveLength(0);
   const [result] = toolResults(journey.claude.turns[1]!);
   expect(result).toMatchObject({ tool_use_id: 'tu_refund', is_error: true });
-}, 60_000);
+}, 150_000);
 
 it('an expired approval resumes as a refusal: the refund never runs', async () => {
   const journey = await start({ ASK_MS: '2000' });
@@ -163,4 +164,4 @@ it('an expired approval resumes as a refusal: the refund never runs', async () =
   expect(journey.payments.requests).toHaveLength(0);
   const session = (await (await journey.store()).inbox(INBOX).getSession()) as { decisions: { decision: string }[] };
   expect(session.decisions.at(-1)).toMatchObject({ decision: 'expired' });
-}, 60_000);
+}, 150_000);

@@ -40,6 +40,12 @@ const KEPT_DECISIONS = 50;
 /** How long a hook waits for its turn to finish streaming before it blocks the call. */
 const TURN_TIMEOUT_MS = 120_000;
 
+/** A resume Claude Code ended without carrying out the answered call: nothing of it is saved, and it is tried again. */
+class ResumeNotDone extends Error {}
+
+/** Resumes tried in one run before the run fails (and its event spends an attempt). */
+const RESUMES_PER_RUN = 3;
+
 export function claudeAgentSdk(options: ClaudeAgentSdkOptions): Agent {
   if (typeof options !== 'object' || options === null) throw new TypeError('claudeAgentSdk needs { options, permissions }');
   const sdkOptions = checkSdkOptions(options.options);
@@ -89,7 +95,7 @@ export function claudeAgentSdk(options: ClaudeAgentSdkOptions): Agent {
         resumeText = prompt(arrived);
       }
 
-      const outcome = await runQuery(sdk, ctx, session, answer, resumeText, {
+      const setup: RunSetup = {
         sdkOptions,
         tools,
         permissions,
@@ -97,7 +103,20 @@ export function claudeAgentSdk(options: ClaudeAgentSdkOptions): Agent {
         dirs: childDirs(workDir, inboxKey(ctx.inboxId)),
         modelBaseUrl: `${ctx.proxyUrl.replace(/\/+$/, '')}/${proxyRoute}`,
         givenEnv,
-      });
+      };
+      // A resume Claude Code did not carry out (resumeNotDone) is tried again here, from the session as
+      // it was loaded, before it costs the event an attempt: each try is a coin Claude Code tosses.
+      const loaded = structuredClone(session);
+      let outcome: Awaited<ReturnType<typeof runQuery>>;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          outcome = await runQuery(sdk, ctx, session, answer, resumeText, setup);
+          break;
+        } catch (error) {
+          if (!(error instanceof ResumeNotDone) || attempt >= RESUMES_PER_RUN || ctx.signal.aborted) throw error;
+          Object.assign(session, structuredClone(loaded));
+        }
+      }
       session.decisions = [...session.decisions, ...outcome.decisions].slice(-KEPT_DECISIONS);
       // A conversation past its size is let go between calls, never while one waits on its transcript.
       if (session.waiting === null && Buffer.byteLength(JSON.stringify(session.transcript)) > maxTranscriptBytes) {
@@ -218,7 +237,7 @@ async function runQuery(
     // Seen when the resumed call came before Claude Code had connected Vigil's tool server: the
     // model was told the call was refused. Nothing of this run is saved, so the retry resumes
     // the session from before, asks the hook again, and the call runs once.
-    throw new Error('the approved call did not run (its tool was not ready in Claude Code); the run is retried from the saved session');
+    throw new ResumeNotDone('the approved call did not run (its tool was not ready in Claude Code); the run is retried from the saved session');
   }
 
   const reason = result.terminal_reason;
@@ -229,7 +248,7 @@ async function runQuery(
   session.waiting = null;
   if (reason === 'tool_deferred' || reason === 'tool_deferred_unavailable') {
     // A call deferred by nobody Vigil knows of, or a resumed call whose tool was not there: retried.
-    throw new Error(`Claude Code ended with ${reason}: ${result.subtype === 'success' ? result.result : result.errors.join('; ')}`);
+    throw new ResumeNotDone(`Claude Code ended with ${reason}: ${result.subtype === 'success' ? result.result : result.errors.join('; ')}`);
   }
   if (result.subtype !== 'success') {
     // Over its turns or budget, or failed inside: a retry would do the same.
