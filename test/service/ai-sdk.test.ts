@@ -19,7 +19,7 @@ import { startFakeOpenAI, type FakeOpenAI, type OpenAIRequest } from '../../exam
 import { openStore } from '../../src/index.js';
 import type { HeldMessage, Store } from '../../src/store/contract.js';
 import { startFakePaymentsServer, type FakePaymentsServer } from '../fixtures/fake-payments-server.js';
-import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor } from '../fixtures/service-process.js';
+import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor, journeyRequests } from '../fixtures/service-process.js';
 
 const TOKEN = 'ai-sdk-token-0123456789abcdef0123456';
 const INBOX = 'ada';
@@ -62,7 +62,7 @@ async function start(env: Record<string, string> = {}) {
   const childEnv = { FAKE_OPENAI_URL: fakeOpenAI.url, PAYMENTS_URL: fakePayments.url, ...env };
   let serve = harness.serve(config, childEnv);
   let url = await serve.url();
-  const delivered = (): HeldMessage[] => receiver.received.flatMap((request) => (JSON.parse(request.body) as { messages: HeldMessage[] }).messages);
+  const delivered = (): HeldMessage[] => journeyRequests.delivered(receiver) as unknown as HeldMessage[];
   const journey = {
     openai: fakeOpenAI,
     payments: fakePayments,
@@ -74,20 +74,10 @@ async function start(env: Record<string, string> = {}) {
       waitFor(`a delivered message matching ${pattern} (${what})`, () => delivered().find((message) => pattern.test(message.body)), timeoutMs),
     count: (pattern: RegExp) => delivered().filter((message) => pattern.test(message.body)).length,
     async send(text: string, key: string) {
-      const response = await fetch(`${url}/inboxes/${INBOX}/messages`, {
-        method: 'POST',
-        body: JSON.stringify({ text }),
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'idempotency-key': key },
-      });
-      expect(response.status).toBe(202);
+      expect(await journeyRequests.sendChat(url, TOKEN, INBOX, text, key)).toBe(202);
     },
     async answer(approvalId: string, answer: 'yes' | 'no') {
-      const response = await fetch(`${url}/inboxes/${INBOX}/approvals/${encodeURIComponent(approvalId)}`, {
-        method: 'POST',
-        body: JSON.stringify({ answer }),
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      });
-      return { status: response.status, body: (await response.json()) as unknown };
+      return journeyRequests.answer(url, TOKEN, INBOX, approvalId, answer);
     },
     /** SIGKILLs the running `vigil serve` and starts another on the same config and store. */
     async killAndRestart() {

@@ -17,7 +17,7 @@ import type { HeldMessage, Store } from '../../src/store/contract.js';
 import { PLACEHOLDER_KEY } from '../../src/adapters/claude-agent-sdk/child-env.js';
 import { callTools, resultText, say, startFakeClaudeStream, toolResults, type FakeClaudeStream } from '../fixtures/fake-claude-stream.js';
 import { startFakePaymentsServer, type FakePaymentsServer } from '../fixtures/fake-payments-server.js';
-import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor, type ServeProcess } from '../fixtures/service-process.js';
+import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor, type ServeProcess, journeyRequests } from '../fixtures/service-process.js';
 
 const TOKEN = 'sdk-service-token-0123456789abcdef0123';
 const INBOX = 'dana';
@@ -76,7 +76,7 @@ async function start(env: Record<string, string> = {}): Promise<Journey> {
   const baseEnv = { PAYMENTS_URL: payments.url, VIGIL_CANARY_SECRET: CANARY, ...env };
   const serve = harness.serve(config, { ...baseEnv, WORK_DIR: harness.tempDir('vigil-sdk-work-') });
   const url = await serve.url();
-  const delivered = (): HeldMessage[] => receiver.received.flatMap((request) => (JSON.parse(request.body) as { messages: HeldMessage[] }).messages);
+  const delivered = (): HeldMessage[] => journeyRequests.delivered(receiver) as unknown as HeldMessage[];
   return {
     claude: fake,
     payments,
@@ -86,20 +86,10 @@ async function start(env: Record<string, string> = {}): Promise<Journey> {
     // Generous: a loaded machine starts Claude Code slowly, and a resume it did not carry out is tried again.
     waitForMessage: (what, pattern, timeoutMs = 90_000) => waitFor(`a delivered message matching ${pattern} (${what})`, () => delivered().find((message) => pattern.test(message.body)), timeoutMs),
     async send(text, key) {
-      const response = await fetch(`${url}/inboxes/${INBOX}/messages`, {
-        method: 'POST',
-        body: JSON.stringify({ text }),
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'idempotency-key': key },
-      });
-      expect(response.status).toBe(202);
+      expect(await journeyRequests.sendChat(url, TOKEN, INBOX, text, key)).toBe(202);
     },
     async answer(approvalId, answer, baseUrl = url) {
-      const response = await fetch(`${baseUrl}/inboxes/${INBOX}/approvals/${encodeURIComponent(approvalId)}`, {
-        method: 'POST',
-        body: JSON.stringify({ answer }),
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      });
-      return response.status;
+      return (await journeyRequests.answer(baseUrl, TOKEN, INBOX, approvalId, answer)).status;
     },
     // Another work folder: the restarted service has none of the first one's Claude Code files.
     restart: () => harness.serve(config, { ...baseEnv, WORK_DIR: harness.tempDir('vigil-sdk-work-') }).url(),

@@ -19,7 +19,7 @@ import { openStore } from '../../src/index.js';
 import type { HeldMessage, Store } from '../../src/store/contract.js';
 import { apiError, messageReply, startFakeMessagesServer, type FakeMessagesServer, type RecordedRequest } from '../agent/claude/fake-messages-server.js';
 import { startFakePaymentsServer, type FakePaymentsServer } from '../fixtures/fake-payments-server.js';
-import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor, type ServeProcess } from '../fixtures/service-process.js';
+import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor, type ServeProcess, journeyRequests } from '../fixtures/service-process.js';
 
 const TOKEN = 'deferred-token-0123456789abcdef01234';
 const INBOX = 'dana';
@@ -109,7 +109,7 @@ async function start(options: { engine?: Record<string, unknown>; env?: Record<s
   const serve = harness.serve(config, env);
   const url = await serve.url();
 
-  const delivered = (): HeldMessage[] => receiver.received.flatMap((request) => (JSON.parse(request.body) as { messages: HeldMessage[] }).messages);
+  const delivered = (): HeldMessage[] => journeyRequests.delivered(receiver) as unknown as HeldMessage[];
   const openedStore = async (): Promise<Store> => (store ??= await openStore(`sqlite:${join(dir, 'data')}`));
   return {
     dir,
@@ -122,20 +122,10 @@ async function start(options: { engine?: Record<string, unknown>; env?: Record<s
       waitFor(`a delivered message matching ${pattern} (${what})`, () => delivered().find((message) => pattern.test(message.body)), timeoutMs),
     count: (pattern) => delivered().filter((message) => pattern.test(message.body)).length,
     async send(message, key) {
-      const response = await fetch(`${url}/inboxes/${INBOX}/messages`, {
-        method: 'POST',
-        body: JSON.stringify({ text: message }),
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'idempotency-key': key },
-      });
-      expect(response.status).toBe(202);
+      expect(await journeyRequests.sendChat(url, TOKEN, INBOX, message, key)).toBe(202);
     },
     async answer(approvalId, answer, baseUrl = url) {
-      const response = await fetch(`${baseUrl}/inboxes/${INBOX}/approvals/${encodeURIComponent(approvalId)}`, {
-        method: 'POST',
-        body: JSON.stringify({ answer }),
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      });
-      return { status: response.status, body: (await response.json()) as unknown };
+      return journeyRequests.answer(baseUrl, TOKEN, INBOX, approvalId, answer);
     },
     async restart() {
       const next = harness.serve(config, env);

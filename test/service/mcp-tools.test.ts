@@ -16,7 +16,7 @@ import { openStore } from '../../src/index.js';
 import type { HeldMessage, Store } from '../../src/store/contract.js';
 import { messageReply, startFakeMessagesServer, type FakeMessagesServer, type RecordedRequest } from '../agent/claude/fake-messages-server.js';
 import { recordedCalls } from '../fixtures/mcp-echo-config.js';
-import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor, type ServeProcess } from '../fixtures/service-process.js';
+import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor, type ServeProcess, journeyRequests } from '../fixtures/service-process.js';
 
 const TOKEN = 'mcp-tools-token-0123456789abcdef0123';
 const INBOX = 'dana';
@@ -72,7 +72,7 @@ async function start(env: Record<string, string> = {}) {
   const serveEnv = { FAKE_CLAUDE_URL: fake.url, RECORD_FILE: recordFile, ...env };
   let serve: ServeProcess = harness.serve(config, serveEnv);
   let url = await serve.url();
-  const delivered = (): HeldMessage[] => receiver.received.flatMap((request) => (JSON.parse(request.body) as { messages: HeldMessage[] }).messages);
+  const delivered = (): HeldMessage[] => journeyRequests.delivered(receiver) as unknown as HeldMessage[];
   const opened = async (): Promise<Store> => (store ??= await openStore(`sqlite:${join(dir, 'data')}`));
   return {
     claude: fake,
@@ -81,20 +81,10 @@ async function start(env: Record<string, string> = {}) {
     waitForMessage: (what: string, pattern: RegExp, timeoutMs?: number) =>
       waitFor(`a delivered message matching ${pattern} (${what})`, () => delivered().find((message) => pattern.test(message.body)), timeoutMs),
     async send(message: string, key: string) {
-      const response = await fetch(`${url}/inboxes/${INBOX}/messages`, {
-        method: 'POST',
-        body: JSON.stringify({ text: message }),
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'idempotency-key': key },
-      });
-      expect(response.status).toBe(202);
+      expect(await journeyRequests.sendChat(url, TOKEN, INBOX, message, key)).toBe(202);
     },
     async answer(approvalId: string, answer: 'yes' | 'no') {
-      const response = await fetch(`${url}/inboxes/${INBOX}/approvals/${encodeURIComponent(approvalId)}`, {
-        method: 'POST',
-        body: JSON.stringify({ answer }),
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      });
-      return { status: response.status, body: (await response.json()) as unknown };
+      return journeyRequests.answer(url, TOKEN, INBOX, approvalId, answer);
     },
     /** SIGKILL, then a second `vigil serve` on the same config and store (and a new MCP child). */
     async killAndRestart() {
