@@ -3,12 +3,12 @@
  * checked where an agent hands it over, so a bad figure is the agent's
  * error at the point it is made, not a broken total later.
  */
-import { VigilError } from '../errors.js';
 import type { Usage } from '../store/contract.js';
 
-export type { Usage };
+// The check is the store's (its finish checks again): one rule for both.
+export { checkUsage } from '../store/index.js';
 
-const COUNTS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'] as const;
+export type { Usage };
 
 /** The sum of two usages; either may be absent (a model that reports none). */
 export function addUsage(total: Usage | undefined, step: Usage | undefined): Usage | undefined {
@@ -18,26 +18,12 @@ export function addUsage(total: Usage | undefined, step: Usage | undefined): Usa
   for (const key of ['cacheReadTokens', 'cacheWriteTokens', 'costUsd'] as const) {
     if (total[key] !== undefined || step[key] !== undefined) sum[key] = (total[key] ?? 0) + (step[key] ?? 0);
   }
+  // A priced part and an unpriced part make a cost that covers only some of the tokens.
+  const partlyPriced = sum.costUsd !== undefined && ((total.costUsd === undefined && hasTokens(total)) || (step.costUsd === undefined && hasTokens(step)));
+  if (total.unpriced === true || step.unpriced === true || partlyPriced) sum.unpriced = true;
   return sum;
 }
 
-/** The usage, with only its known fields, or a VigilError saying which field is wrong. */
-export function checkUsage(value: unknown, where = 'usage'): Usage {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new VigilError('invalid_argument', `${where} must be { inputTokens, outputTokens, cacheReadTokens?, cacheWriteTokens?, costUsd? }`);
-  }
-  const given = value as Record<string, unknown>;
-  const usage: Record<string, number> = {};
-  for (const key of COUNTS) {
-    const count = given[key];
-    if (count === undefined && (key === 'cacheReadTokens' || key === 'cacheWriteTokens')) continue;
-    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) throw new VigilError('invalid_argument', `${where}.${key} must be a whole number of tokens, 0 or more`);
-    usage[key] = count;
-  }
-  const cost = given.costUsd;
-  if (cost !== undefined) {
-    if (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0) throw new VigilError('invalid_argument', `${where}.costUsd must be a finite number of US dollars, 0 or more`);
-    usage.costUsd = cost;
-  }
-  return usage as unknown as Usage;
+function hasTokens(usage: Usage): boolean {
+  return usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) > 0;
 }

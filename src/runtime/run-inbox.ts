@@ -185,6 +185,9 @@ async function runBatch(
   }
 
   let { label, outcome } = toOutcome(result, deps.runTimeoutMs);
+  // Spent whether or not the run succeeded: a failed run's tokens were still paid for.
+  const usage = (result.kind === 'result' ? result.result.usage : undefined) ?? run.usage();
+  if (usage !== undefined) outcome = { ...outcome, usage };
   if (label === 'messages' || label === 'nothing') {
     // What the run keeps goes with its finish: saved together, or not at all.
     const session = run.session();
@@ -206,7 +209,7 @@ async function runBatch(
     // that is the agent's error, retried and eventually dead like a throw, never a crashed worker.
     const agentsFault = isVigilError(error, 'invalid_argument') || isVigilError(error, 'invalid_memory') || isVigilError(error, 'memory_full');
     if (!agentsFault || outcome.error !== undefined) throw error;
-    ({ label, outcome } = { label: 'error', outcome: { error: clip(`the agent's result was refused: ${describeError(error)}`) } });
+    ({ label, outcome } = { label: 'error', outcome: { error: clip(`the agent's result was refused: ${describeError(error)}`), ...(usage === undefined ? {} : { usage }) } });
     ({ finished, next } = await finishBatch(eventIds, outcome));
   }
   if (!finished) {
@@ -215,8 +218,6 @@ async function runBatch(
   }
 
   const decisions = [...run.ctx.tools.decisions];
-  // Spent whether or not the run's finish held: a failed run's tokens were still paid for.
-  const usage = (result.kind === 'result' ? result.result.usage : undefined) ?? run.usage();
   const durationMs = performance.now() - startedAt;
   events.emit('run:finished', {
     inboxId,

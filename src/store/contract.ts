@@ -43,6 +43,7 @@ import type { EventQuery, InboxList, InboxListQuery, InboxView, OperatorAction }
 import type { ApprovalAnswer, ApprovalOutcome, ApprovalRequest, ClaimedEvent, EventRow, EventStatus, LeaseInfo, NewEvent, TimerRow, TimerSpec } from './contract/rows.js';
 import type { InboxSettings } from './contract/settings.js';
 import type { IngestOptions, InboxUsage } from './contract/limits.js';
+import type { Usage } from './contract/usage.js';
 
 // The contract's other parts, by concept: its rows, the outbox's sends, an inbox's settings, what is read about inboxes, their data's life, and a run's decisions.
 export type * from './contract/rows.js';
@@ -95,6 +96,13 @@ export interface RunOutcome {
    * does. Only with a successful outcome.
    */
   approvals?: ApprovalRequest[];
+  /**
+   * What the run's model calls used, recorded in this finish's transaction
+   * with any outcome, an error's too (a failed run's tokens were still paid
+   * for): a finish refused (R3) records nothing, so a run that lost its
+   * lease never counts twice. Nothing is recorded for an empty usage.
+   */
+  usage?: Usage;
 }
 
 /** Keys to set (to a JSON value) and keys to delete. */

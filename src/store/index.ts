@@ -26,5 +26,6 @@ export {
   validateInboxId,
   validateMemoryKey,
   validateMemoryValue,
+  checkUsage,
   type CheckedApproval,
 } from './engine/validate/index.js';

@@ -19,6 +19,12 @@ export interface QuietHours {
  * Absent keys mean the store's defaults.
  */
 export interface InboxSettings {
+  /**
+   * The person's IANA time zone (default UTC): their days and months, which
+   * usage is counted in and a budget is measured by, and the outbox's quiet
+   * hours and daily limit unless those name their own.
+   */
+  timeZone?: string;
   /** Where each channel reaches this inbox's person: `{ slack: 'D0123', email: 'ana@example.com' }`. */
   contacts?: Record<string, string>;
   outbox?: {

@@ -15,5 +15,12 @@ export interface Usage {
   outputTokens: number;
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
+  /**
+   * The cost in US dollars: the model's own figure where its API gives one,
+   * else from the price table (src/agent/prices.ts). Absent: no price is
+   * known for any of these tokens.
+   */
   costUsd?: number;
+  /** True when some of the tokens had no known price: `costUsd` covers only the rest. */
+  unpriced?: boolean;
 }

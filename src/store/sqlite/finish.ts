@@ -2,6 +2,7 @@
  * R3 (fencing), R5 (errors) and R6 (dead at once): a run's outcome, its
  * messages, its session and its memory in one transaction.
  */
+import type { Usage } from '../contract.js';
 import type { CheckedFinish } from '../engine/port.js';
 import { MEMORY_LIMITS, memoryFull, type CheckedOutcome } from '../engine/validate/index.js';
 import { requestApproval } from './approvals.js';
@@ -27,6 +28,10 @@ WHERE id IN (SELECT value FROM json_each(?)) AND status = 'running' AND claim_ge
 
 const QUEUE_MESSAGE = 'INSERT INTO outbox (body, urgent, created_at) VALUES (?, ?, ?)';
 
+const RECORD_USAGE = `
+INSERT INTO usage (at, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, unpriced)
+VALUES (?, ?, ?, ?, ?, ?, ?)`;
+
 const SAVE_SESSION = `
 INSERT INTO session (one, state, updated_at) VALUES (1, ?, ?)
 ON CONFLICT (one) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`;
@@ -48,6 +53,8 @@ export function finishRun(c: InboxDb, { holder, gen, ids, outcome }: CheckedFini
   if (!holdsLease(c, holder, gen, now)) return false;
   const idsJson = JSON.stringify(ids);
   if (ids.length > 0 && (c.stmt(COUNT_OWNED).pluck().get(idsJson, gen) as number) !== ids.length) return false;
+  // With any outcome, past the fence: spent once, recorded once.
+  if (outcome.usage !== null) recordUsage(c, outcome.usage, now);
   if (outcome.error !== null && outcome.dead) {
     // R6 without the wait: no retry can fix it, so it goes where an operator looks.
     c.stmt(MARK_DEAD).run(outcome.error, outcome.error, now, idsJson, gen);
@@ -65,6 +72,11 @@ export function finishRun(c: InboxDb, { holder, gen, ids, outcome }: CheckedFini
   for (const request of outcome.approvals) requestApproval(c, request, now);
   saveAgentState(c, outcome, now);
   return true;
+}
+
+function recordUsage(c: InboxDb, usage: Usage, now: number): void {
+  const { inputTokens, outputTokens, cacheReadTokens = 0, cacheWriteTokens = 0, costUsd = null, unpriced = false } = usage;
+  c.stmt(RECORD_USAGE).run(now, inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, unpriced || (costUsd === null) ? 1 : 0);
 }
 
 function saveAgentState(c: InboxDb, { session, memory }: CheckedOutcome, now: number): void {

@@ -5,10 +5,11 @@
  * attempt should start from.
  */
 import { VigilError } from '../../../errors.js';
-import type { OutboxMessage, RunOutcome } from '../../contract.js';
+import type { OutboxMessage, RunOutcome, Usage } from '../../contract.js';
 import { NO_MEMORY_CHANGES, validateMemoryChanges, validateSession, type CheckedMemory, type CheckedSession } from './agent-state.js';
 import { validateApprovalRequest, type CheckedApproval } from './approval.js';
 import { checkStorable } from './text.js';
+import { checkUsage, isEmptyUsage } from './usage.js';
 
 export interface CheckedMessage {
   body: string;
@@ -23,10 +24,12 @@ export interface CheckedOutcome {
   session: CheckedSession;
   memory: CheckedMemory;
   approvals: CheckedApproval[];
+  /** The run's model usage to record, or null (none reported, or all zero). */
+  usage: Usage | null;
 }
 
 export function validateOutcome(outcome: unknown, maxBytes: number): CheckedOutcome {
-  if (outcome === undefined) return { messages: [], error: null, dead: false, session: undefined, memory: NO_MEMORY_CHANGES, approvals: [] };
+  if (outcome === undefined) return { messages: [], error: null, dead: false, session: undefined, memory: NO_MEMORY_CHANGES, approvals: [], usage: null };
   if (typeof outcome !== 'object' || outcome === null) {
     throw new VigilError('invalid_argument', 'outcome must be an object { messages?, error?, dead?, session?, memory? }');
   }
@@ -50,6 +53,7 @@ export function validateOutcome(outcome: unknown, maxBytes: number): CheckedOutc
     session: validateSession(session, maxBytes),
     memory: validateMemoryChanges(memory),
     approvals: approvals.map((request) => validateApprovalRequest(request, maxBytes)),
+    usage: checkedUsage((outcome as RunOutcome).usage),
   };
 }
 
@@ -64,4 +68,10 @@ function checkMessage(message: OutboxMessage, index: number, maxBytes: number): 
   if (typeof urgent !== 'boolean') throw new VigilError('invalid_argument', `outcome.messages[${index}].urgent must be a boolean`);
   checkStorable('invalid_argument', `outcome.messages[${index}]`, body);
   return { body, urgent };
+}
+
+function checkedUsage(usage: unknown): Usage | null {
+  if (usage === undefined) return null;
+  const checked = checkUsage(usage, 'outcome.usage');
+  return isEmptyUsage(checked) ? null : checked;
 }

@@ -45,8 +45,14 @@ export function patchSettings(current: InboxSettings, patch: unknown): CheckedSe
 }
 
 export function validateSettings(value: unknown): CheckedSettings {
-  const root = object('', value, ['contacts', 'outbox', 'wake', 'limits']);
+  const root = object('', value, ['timeZone', 'contacts', 'outbox', 'wake', 'limits']);
   const settings: InboxSettings = {};
+  if (root.timeZone !== undefined) {
+    if (typeof root.timeZone !== 'string' || !isTimeZone(root.timeZone)) {
+      throw invalid('timeZone', `must be an IANA time zone such as "Europe/Berlin", got ${describe(root.timeZone)}`);
+    }
+    settings.timeZone = root.timeZone;
+  }
   if (root.contacts !== undefined) {
     const contacts = object('contacts', root.contacts, null);
     for (const [channel, address] of Object.entries(contacts)) {

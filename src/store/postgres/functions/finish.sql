@@ -15,6 +15,8 @@
 --     (p_memory_values NULL at a key: delete it). Memory's total size per
 --     inbox is checked after the change: over p_memory_limit, SQLSTATE VG001
 --     rolls the whole finish back (postgres/errors.ts makes it memory_full).
+--   * p_usage: the run's model usage (contract/usage.ts as JSON, or NULL),
+--     recorded with any outcome once the fence holds.
 --   * p_wake: a finish that queued messages adds 'outbox:<inbox>' to the
 --     hints vigil_wake (ingest.sql) sends right after COMMIT. Adds, not
 --     sets: the run steps of several inboxes may share one transaction
@@ -29,6 +31,7 @@ CREATE OR REPLACE FUNCTION vigil_finish_locked(p_inbox text, p_gen bigint, p_ids
                                     p_session_set boolean, p_session text,
                                     p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
                                     p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[],
+                                    p_usage jsonb,
                                     p_now bigint, p_wake boolean)
 RETURNS boolean
 LANGUAGE plpgsql AS $$
@@ -41,6 +44,14 @@ BEGIN
        WHERE inbox_id = p_inbox AND id = ANY (p_ids) AND status = 'running' AND claim_gen = p_gen
      ) <> cardinality(p_ids) THEN
     RETURN false;                                    -- R3: not all of them are this run's
+  END IF;
+
+  IF p_usage IS NOT NULL THEN                        -- with any outcome, past the fence: spent once, recorded once
+    INSERT INTO usage (inbox_id, at, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, unpriced)
+    VALUES (p_inbox, v_now, (p_usage->>'inputTokens')::bigint, (p_usage->>'outputTokens')::bigint,
+            coalesce((p_usage->>'cacheReadTokens')::bigint, 0), coalesce((p_usage->>'cacheWriteTokens')::bigint, 0),
+            (p_usage->>'costUsd')::double precision,
+            coalesce((p_usage->>'unpriced')::boolean, false) OR p_usage->'costUsd' IS NULL);
   END IF;
 
   IF p_error IS NOT NULL AND p_dead THEN
@@ -102,7 +113,7 @@ CREATE OR REPLACE FUNCTION vigil_finish(p_inbox text, p_holder text, p_gen bigin
                              p_session_set boolean, p_session text,
                              p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
                              p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[],
-                             p_now bigint, p_wake boolean,
+                             p_usage jsonb, p_now bigint, p_wake boolean,
                              p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
 RETURNS boolean
 LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
@@ -120,7 +131,7 @@ BEGIN
   END IF;
   IF NOT vigil_finish_locked(p_inbox, p_gen, p_ids, p_error, p_dead, p_bodies, p_urgent, p_session_set, p_session,
                              p_memory_keys, p_memory_values, p_memory_limit,
-                             p_approval_ids, p_approval_actions, p_approval_expires_in, v_now, p_wake) THEN
+                             p_approval_ids, p_approval_actions, p_approval_expires_in, p_usage, v_now, p_wake) THEN
     RETURN false;
   END IF;
   PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);

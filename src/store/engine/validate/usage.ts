@@ -1,0 +1,41 @@
+/**
+ * A run's model usage (contract/usage.ts): whole token counts and a finite
+ * cost, or a VigilError saying which field is wrong. Checked where an agent
+ * hands it over (src/agent/usage.ts re-exports this) and again at the
+ * finish that records it, so a bad figure never reaches a total.
+ */
+import { VigilError } from '../../../errors.js';
+import type { Usage } from '../../contract.js';
+
+const COUNTS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'] as const;
+
+/** The usage, with only its known fields, or a VigilError (`invalid_argument`) naming the field. */
+export function checkUsage(value: unknown, where = 'usage'): Usage {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new VigilError('invalid_argument', `${where} must be { inputTokens, outputTokens, cacheReadTokens?, cacheWriteTokens?, costUsd?, unpriced? }`);
+  }
+  const given = value as Record<string, unknown>;
+  const usage: Record<string, number | boolean> = {};
+  for (const key of COUNTS) {
+    const count = given[key];
+    if (count === undefined && (key === 'cacheReadTokens' || key === 'cacheWriteTokens')) continue;
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) throw new VigilError('invalid_argument', `${where}.${key} must be a whole number of tokens, 0 or more`);
+    usage[key] = count;
+  }
+  const cost = given.costUsd;
+  if (cost !== undefined) {
+    if (typeof cost !== 'number' || !Number.isFinite(cost) || cost < 0) throw new VigilError('invalid_argument', `${where}.costUsd must be a finite number of US dollars, 0 or more`);
+    usage.costUsd = cost;
+  }
+  const unpriced = given.unpriced;
+  if (unpriced !== undefined) {
+    if (typeof unpriced !== 'boolean') throw new VigilError('invalid_argument', `${where}.unpriced must be a boolean`);
+    if (unpriced) usage.unpriced = true;
+  }
+  return usage as unknown as Usage;
+}
+
+/** Whether a usage says nothing was spent: such a run records no usage row. */
+export function isEmptyUsage(usage: Usage): boolean {
+  return usage.inputTokens === 0 && usage.outputTokens === 0 && (usage.cacheReadTokens ?? 0) === 0 && (usage.cacheWriteTokens ?? 0) === 0 && (usage.costUsd ?? 0) === 0;
+}
