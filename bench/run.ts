@@ -26,6 +26,8 @@
  *   --only adapters     only the adapters family (bench/adapters.ts: the one-event run cycle through a real `vigil serve`
  *                       with each adapter (Claude Agent SDK, AI SDK, MCP) against its local fake, beside Vigil's own
  *                       tool loop on the same fake); writes its own "## Adapters" section
+ *   --only spend        only the spend family (bench/spend.ts: the one-event run cycle with usage recorded and a budget
+ *                       judged, against the same cycle without, on SQLite and PostgreSQL); writes its own "## Spend" section
  *   --only postgres     only the PostgreSQL family (bench/postgres-vs-graphile.ts: Vigil's PostgreSQL store against
  *                       graphile-worker on one server, a throwaway one unless DATABASE_URL is set); it runs whole and
  *                       writes its own "## PostgreSQL vs graphile-worker" section (not with --quick or --pg-setting)
@@ -41,6 +43,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ADAPTERS_FAMILY, runAdaptersFamily } from './adapters.js';
+import { runSpendFamily, SPEND_FAMILY } from './spend.js';
 import { DASHBOARD_FAMILY, runDashboardFamily } from './dashboard.js';
 import { describeMachine } from './machine.js';
 import { MANY_USERS_FAMILY, runManyUsersFamily } from './many-users.js';
@@ -97,6 +100,7 @@ async function main(): Promise<number> {
     },
     { name: SERVICE_FAMILY, run: () => runServiceFamily({ quick: values.quick, out: resolve(values.out), write: !values.quick, log }) },
     { name: ADAPTERS_FAMILY, run: () => runAdaptersFamily({ quick: values.quick, out, log }) },
+    { name: SPEND_FAMILY, run: () => runSpendFamily({ quick: values.quick, out, log }) },
   ];
   const sectionNames = new Set(sectionFamilies.map((f) => f.name));
   const only = new Set(
