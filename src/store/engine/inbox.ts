@@ -177,12 +177,13 @@ export class EngineInbox implements Inbox {
     return this.port.timers();
   }
 
-  /** R7: returns how many timers (and expired approvals) were due. A pass never starts a run. */
+  /** R7: returns how many timers (and expired approvals, and approvals' reminders) were due. A pass never starts a run. */
   async runScheduler(): Promise<number> {
     let due = 0;
-    await this.port.fireTimers((timers, approvals, now) => {
-      due = timers.length + approvals.length;
-      return planSchedulerPass(timers, approvals, now);
+    await this.port.fireTimers((timers, approvals, now, reminders = []) => {
+      const plan = planSchedulerPass(timers, approvals, now, reminders);
+      due = timers.length + approvals.length + plan.remindedApprovals.length;
+      return plan;
     });
     if (due > 0) this.ctx.events.emit('scheduler:fired', { inboxId: this.id, due });
     return due;

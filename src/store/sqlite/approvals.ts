@@ -12,9 +12,9 @@ import { insertEvent } from './ingest.js';
 /** Asking again for an id that exists changes nothing: a re-ask never extends the deadline. */
 export function requestApproval(c: InboxDb, request: CheckedApproval, now: number): void {
   c.stmt(
-    `INSERT INTO approvals (id, action, requested_at, expires_at) VALUES (?, ?, ?, ?)
+    `INSERT INTO approvals (id, action, requested_at, expires_at, remind_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (id) DO NOTHING`,
-  ).run(request.id, request.actionJson, now, now + request.expiresInMs);
+  ).run(request.id, request.actionJson, now, now + request.expiresInMs, request.remindInMs === null ? null : now + request.remindInMs);
 }
 
 export function answerApproval(c: InboxDb, id: string, decide: DecideAnswer, now: number): ApprovalOutcome {
