@@ -223,6 +223,9 @@ export interface ApprovalRecord {
   reminded_at?: number | null;
 }
 
+/** An approval row's columns, its reminder's included (migration 012 / 019). */
+export const APPROVAL_COLUMNS = 'id, action, requested_at, expires_at, answer, answered_at, remind_at, reminded_at';
+
 export function toApprovalRow(row: ApprovalRecord): ApprovalRow {
   return {
     id: row.id,

@@ -145,6 +145,22 @@ export function approvalReminders(target: StoreTarget): void {
       expect((await inbox.events()).filter((e) => e.source === REMINDER).map((e) => e.sourceId)).toEqual(['fired', 'waiting']);
     });
 
+    it('getApproval reads one approval as stored: its exact action and its reminder; null for an id never asked', async () => {
+      const { store, clock } = await open();
+      const inbox = store.inbox('alice');
+      const action = { type: 'tool', tool: 'refund', input: { order: '42', cents: 500 }, summary: 'Refund order 42' };
+      await inbox.requestApproval({ id: 'a', expiresInMs: WINDOW, action, remindAt: 0.5 });
+      await inbox.requestApproval({ id: 'b', expiresInMs: WINDOW, action: 'plain' });
+      expect(await inbox.getApproval('a')).toEqual({ id: 'a', action, requestedAt: T0, expiresAt: T0 + WINDOW, answer: null, answeredAt: null, remindAt: T0 + 2 * HOUR, remindedAt: null });
+      expect(await inbox.getApproval('b')).toEqual({ id: 'b', action: 'plain', requestedAt: T0, expiresAt: T0 + WINDOW, answer: null, answeredAt: null });
+      clock.set(T0 + 2 * HOUR);
+      await inbox.runScheduler();
+      expect(await inbox.getApproval('a')).toMatchObject({ remindedAt: T0 + 2 * HOUR });
+      expect(await inbox.getApproval('nope')).toBeNull();
+      expect(await store.inbox('nobody').getApproval('a')).toBeNull();
+      await expectVigilError(inbox.getApproval(''), 'invalid_argument');
+    });
+
     it('an import refuses a remindedAt without a remindAt, naming the record', async () => {
       const { store } = await open();
       const record = { type: 'approval', id: 'a', action: 'x', requestedAt: T0, expiresAt: T0 + WINDOW, answer: null, answeredAt: null, remindedAt: T0 };

@@ -13,6 +13,7 @@ import type {
   ApprovalAnswer,
   ApprovalOutcome,
   ApprovalRequest,
+  ApprovalRow,
   ClaimedEvent,
   ClaimedRun,
   DispatchOptions,
@@ -247,6 +248,11 @@ export class EngineInbox implements Inbox {
     v.checkKey('invalid_argument', 'source', source);
     v.checkKey('invalid_argument', 'sourceId', sourceId);
     return this.port.getEvent(source, sourceId);
+  }
+
+  async getApproval(id: string): Promise<ApprovalRow | null> {
+    v.validateApprovalId(id);
+    return this.port.getApproval(id);
   }
 
   async events(query?: EventQuery): Promise<EventRow[]> {

@@ -207,6 +207,7 @@ export interface InboxPort {
   getSession(): Promise<unknown>;
   getMemory(): Promise<Record<string, unknown>>;
   getEvent(source: string, sourceId: string): Promise<EventRow | null>;
+  getApproval(id: string): Promise<ApprovalRow | null>;
   events(query: CheckedEventQuery): Promise<EventRow[]>;
   stats(): Promise<InboxStats>;
 }

@@ -4,6 +4,7 @@
  * (engine/approvals.ts), made on the rows this transaction reads.
  */
 import type { ApprovalOutcome } from '../contract.js';
+import { APPROVAL_COLUMNS } from '../rows.js';
 import type { DecideAnswer } from '../engine/port.js';
 import type { CheckedApproval } from '../engine/validate/index.js';
 import type { InboxTx } from './inbox-tx.js';
@@ -12,6 +13,8 @@ import { insertEvents } from './ingest.js';
 const REQUEST = `
 INSERT INTO approvals (inbox_id, id, action, requested_at, expires_at, remind_at) VALUES ($1, $2, $3, $4, $5, $6)
 ON CONFLICT (inbox_id, id) DO NOTHING`;
+
+export const GET_APPROVAL = `SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE inbox_id = $1 AND id = $2`;
 
 const STANDING = "SELECT payload FROM events WHERE inbox_id = $1 AND source = 'approval' AND source_id = $2";
 
