@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineTool, toolAgent, type Model, type ModelReply, type Permissions, type Store } from '../../src/index.js';
-import { runOnce, throwawayStore, type ThrowawayStore } from '../../src/testing/index.js';
+import { crashingStore, runOnce, throwawayStore, type CrashPoint, type ThrowawayStore } from '../../src/testing/index.js';
 import type { ApprovalLink } from '../../src/agent/approval-summary.js';
 
 const MINUTE = 60_000;
@@ -43,8 +43,10 @@ afterEach(async () => {
   kit = undefined;
 });
 
+const LEASE_TTL = 30_000;
+
 async function setup(permissions: Permissions) {
-  kit = await throwawayStore({ outboxGapMs: 0 });
+  kit = await throwawayStore({ outboxGapMs: 0, leaseTtlMs: LEASE_TTL });
   const model = new RefundModel();
   const agent = toolAgent({ model, tools: [refund], permissions });
   const turn = (approvalRemindAt?: number | null) => runOnce({ store: kit!.store, inbox: 'alice', agent, clock: kit!.clock, approvalLink, ...(approvalRemindAt === undefined ? {} : { approvalRemindAt }) });
@@ -153,4 +155,25 @@ describe('approvals that remind, on the runtime', () => {
     await turn(0.1);
     expect(await held(store)).toHaveLength(1);
   });
+
+  it.each<CrashPoint>(['after-claim', 'before-finish', 'in-finish', 'after-finish'])(
+    'a worker killed at %s while it sends the reminder: the next turn leaves exactly one reminder queued',
+    async (at) => {
+      const { store, clock, model, turn } = await setup({ refund: { ask: { expiresInMs: HOUR } } });
+      const inbox = store.inbox('alice');
+      await inbox.ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'refund order 42' } });
+      await turn();
+      await held(store);
+      clock.advance(45 * MINUTE);
+      const crashing = crashingStore(store, { at, inbox: 'alice', when: (site) => site.events.some((e) => e.source === 'approval-reminder') });
+      const agent = toolAgent({ model, tools: [refund], permissions: { refund: { ask: { expiresInMs: HOUR } } } });
+      const first = await runOnce({ store: crashing, inbox: 'alice', agent, holder: 'A', clock, approvalLink });
+      expect(first.outcome).toBe('crashed');
+      clock.advance(LEASE_TTL + 1);
+      await runOnce({ store: crashing, inbox: 'alice', agent, holder: 'B', clock, approvalLink });
+      const reminders = (await held(store)).filter((m) => m.body.startsWith('Reminder: '));
+      expect(reminders).toHaveLength(1);
+      expect(model.steps).toBe(1);
+    },
+  );
 });
