@@ -16,10 +16,12 @@ import { describeAction, type ApprovalLink } from '../agent/approval-summary.js'
 import { APPROVAL_REMINDER_SOURCE, type ApprovalReminderPayload } from '../store/index.js';
 import type { ClaimedEvent, Inbox, OutboxMessage } from '../store/contract.js';
 import type { Clock } from '../clock.js';
+import type { RuntimeEvents } from '../events.js';
 
 export interface ReminderDeps {
   holder: string;
   clock: Clock;
+  events: RuntimeEvents;
   approvalLink?: ((link: ApprovalLink) => string) | undefined;
 }
 
@@ -32,12 +34,16 @@ export async function finishReminders(deps: ReminderDeps, inbox: Inbox, gen: num
   const reminders = batch.filter((event) => event.source === APPROVAL_REMINDER_SOURCE);
   if (reminders.length === 0) return batch;
   const messages: OutboxMessage[] = [];
+  const sent: boolean[] = [];
   for (const event of reminders) {
     const message = await reminderMessage(deps, inbox, event);
     if (message !== null) messages.push(message);
+    sent.push(message !== null);
   }
   const finished = await inbox.finish(deps.holder, gen, reminders.map((event) => event.id), messages.length === 0 ? {} : { messages });
-  return finished ? batch.filter((event) => event.source !== APPROVAL_REMINDER_SOURCE) : null;
+  if (!finished) return null;
+  reminders.forEach((event, i) => deps.events.emit('approval:reminded', { inboxId: inbox.id, approvalId: event.sourceId, sent: sent[i]! }));
+  return batch.filter((event) => event.source !== APPROVAL_REMINDER_SOURCE);
 }
 
 /**
@@ -47,7 +53,8 @@ export async function finishReminders(deps: ReminderDeps, inbox: Inbox, gen: num
  */
 async function reminderMessage(deps: ReminderDeps, inbox: Inbox, event: ClaimedEvent): Promise<OutboxMessage | null> {
   const payload = event.payload as Partial<ApprovalReminderPayload> | null;
-  const approvalId = typeof payload?.approval === 'string' ? payload.approval : event.sourceId;
+  // The key's sourceId is the approval id (engine/scheduler.ts): R1 keeps one reminder per approval.
+  const approvalId = event.sourceId;
   const expiresAt = typeof payload?.expiresAt === 'number' ? payload.expiresAt : null;
   if (expiresAt === null || deps.clock() >= expiresAt) return null;
   if ((await inbox.getEvent('approval', approvalId)) !== null) return null;

@@ -79,7 +79,10 @@ describe('approvals that remind, on the runtime', () => {
     expect(await held(store)).toEqual([]);
 
     clock.advance(1);
+    const heard: unknown[] = [];
+    const stop = store.events.on('approval:reminded', (e) => void heard.push(e));
     const reminded = await turn();
+    stop();
     expect(reminded.runs).toEqual([]); // no run of the agent: the runtime finished the reminder itself
     expect(model.steps).toBe(1);
     const [reminder, ...more] = await held(store);
@@ -88,6 +91,7 @@ describe('approvals that remind, on the runtime', () => {
     expect(reminder!.body).toMatch(/^Reminder: /);
     expect(reminder!.body).toContain('Refund order 42');
     expect(reminder!.body.split('\n')[1]).toBe(link);
+    expect(heard).toEqual([{ inboxId: 'alice', approvalId: approvalIdIn(link), sent: true }]);
 
     // Once: later turns send nothing more; the answer still runs the tool.
     clock.advance(5 * MINUTE);
@@ -122,9 +126,13 @@ describe('approvals that remind, on the runtime', () => {
     clock.advance(45 * MINUTE);
     expect(await inbox.runScheduler()).toBe(1); // the reminder is stored, not yet handled
     expect(await inbox.answerApproval(approvalId, 'yes')).toBe('yes');
+    const heard: unknown[] = [];
+    const stop = store.events.on('approval:reminded', (e) => void heard.push(e));
     await turn();
+    stop();
     expect(await held(store)).toEqual([{ body: 'Refunded.', urgent: false }]);
     expect(await inbox.getEvent('approval-reminder', approvalId)).toMatchObject({ status: 'done' });
+    expect(heard).toEqual([{ inboxId: 'alice', approvalId, sent: false }]);
   });
 
   it("the tool's remindAt wins over the default, and null turns the reminder off", async () => {
