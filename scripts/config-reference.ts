@@ -26,12 +26,14 @@ interface JsonSchema {
   minimum?: number;
   maximum?: number;
   exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
   minLength?: number;
   properties?: Record<string, JsonSchema>;
   required?: string[];
   additionalProperties?: JsonSchema | boolean;
   propertyNames?: JsonSchema;
   oneOf?: JsonSchema[];
+  anyOf?: JsonSchema[];
 }
 
 const INTRO = `# Configuration reference
@@ -151,9 +153,13 @@ function typeOf(field: JsonSchema): string {
     if (field.exclusiveMinimum !== undefined) bounds.push(`> ${field.exclusiveMinimum}`);
     if (field.minimum !== undefined) bounds.push(`≥ ${field.minimum}`);
     if (field.maximum !== undefined && field.maximum < Number.MAX_SAFE_INTEGER) bounds.push(`≤ ${field.maximum}`);
+    if (field.exclusiveMaximum !== undefined) bounds.push(`< ${field.exclusiveMaximum}`);
     return bounds.length === 0 ? field.type : `${field.type}, ${bounds.join(', ')}`;
   }
   if (field.type === 'object') return '`{}`';
+  // A nullable field (z.nullable()): its kind, or null.
+  const kinds = field.anyOf?.filter((kind) => kind.type !== 'null');
+  if (kinds?.length === 1 && field.anyOf!.length === 2) return `${typeOf(kinds[0]!)}, or \`null\``;
   return field.type ?? 'any';
 }
 

@@ -57,6 +57,8 @@ export interface RuntimeEventMap {
   'scheduler:fired': { inboxId: string; due: number };
   /** R8: the answer (or expiry) that stands. */
   'approval:answered': { inboxId: string; approvalId: string; outcome: 'yes' | 'no' | 'expired' };
+  /** An approval's reminder handled by the runtime (runtime/approval-reminders.ts): sent, or not (answered or expired meanwhile). */
+  'approval:reminded': { inboxId: string; approvalId: string; sent: boolean };
   /** An operator asked for the held messages to go now (the dashboard's "send now"). */
   'outbox:expedited': { inboxId: string; count: number };
   /** R9: a dispatch recorded `count` messages as sent; `held` are still waiting in that inbox. */

@@ -11,14 +11,19 @@
  * pattern can never loosen a tool another line already holds tighter.
  */
 import { VigilError } from '../errors.js';
-import { BOUNDS } from '../store/index.js';
+import { BOUNDS, validateRemindAt } from '../store/index.js';
 
-export type Permission = 'allow' | 'deny' | { ask: { expiresInMs: number } };
+/**
+ * `ask.remindAt`: when to remind the person, as a share of expiresInMs
+ * (0 < remindAt < 1); null: never; absent: the service's default
+ * (config `approvals.remindAt`, else 0.75).
+ */
+export type Permission = 'allow' | 'deny' | { ask: { expiresInMs: number; remindAt?: number | null } };
 
 /** Per tool name or name pattern. */
 export type Permissions = Readonly<Record<string, Permission>>;
 
-export type Decision = { kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; expiresInMs: number };
+export type Decision = { kind: 'allow' } | { kind: 'deny'; reason: string } | { kind: 'ask'; expiresInMs: number; remindAt?: number | null };
 
 export function decide(permissions: Permissions, tool: string, known: boolean): Decision {
   if (!known) return { kind: 'deny', reason: `there is no tool named ${JSON.stringify(tool)}` };
@@ -26,7 +31,8 @@ export function decide(permissions: Permissions, tool: string, known: boolean): 
   if (permission === 'allow') return { kind: 'allow' };
   if (permission === undefined) return { kind: 'deny', reason: `${tool} is not permitted for this agent` };
   if (permission === 'deny') return { kind: 'deny', reason: `${tool} is denied by policy` };
-  return { kind: 'ask', expiresInMs: permission.ask.expiresInMs };
+  const { expiresInMs, remindAt } = permission.ask;
+  return remindAt === undefined ? { kind: 'ask', expiresInMs } : { kind: 'ask', expiresInMs, remindAt };
 }
 
 /** The line of the policy that holds `tool`: its exact name, else the most specific matching pattern. */
@@ -94,6 +100,16 @@ export function validatePermissions(permissions: unknown, toolNames: readonly st
     if (typeof expiresInMs !== 'number' || !Number.isSafeInteger(expiresInMs) || expiresInMs <= 0 || expiresInMs > BOUNDS.maxDurationMs) {
       throw new VigilError('invalid_options', `permissions.${tool} must be "allow", "deny" or { ask: { expiresInMs: <ms from 1 to ${BOUNDS.maxDurationMs}> } }`);
     }
+    checkRemindAt(tool, (permission as { ask: { remindAt?: unknown } }).ask.remindAt);
   }
   return permissions as Permissions;
+}
+
+/** The store's own check (engine/validate/approval.ts), said as this tool's permission so the start names the line to fix. */
+function checkRemindAt(tool: string, remindAt: unknown): void {
+  try {
+    validateRemindAt(remindAt);
+  } catch {
+    throw new VigilError('invalid_options', `permissions.${tool}.ask.remindAt must be a share of the approval's life between 0 and 1 (exclusive), or null for no reminder; got ${JSON.stringify(remindAt) ?? String(remindAt)}`);
+  }
 }

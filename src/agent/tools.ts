@@ -89,7 +89,7 @@ export interface ToolBoxDeps {
   signal: AbortSignal;
   fetch: ProxyFetch;
   memory: AgentMemory;
-  requestApproval(request: { id: string; expiresInMs: number; action: ToolAction }): Promise<{ link: string | null }>;
+  requestApproval(request: { id: string; expiresInMs: number; action: ToolAction; remindAt?: number | null }): Promise<{ link: string | null }>;
 }
 
 const APPROVAL_PREFIX = 'tool-';
@@ -132,7 +132,13 @@ export function createToolBox(tools: readonly Tool[], permissions: Permissions, 
       // Derived from this run's events and the call: a retried run asks the same approval.
       const approvalId = APPROVAL_PREFIX + idempotencyKeyFor(deps.inboxId, deps.events, `ask\u0000${callKey}`);
       const summary = clip(tool.summary?.(input) ?? `${name} ${stableJson(input)}`);
-      const { link } = await deps.requestApproval({ id: approvalId, expiresInMs: decision.expiresInMs, action: { type: 'tool', tool: name, input, summary } });
+      const action: ToolAction = { type: 'tool', tool: name, input, summary };
+      const { link } = await deps.requestApproval({
+        id: approvalId,
+        expiresInMs: decision.expiresInMs,
+        action,
+        ...(decision.remindAt === undefined ? {} : { remindAt: decision.remindAt }),
+      });
       record({ tool: name, decision: 'ask', approvalId });
       const body = link === null ? `Approve? ${summary} (approval ${approvalId})` : `Approve? ${summary}\n${link}`;
       // Urgent: a question must not wait out the outbox's pacing.

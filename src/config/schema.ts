@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { CHANNEL_DEFAULTS } from '../channels/channel.js';
 import { sendsWithoutContact } from '../channels/create-channels.js';
 import { RUNTIME_DEFAULTS } from '../runtime/defaults.js';
-import { BOUNDS, CHANNEL_NAME_PATTERN, DEFAULT_STORE_URL, LIMIT_DEFAULTS, MAX_LIMIT, STORE_DEFAULTS, storeUrlProblem } from '../store/index.js';
+import { APPROVAL_REMINDER_SOURCE, BOUNDS, CHANNEL_NAME_PATTERN, DEFAULT_STORE_URL, LIMIT_DEFAULTS, MAX_LIMIT, STORE_DEFAULTS, storeUrlProblem } from '../store/index.js';
 import { SecretRef, type SecretKind } from './secrets.js';
 
 /** A secret given inline or read from the environment ("env:GITHUB_SECRET"), read by resolve-config.ts as `kind` says. */
@@ -38,8 +38,8 @@ const limit = (fallback: number, what: string) => z.number().int().min(0).max(MA
 
 const SECRET_HINT = 'Inline, or "env:NAME" to read it from the environment at startup (a missing variable stops the service).';
 
-/** Sources Vigil itself writes: timers, approvals, and chat messages from the API. */
-export const RESERVED_SOURCES = ['approval', 'timer', 'chat'];
+/** Sources Vigil itself writes: timers, approvals and their reminders, and chat messages from the API. */
+export const RESERVED_SOURCES = ['approval', 'timer', 'chat', APPROVAL_REMINDER_SOURCE];
 
 const tolerance = z
   .number()
@@ -270,6 +270,21 @@ export const configSchema = z
       .strict()
       .prefault({})
       .describe('The worker pool.'),
+    approvals: z
+      .object({
+        remindAt: z
+          .number()
+          .gt(0)
+          .lt(1)
+          .nullable()
+          .default(RUNTIME_DEFAULTS.approvalRemindAt)
+          .describe(
+            'When an approval still open gets one urgent reminder with its link, as a share of its life (0.75: at three quarters of `expiresInMs`); `null`: never. A tool\'s permission `{ ask: { expiresInMs, remindAt } }` and an approval that names `remindAt` override it.',
+          ),
+      })
+      .strict()
+      .prefault({})
+      .describe('Approvals the agent asks for.'),
     engine: z
       .object({
         leaseTtlMs: count(STORE_DEFAULTS.leaseTtlMs, 'How long a worker holds an inbox without renewing.', BOUNDS.maxTimerDelayMs),

@@ -79,6 +79,7 @@ export function observe(events: RuntimeEvents, { metrics, logger, now = systemCl
     }),
     events.on('scheduler:fired', (e) => logger?.info(e, 'timers fired')),
     events.on('approval:answered', (e) => logger?.info(e, 'approval answered')),
+    events.on('approval:reminded', (e) => logger?.info(e, e.sent ? 'approval reminder queued' : 'approval reminder not sent: answered or expired')),
     events.on('outbox:expedited', (e) => logger?.info(e, 'held messages expedited')),
     events.on('outbox:dispatched', (e) => {
       if (e.held === 0) held.delete(e.inboxId);

@@ -14,6 +14,7 @@ import { refuseOperatorOnly, validateApprovalRequest } from '../store/index.js';
 import { describeAction, type ApprovalLink } from '../agent/approval-summary.js';
 import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import { addUsage, checkUsage } from '../agent/usage.js';
+import { RUNTIME_DEFAULTS } from './defaults.js';
 import type { ApprovalRequest, ClaimedEvent, Inbox, InboxSettings, MemoryChanges, Usage } from '../store/contract.js';
 
 export interface ContextDeps {
@@ -23,6 +24,8 @@ export interface ContextDeps {
   signal: AbortSignal;
   now: number;
   approvalLink?: ((link: ApprovalLink) => string) | undefined;
+  /** The reminder share for an approval that names none (config `approvals.remindAt`; null: none). */
+  approvalRemindAt?: number | null | undefined;
   /** ctx.fetch: through the credential proxy, when the service has one configured. */
   proxyFetch?: ProxyFetch | undefined;
   /** ctx.proxyUrl: that proxy's base URL. */
@@ -41,10 +44,16 @@ export interface RunContext {
   usage(): Usage | undefined;
 }
 
+/** An approval that names no reminder gets the service's (RUNTIME_DEFAULTS.approvalRemindAt unless configured); null names none. */
+function withReminder(request: ApprovalRequest, fallback: number | null | undefined): ApprovalRequest {
+  if (request.remindAt !== undefined) return request;
+  return { ...request, remindAt: fallback === undefined ? RUNTIME_DEFAULTS.approvalRemindAt : fallback };
+}
+
 const noProxy: ProxyFetch = () =>
   Promise.reject(new VigilError('invalid_options', 'ctx.fetch needs the credential proxy: set "proxy": { "url": ... } in the service config'));
 
-export function createAgentContext({ agent, inbox, events, signal, now, approvalLink, proxyFetch, proxyUrl }: ContextDeps): RunContext {
+export function createAgentContext({ agent, inbox, events, signal, now, approvalLink, approvalRemindAt, proxyFetch, proxyUrl }: ContextDeps): RunContext {
   const inboxId = inbox.id;
   const live = (): void => signal.throwIfAborted();
   const memory = new StagedMemory(inbox);
@@ -56,7 +65,7 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
     // Asked with the run's finish, in its transaction (RunOutcome.approvals): a run that
     // fails or loses its lease asks nothing, so no approval exists whose question was never sent.
     const checked = validateApprovalRequest(request, Number.MAX_SAFE_INTEGER);
-    if (!approvals.has(checked.id)) approvals.set(checked.id, request);
+    if (!approvals.has(checked.id)) approvals.set(checked.id, withReminder(request, approvalRemindAt));
     // The store keeps the first request's deadline; a repeated ask signs a
     // later expiry into the link, which the store still refuses past the
     // real one (R8), so the link can never outlive the approval.

@@ -18,4 +18,6 @@ export const RUNTIME_DEFAULTS = {
   dispatcherConcurrency: 4,
   /** After a channel fails, the wait before that inbox is tried again: doubling from baseMs, at most maxMs. */
   dispatchRetry: { baseMs: 1_000, maxMs: 300_000 },
+  /** An approval still open at this share of its life gets one urgent reminder (approval-reminders.ts); null: none. */
+  approvalRemindAt: 0.75 as number | null,
 } as const;

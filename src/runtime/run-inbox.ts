@@ -28,6 +28,7 @@ import { isVigilError } from '../errors.js';
 import { storableText } from '../store/index.js';
 import type { ClaimedEvent, Inbox, RunOutcome } from '../store/contract.js';
 import { createAgentContext } from './agent-context.js';
+import { finishReminders } from './approval-reminders.js';
 import { callAgent, describeError, type AgentOutcome } from './call-agent.js';
 import { LeaseHeartbeat } from './lease-heartbeat.js';
 import { RunAbortedError } from './run-abort.js';
@@ -44,6 +45,8 @@ export interface RunInboxDeps {
   heartbeatMs: number | null;
   clock: Clock;
   approvalLink?: ((link: ApprovalLink) => string) | undefined;
+  /** The reminder share for an approval that names none (config `approvals.remindAt`; null: none; default 0.75). */
+  approvalRemindAt?: number | null | undefined;
   /** ctx.fetch through the credential proxy, when one is configured. */
   proxyFetch?: ProxyFetch | undefined;
   /** ctx.proxyUrl: that proxy's base URL. */
@@ -154,7 +157,10 @@ async function runBatch(
   const startedAt = performance.now();
   events.emit('run:started', { inboxId, gen, eventIds: batch.map((event) => event.id) });
 
-  const claimed = await screen(deps, inbox, gen, batch);
+  // Approvals' reminders are the runtime's to send, not the agent's (approval-reminders.ts).
+  const forAgent = await finishReminders(deps, inbox, gen, batch);
+  if (forAgent === null) return { label: 'refused' };
+  const claimed = forAgent.length === 0 ? forAgent : await screen(deps, inbox, gen, forAgent);
   if (claimed === null) return { label: 'refused' };
   if (claimed.length === 0) return { label: 'nothing' };
   const eventIds = claimed.map((event) => event.id);
@@ -174,6 +180,7 @@ async function runBatch(
     signal: controller.signal,
     now: deps.clock(),
     approvalLink: deps.approvalLink,
+    approvalRemindAt: deps.approvalRemindAt,
     proxyFetch: deps.proxyFetch,
     proxyUrl: deps.proxyUrl,
   });

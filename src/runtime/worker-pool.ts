@@ -52,6 +52,8 @@ export interface WorkerPoolOptions {
   clock?: Clock;
   /** Builds the one-tap link returned by ctx.requestApproval. */
   approvalLink?: (link: ApprovalLink) => string;
+  /** When an approval that names no reminder reminds, as a share of its life (default 0.75; null: never). */
+  approvalRemindAt?: number | null;
   /** The agent's ctx.fetch, through the credential proxy. */
   proxyFetch?: ProxyFetch;
   /** The agent's ctx.proxyUrl: that proxy's base URL. */
@@ -118,6 +120,7 @@ export class WorkerPool extends LoopOwner {
       heartbeatMs,
       clock: options.clock ?? systemClock,
       approvalLink: options.approvalLink,
+      approvalRemindAt: options.approvalRemindAt,
       proxyFetch: options.proxyFetch,
       proxyUrl: options.proxyUrl,
       draining: () => this.state !== 'started',

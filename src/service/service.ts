@@ -107,6 +107,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         concurrency: config.workers.concurrency,
         runTimeoutMs: config.workers.runTimeoutMs,
         pollIntervalMs: config.workers.pollIntervalMs,
+        approvalRemindAt: config.approvals.remindAt,
         ...(linkSecret === '' ? {} : { approvalLink: (link) => approvalUrl(publicUrl, linkSecret, link) }),
         ...(config.proxy === undefined ? {} : { proxyFetch: createProxyFetch(config.proxy.url), proxyUrl: config.proxy.url }),
       });

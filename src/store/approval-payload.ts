@@ -15,3 +15,23 @@ export function approvalPayload(
   if (outcome !== 'expired') return { approval: id, answer: outcome, action };
   return { approval: id, answer: 'expired', action, scheduledFor: expiresAt, lateBy: now - expiresAt, skipped: 0 };
 }
+
+/**
+ * The source of an approval's reminder event; its sourceId is the approval
+ * id, so R1 stores at most one per approval. Reserved: no webhook source may
+ * take the name (config/schema.ts RESERVED_SOURCES), so none can forge one.
+ */
+export const APPROVAL_REMINDER_SOURCE = 'approval-reminder';
+
+/** What a reminder event carries: enough for the runtime to sign the same link the question had. */
+export interface ApprovalReminderPayload {
+  approval: string;
+  action: unknown;
+  /** When the reminder was due, and when the approval expires (the deadline the link is signed with). */
+  remindAt: number;
+  expiresAt: number;
+}
+
+export function approvalReminderPayload(id: string, action: unknown, remindAt: number, expiresAt: number): ApprovalReminderPayload {
+  return { approval: id, action, remindAt, expiresAt };
+}

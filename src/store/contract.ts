@@ -39,7 +39,7 @@ import type { Clock } from '../clock.js';
 import type { RuntimeEvents } from '../events.js';
 import type { InboxRecord, PruneResult, RetentionOptions } from './contract/data-lifecycle.js';
 import type { DispatchOptions, SendFn } from './contract/outbox.js';
-import type { EventQuery, InboxList, InboxListQuery, InboxView, OperatorAction } from './contract/reads.js';
+import type { ApprovalRow, EventQuery, InboxList, InboxListQuery, InboxView, OperatorAction } from './contract/reads.js';
 import type { ApprovalAnswer, ApprovalOutcome, ApprovalRequest, ClaimedEvent, EventRow, EventStatus, LeaseInfo, NewEvent, TimerRow, TimerSpec } from './contract/rows.js';
 import type { InboxSettings } from './contract/settings.js';
 import type { IngestOptions, InboxUsage } from './contract/limits.js';
@@ -189,6 +189,8 @@ export interface Inbox {
   getMemory(): Promise<Record<string, unknown>>;
 
   getEvent(source: string, sourceId: string): Promise<EventRow | null>;
+  /** One approval as stored, its exact action and its reminder included, or null: what a link page shows. */
+  getApproval(id: string): Promise<ApprovalRow | null>;
   /** Oldest first. */
   events(query?: EventQuery): Promise<EventRow[]>;
   /** R6: make a dead event pending again with attempts 0. */

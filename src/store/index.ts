@@ -13,6 +13,7 @@ export { migrateStore, openStore, throwawayPlace, type MigrateReport, type Throw
 export { LIMIT_DEFAULTS, STORE_DEFAULTS } from './options.js';
 export { effectiveLimits } from './engine/quota.js';
 export { quietState, type QuietState } from './pacing.js';
+export { APPROVAL_REMINDER_SOURCE, type ApprovalReminderPayload } from './approval-payload.js';
 export {
   BOUNDS,
   CHANNEL_NAME_PATTERN,
@@ -23,6 +24,7 @@ export {
   refuseOperatorOnly,
   storableText,
   validateApprovalRequest,
+  validateRemindAt,
   validateInboxId,
   validateMemoryKey,
   validateMemoryValue,

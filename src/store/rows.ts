@@ -218,7 +218,13 @@ export interface ApprovalRecord {
   expires_at: number;
   answer: ApprovalRow['answer'];
   answered_at: number | null;
+  /** Read by the export (not by the dashboard's list): absent or null, the approval has no reminder. */
+  remind_at?: number | null;
+  reminded_at?: number | null;
 }
+
+/** An approval row's columns, its reminder's included (migration 012 / 019). */
+export const APPROVAL_COLUMNS = 'id, action, requested_at, expires_at, answer, answered_at, remind_at, reminded_at';
 
 export function toApprovalRow(row: ApprovalRecord): ApprovalRow {
   return {
@@ -228,6 +234,7 @@ export function toApprovalRow(row: ApprovalRecord): ApprovalRow {
     expiresAt: row.expires_at,
     answer: row.answer,
     answeredAt: row.answered_at,
+    ...(row.remind_at === undefined || row.remind_at === null ? {} : { remindAt: Number(row.remind_at), remindedAt: row.reminded_at === null || row.reminded_at === undefined ? null : Number(row.reminded_at) }),
   };
 }
 

@@ -31,6 +31,8 @@ export interface RunOnceOptions {
   events?: RuntimeEvents;
   /** Builds the link ctx.requestApproval returns (default: none, the link is null). */
   approvalLink?: (link: ApprovalLink) => string;
+  /** When an approval that names no reminder reminds, as a share of its life (default 0.75, as `vigil serve`'s; null: never). */
+  approvalRemindAt?: number | null;
 }
 
 export interface TurnResult {
@@ -69,6 +71,7 @@ export async function runOnce(options: RunOnceOptions): Promise<TurnResult> {
         heartbeatMs: null, // renew between steps only: no timers left behind by a crashed turn
         clock,
         approvalLink: options.approvalLink,
+        approvalRemindAt: options.approvalRemindAt,
         draining: () => false,
         shutdown: new AbortController().signal,
       },

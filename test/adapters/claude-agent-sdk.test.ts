@@ -188,6 +188,19 @@ describe('claudeAgentSdk on the runtime', () => {
     expect((await sessionOf(store)).decisions.at(-1)).toMatchObject({ tool: 'refund', decision: 'declined' });
   }, 90_000);
 
+  it("an ask's remindAt in the policy is the approval's: its reminder is due at that share of its life", async () => {
+    fake = await startFakeClaudeStream();
+    fake.enqueue(callTools(['tu_1', REFUND, { order: '7' }]));
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const t = refundTools();
+    const { events } = await startPool(store, claudeAgentSdk({ tools: t.list, permissions: { refund: { ask: { expiresInMs: 60_000, remindAt: 0.25 } } }, workDir: workDir() }));
+    const done = finished(events);
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'refund order 7' } });
+    await done;
+    const approval = await store.inbox('alice').getApproval((await sessionOf(store)).waiting!.approvalId);
+    expect(approval!.remindAt! - approval!.requestedAt).toBe(15_000);
+  }, 90_000);
+
   it('yes for one input does not run another: a transcript changed after the ask is refused', async () => {
     fake = await startFakeClaudeStream();
     fake.enqueue(callTools(['tu_1', REFUND, { order: '42' }]), say('That was not approved.'));

@@ -70,6 +70,20 @@ describe('validatePermissions', () => {
       expect(refusal({ refund: bad }), JSON.stringify(bad)).toBe(message);
     }
   });
+
+  it('an ask may name its reminder: a share of its life in (0, 1), or null for none; anything else names the tool', () => {
+    for (const remindAt of [0.5, 0.001, 0.999, null]) {
+      const good = { refund: { ask: { expiresInMs: 60_000, remindAt } } };
+      expect(validatePermissions(good, tools)).toBe(good);
+    }
+    expect(decide({ refund: { ask: { expiresInMs: 60_000, remindAt: 0.5 } } }, 'refund', true)).toEqual({ kind: 'ask', expiresInMs: 60_000, remindAt: 0.5 });
+    expect(decide({ refund: { ask: { expiresInMs: 60_000 } } }, 'refund', true)).toEqual({ kind: 'ask', expiresInMs: 60_000 });
+    for (const bad of [0, 1, -0.25, 1.5, Number.NaN, '0.5', {}]) {
+      expect(refusal({ refund: { ask: { expiresInMs: 60_000, remindAt: bad } } }), String(bad)).toMatch(
+        /^permissions\.refund\.ask\.remindAt must be a share of the approval's life between 0 and 1 \(exclusive\), or null for no reminder; got /,
+      );
+    }
+  });
 });
 
 describe('name patterns (a family of tools, such as one MCP server’s)', () => {

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/load-config.js';
 import { configSchema } from '../../src/config/schema.js';
 
-it.each(['approval', 'timer', 'chat'])('a webhook source may not be named %s: Vigil stores its own events there', (name) => {
+it.each(['approval', 'timer', 'chat', 'approval-reminder'])('a webhook source may not be named %s: Vigil stores its own events there', (name) => {
   const result = configSchema.safeParse({ sources: { [name]: { type: 'github', secret: 's' } } });
   expect(result.success).toBe(false);
   expect(JSON.stringify(result.error?.issues)).toContain('reserved source names');
@@ -24,6 +24,14 @@ it('an unknown key that is not a plain name is quoted in the error, never blank'
   expect(message({ '': 1 })).toContain('"": unknown key');
   expect(message({ 'two words': 1, colour: 'red' })).toMatch(/"two words", colour: unknown keys/);
   expect(message({ workers: { 'a.b': 1 } })).toContain('workers."a.b": unknown key');
+});
+
+it('approvals.remindAt is 0.75 unless the config says another share in (0, 1) or null; anything else is named in the error', () => {
+  expect(parseConfig({}, 'test.json').approvals).toEqual({ remindAt: 0.75 });
+  expect(parseConfig({ approvals: { remindAt: 0.5 } }, 'test.json').approvals.remindAt).toBe(0.5);
+  expect(parseConfig({ approvals: { remindAt: null } }, 'test.json').approvals.remindAt).toBeNull();
+  for (const bad of [0, 1, -1, 2, '0.5']) expect(() => parseConfig({ approvals: { remindAt: bad } }, 'test.json')).toThrow(/approvals\.remindAt/);
+  expect(() => parseConfig({ approvals: { remindAfter: 0.5 } }, 'test.json')).toThrow(/approvals\.remindAfter: unknown key/);
 });
 
 it('delivery is at-least-once unless the config says at-most-once; anything else is named in the error', () => {

@@ -56,6 +56,23 @@ describe('GET /a/:inbox/:id (confirm page)', () => {
     expect(page).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=&#39;y&#39;&gt;&amp;');
   });
 
+  it('a tool action shows the tool and the exact input that will run, from the store, escaped and bounded', async () => {
+    const t = await apps.make();
+    const input = { order: '42', note: '<b>"rush"</b> & ship', cents: 500 };
+    const path = await requestApproval(t, { type: 'tool', tool: 'refund', input, summary: 'Refund order 42' });
+    const page = await (await t.app.hono.request(path)).text();
+    expect(page).toContain('Refund order 42');
+    expect(page).toContain('Yes runs the tool <code>refund</code> with exactly this input:');
+    const escaped = JSON.stringify(input, null, 2).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+    expect(page).toContain(`<pre class="exact">${escaped}</pre>`);
+    expect(page).not.toContain('<b>');
+
+    const long = { text: 'x'.repeat(10_000) };
+    const longPage = await (await t.app.hono.request(await requestApproval(t, { type: 'tool', tool: 'post', input: long, summary: 'Post it' }, 'post-1'))).text();
+    expect(longPage).toContain(`… (cut: ${JSON.stringify(long, null, 2).length} characters in all)`);
+    expect(longPage).not.toContain('x'.repeat(4_000));
+  });
+
   it('escapes the approval id too (it comes from the agent)', async () => {
     const t = await apps.make();
     const path = await requestApproval(t, 'plain', '<b>id</b>');

@@ -104,6 +104,8 @@ async function start(options: { engine?: Record<string, unknown>; env?: Record<s
     // A short lease, so a killed worker's inbox is taken over soon; retries wait briefly.
     engine: { outboxGapMs: 0, leaseTtlMs: 1_500, retryBackoff: { baseMs: 50, maxMs: 200 }, ...options.engine },
     workers: { pollIntervalMs: 200 },
+    // These journeys count events and messages up to an expiry: no reminder in between (test/service/approval-reminders.test.ts has them).
+    approvals: { remindAt: null },
   });
   const env = { FAKE_CLAUDE_URL: fakeClaude.url, PAYMENTS_URL: fakePayments.url, ...options.env };
   const serve = harness.serve(config, env);

@@ -68,6 +68,8 @@ async function start(env: Record<string, string> = {}) {
     channels: { webhook: { url: receiver.url, secret: CHANNEL_SECRET } },
     engine: { outboxGapMs: 0, leaseTtlMs: 1_500, retryBackoff: { baseMs: 50, maxMs: 200 } },
     workers: { pollIntervalMs: 200 },
+    // These journeys count events and messages up to an expiry: no reminder in between (test/service/approval-reminders.test.ts has them).
+    approvals: { remindAt: null },
   });
   const serveEnv = { FAKE_CLAUDE_URL: fake.url, RECORD_FILE: recordFile, ...env };
   let serve: ServeProcess = harness.serve(config, serveEnv);

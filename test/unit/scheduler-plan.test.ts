@@ -43,7 +43,24 @@ describe('planSchedulerPass', () => {
     expect(plan.expiredApprovals).toEqual([]);
   });
 
+  it("a reminder fires from its time until just before its approval's deadline, as an ('approval-reminder', id) event; an expiry in the same pass wins", () => {
+    const reminder = (id: string, remindAt: number, expiresAt: number) => ({ id, actionJson: '{"tool":"refund"}', remindAt, expiresAt });
+    const plan = planSchedulerPass([], [{ id: 'gone', actionJson: '"x"', expiresAt: 900 }], 1_000, [
+      reminder('due', 1_000, 2_000),
+      reminder('late', 500, 1_001),
+      reminder('early', 1_001, 2_000),
+      reminder('at-deadline', 500, 1_000),
+      reminder('gone', 100, 900),
+    ]);
+    expect(plan.remindedApprovals).toEqual(['due', 'late']);
+    expect(plan.expiredApprovals).toEqual(['gone']);
+    expect(plan.events.filter((e) => e.source === 'approval-reminder')).toEqual([
+      { source: 'approval-reminder', sourceId: 'due', payloadJson: JSON.stringify({ approval: 'due', action: { tool: 'refund' }, remindAt: 1_000, expiresAt: 2_000 }) },
+      { source: 'approval-reminder', sourceId: 'late', payloadJson: JSON.stringify({ approval: 'late', action: { tool: 'refund' }, remindAt: 500, expiresAt: 1_001 }) },
+    ]);
+  });
+
   it('nothing due plans nothing', () => {
-    expect(planSchedulerPass([], [], 1_000)).toEqual({ events: [], timers: [], expiredApprovals: [] });
+    expect(planSchedulerPass([], [], 1_000)).toEqual({ events: [], timers: [], expiredApprovals: [], remindedApprovals: [] });
   });
 });

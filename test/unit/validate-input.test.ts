@@ -102,7 +102,7 @@ describe('events (R1)', () => {
 
 describe('approvals (R8)', () => {
   it('a request: an id, a positive whole expiresInMs, an action (null when absent)', () => {
-    expect(validateApprovalRequest({ id: 'a', expiresInMs: 1, action: { x: 1 } }, MAX)).toEqual({ id: 'a', expiresInMs: 1, actionJson: '{"x":1}' });
+    expect(validateApprovalRequest({ id: 'a', expiresInMs: 1, action: { x: 1 } }, MAX)).toEqual({ id: 'a', expiresInMs: 1, actionJson: '{"x":1}', remindInMs: null });
     expect(validateApprovalRequest({ id: 'a', expiresInMs: 5 }, MAX).actionJson).toBe('null');
     for (const [bad, got] of [[null, 'null'], ['a', '"a"'], [5, '5']] as const) {
       expect(refusal(() => validateApprovalRequest(bad, MAX), 'invalid_argument')).toBe(`an approval request must be an object { id, expiresInMs, action }, got ${got}`);
@@ -112,6 +112,13 @@ describe('approvals (R8)', () => {
       expect(refusal(() => validateApprovalRequest({ id: 'a', expiresInMs: bad }, MAX), 'invalid_argument')).toMatch(/^expiresInMs must be a whole number of milliseconds from 1 to 315576000000 \(ten years\), got /);
     }
     expect(validateApprovalRequest({ id: 'a', expiresInMs: 315_576_000_000 }, MAX).expiresInMs).toBe(315_576_000_000);
+    // A reminder: its share of the approval's life, as a delay in ms (rounded); null asks none.
+    expect(validateApprovalRequest({ id: 'a', expiresInMs: 1_000, remindAt: 0.75 }, MAX).remindInMs).toBe(750);
+    expect(validateApprovalRequest({ id: 'a', expiresInMs: 3, remindAt: 0.5 }, MAX).remindInMs).toBe(2);
+    expect(validateApprovalRequest({ id: 'a', expiresInMs: 1_000, remindAt: null }, MAX).remindInMs).toBeNull();
+    for (const bad of [0, 1, -0.1, 1.1, Number.NaN, Number.POSITIVE_INFINITY, '0.5', {}]) {
+      expect(refusal(() => validateApprovalRequest({ id: 'a', expiresInMs: 1_000, remindAt: bad as number }, MAX), 'invalid_argument')).toMatch(/^remindAt must be a share of the approval's life between 0 and 1 \(exclusive\), or null for no reminder, got /);
+    }
     expect(refusal(() => validateApprovalRequest({ id: 'a', expiresInMs: 1, action: 'x'.repeat(MAX) }, MAX), 'invalid_argument')).toMatch(/^action is \d+ bytes/);
   });
 
@@ -218,7 +225,7 @@ describe('a run outcome (R3, R5, R6)', () => {
       ...NOTHING,
       session: '{"s":1}',
       memory: { set: [{ key: 'k', json: '1' }], delete: [] },
-      approvals: [{ id: 'a', expiresInMs: 5, actionJson: '"x"' }],
+      approvals: [{ id: 'a', expiresInMs: 5, actionJson: '"x"', remindInMs: null }],
     });
     expect(validateOutcome({ session: null }, MAX).session).toBeNull();
     expect(refusal(() => validateOutcome({ approvals: { id: 'a' } }, MAX), 'invalid_argument')).toBe('outcome.approvals must be an array of { id, expiresInMs, action }');

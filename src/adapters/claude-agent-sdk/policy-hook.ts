@@ -171,7 +171,8 @@ export function createPolicy(deps: PolicyDeps): Policy {
     const summary = clip(own?.summary?.(input) ?? `${tool} ${stableJson(input)}`);
     const inputSha256 = sha256(input);
     const action: SdkToolAction = { type: 'tool', tool, input, summary, inputSha256, sessionId: deps.sessionId() };
-    const { link } = await ctx.requestApproval({ id: approvalId, expiresInMs: policy.expiresInMs, action });
+    const remindAt = policy.remindAt === undefined ? {} : { remindAt: policy.remindAt }; // the tool's ask.remindAt, else the service's
+    const { link } = await ctx.requestApproval({ id: approvalId, expiresInMs: policy.expiresInMs, action, ...remindAt });
     record({ tool, decision: 'ask', approvalId });
     const body = link === null ? `Approve? ${summary} (approval ${approvalId})` : `Approve? ${summary}\n${link}`;
     // Urgent: a question must not wait out the outbox's pacing.

@@ -8,7 +8,7 @@
 import { Hono, type Context } from 'hono';
 import type { ApprovalOutcome, Inbox } from '../../store/contract.js';
 import { describeAction, verifyApprovalLink, type ApprovalLink } from '../approval-links.js';
-import { confirmPage, errorPage, outcomePage, PAGE_HEADERS } from '../approval-page.js';
+import { confirmPage, errorPage, exactAction, outcomePage, PAGE_HEADERS } from '../approval-page.js';
 import { fromStoreError, HttpError } from '../http-error.js';
 import { answerApproval, noteFailure, requestFacts, type HttpContext } from '../http-context.js';
 import { readRequestBody } from '../read-body.js';
@@ -39,7 +39,10 @@ export function approvalPageRoutes(ctx: HttpContext): Hono {
     if (answered !== null) return c.html(outcomePage({ outcome: answered.outcome, asked, justAnswered: false }), 200, PAGE_HEADERS);
     if (ctx.now() >= link.expiresAt) return c.html(outcomePage({ outcome: 'expired', asked, justAnswered: false }), 200, PAGE_HEADERS);
     const formAction = new URL(c.req.url).pathname + new URL(c.req.url).search;
-    return c.html(confirmPage({ asked, approvalId: link.approvalId, inboxId: link.inboxId, expiresAt: link.expiresAt, formAction }), 200, PAGE_HEADERS);
+    // The exact input that will run, from the store: the summary in the link is only the agent's words for it.
+    const approval = await inbox.getApproval(link.approvalId);
+    const exact = approval === null ? null : exactAction(approval.action);
+    return c.html(confirmPage({ asked, approvalId: link.approvalId, inboxId: link.inboxId, expiresAt: link.expiresAt, formAction, exact }), 200, PAGE_HEADERS);
   });
 
   app.post('/:inbox/:id', async (c) => {

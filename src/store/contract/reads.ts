@@ -25,6 +25,10 @@ export interface ApprovalRow {
   expiresAt: number;
   answer: ApprovalAnswer | 'expired' | null;
   answeredAt: number | null;
+  /** When its reminder is (was) due; present only on an approval asked with one (ApprovalRequest.remindAt). */
+  remindAt?: number;
+  /** When the reminder fired, null while it has not. */
+  remindedAt?: number | null;
 }
 
 export interface OutboxRow {

@@ -94,6 +94,14 @@ export interface ApprovalRequest {
   /** How long the question stays open, in ms: a positive integer, at most BOUNDS.maxDurationMs (ten years). */
   expiresInMs: number;
   action: unknown;
+  /**
+   * When to remind, as a share of expiresInMs (0 < remindAt < 1): one
+   * reminder event ('approval-reminder', id) is stored at requested time +
+   * remindAt × expiresInMs if the approval is still open then, never after
+   * its answer or deadline. Absent or null: no reminder (the runtime fills in
+   * its default, 0.75, for the approvals a run asks).
+   */
+  remindAt?: number | null;
 }
 
 export type ApprovalAnswer = 'yes' | 'no';

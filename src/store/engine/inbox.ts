@@ -13,6 +13,7 @@ import type {
   ApprovalAnswer,
   ApprovalOutcome,
   ApprovalRequest,
+  ApprovalRow,
   ClaimedEvent,
   ClaimedRun,
   DispatchOptions,
@@ -177,12 +178,13 @@ export class EngineInbox implements Inbox {
     return this.port.timers();
   }
 
-  /** R7: returns how many timers (and expired approvals) were due. A pass never starts a run. */
+  /** R7: returns how many timers (and expired approvals, and approvals' reminders) were due. A pass never starts a run. */
   async runScheduler(): Promise<number> {
     let due = 0;
-    await this.port.fireTimers((timers, approvals, now) => {
-      due = timers.length + approvals.length;
-      return planSchedulerPass(timers, approvals, now);
+    await this.port.fireTimers((timers, approvals, now, reminders = []) => {
+      const plan = planSchedulerPass(timers, approvals, now, reminders);
+      due = timers.length + approvals.length + plan.remindedApprovals.length;
+      return plan;
     });
     if (due > 0) this.ctx.events.emit('scheduler:fired', { inboxId: this.id, due });
     return due;
@@ -246,6 +248,11 @@ export class EngineInbox implements Inbox {
     v.checkKey('invalid_argument', 'source', source);
     v.checkKey('invalid_argument', 'sourceId', sourceId);
     return this.port.getEvent(source, sourceId);
+  }
+
+  async getApproval(id: string): Promise<ApprovalRow | null> {
+    v.validateApprovalId(id);
+    return this.port.getApproval(id);
   }
 
   async events(query?: EventQuery): Promise<EventRow[]> {

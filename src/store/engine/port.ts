@@ -207,6 +207,7 @@ export interface InboxPort {
   getSession(): Promise<unknown>;
   getMemory(): Promise<Record<string, unknown>>;
   getEvent(source: string, sourceId: string): Promise<EventRow | null>;
+  getApproval(id: string): Promise<ApprovalRow | null>;
   events(query: CheckedEventQuery): Promise<EventRow[]>;
   stats(): Promise<InboxStats>;
 }
@@ -271,9 +272,19 @@ export interface FiringPlan {
   events: CheckedEvent[];
   timers: { id: string; nextDue: number | null; lastSkipped: number }[];
   expiredApprovals: string[];
+  /** Approvals whose reminder event this pass stores: marked reminded in the same transaction, so it fires once. */
+  remindedApprovals: string[];
 }
 
-export type PlanFiring = (due: DueTimer[], expired: ExpiredApproval[], now: number) => FiringPlan;
+/** An open approval whose reminder is due (remind_at <= now < expires_at, not reminded yet). */
+export interface DueReminder {
+  id: string;
+  actionJson: string;
+  expiresAt: number;
+  remindAt: number;
+}
+
+export type PlanFiring = (due: DueTimer[], expired: ExpiredApproval[], now: number, reminders?: DueReminder[]) => FiringPlan;
 
 export interface DecideAnswer {
   /** The event to store under ('approval', id), from the approval's row and the transaction's now. */

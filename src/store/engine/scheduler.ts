@@ -5,14 +5,15 @@
  * second pass at the same instant finds nothing due; the event key (timer
  * id @ scheduled time) turns a replay of the same occurrence into a
  * duplicate. Approvals past their deadline with no answer get their
- * `expired` event here too. The timer arithmetic is schedule.ts's.
+ * `expired` event here too, and open approvals whose reminder is due their
+ * one ('approval-reminder', id) event. The timer arithmetic is schedule.ts's.
  */
-import { approvalPayload } from '../approval-payload.js';
+import { APPROVAL_REMINDER_SOURCE, approvalPayload, approvalReminderPayload } from '../approval-payload.js';
 import { planFiring, timerEventKey } from '../schedule.js';
-import type { DueTimer, ExpiredApproval, FiringPlan } from './port.js';
+import type { DueReminder, DueTimer, ExpiredApproval, FiringPlan } from './port.js';
 import type { CheckedEvent } from './validate/index.js';
 
-export function planSchedulerPass(due: DueTimer[], expired: ExpiredApproval[], now: number): FiringPlan {
+export function planSchedulerPass(due: DueTimer[], expired: ExpiredApproval[], now: number, reminders: DueReminder[] = []): FiringPlan {
   const events: CheckedEvent[] = [];
   const timers: FiringPlan['timers'] = [];
   for (const timer of due) {
@@ -32,7 +33,25 @@ export function planSchedulerPass(due: DueTimer[], expired: ExpiredApproval[], n
     const payload = approvalPayload(approval.id, 'expired', JSON.parse(approval.actionJson) as unknown, approval.expiresAt, now);
     events.push({ source: 'approval', sourceId: approval.id, payloadJson: JSON.stringify(payload) });
   }
-  return { events, timers, expiredApprovals: expired.map((approval) => approval.id) };
+  const remindedApprovals = planReminders(reminders, now, events);
+  return { events, timers, expiredApprovals: expired.map((approval) => approval.id), remindedApprovals };
+}
+
+/**
+ * Approvals that remind: a reminder fires while its approval is open and
+ * before its deadline, never at or after it (the backends read only those;
+ * this holds the rule even if one read more). An expiry in the same pass
+ * wins: the person is told it expired, not reminded of it.
+ */
+function planReminders(reminders: DueReminder[], now: number, events: CheckedEvent[]): string[] {
+  const fired: string[] = [];
+  for (const reminder of reminders) {
+    if (reminder.remindAt > now || now >= reminder.expiresAt) continue;
+    const payload = approvalReminderPayload(reminder.id, JSON.parse(reminder.actionJson) as unknown, reminder.remindAt, reminder.expiresAt);
+    events.push({ source: APPROVAL_REMINDER_SOURCE, sourceId: reminder.id, payloadJson: JSON.stringify(payload) });
+    fired.push(reminder.id);
+  }
+  return fired;
 }
 
 const OCCURRENCE_KEYS = ['"scheduledFor"', '"lateBy"', '"skipped"'];

@@ -152,8 +152,9 @@ class RecordWriter {
       }
       case 'approval':
         await this.run(
-          'INSERT INTO approvals (inbox_id, id, action, requested_at, expires_at, answer, answered_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-          [id, r.id, r.actionJson, r.requestedAt, r.expiresAt, r.answer, r.answeredAt],
+          `INSERT INTO approvals (inbox_id, id, action, requested_at, expires_at, answer, answered_at, remind_at, reminded_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [id, r.id, r.actionJson, r.requestedAt, r.expiresAt, r.answer, r.answeredAt, r.remindAt ?? null, r.remindedAt ?? null],
         );
         return;
       case 'timer': {

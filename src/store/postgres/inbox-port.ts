@@ -6,7 +6,7 @@
  * (inbox-tx.ts) around the engine's plan. Reads and writes of an inbox that
  * was never written return empty results without creating it, as on SQLite.
  */
-import type { ApprovalOutcome, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, ApprovalRow, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
 import type {
   Acquired,
   Claim,
@@ -23,8 +23,8 @@ import type {
 import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import type { IngestResult } from '../engine/quota.js';
-import { toEventRow, toTimerRow, type EventRecord, type ListedTimerRecord } from '../rows.js';
-import { answerApproval, requestApproval } from './approvals.js';
+import { toApprovalRow, toEventRow, toTimerRow, type ApprovalRecord, type EventRecord, type ListedTimerRecord } from '../rows.js';
+import { answerApproval, GET_APPROVAL, requestApproval } from './approvals.js';
 import type { CallTarget } from './call.js';
 import { claimBatch } from './claim.js';
 import { dropFailures, recordProgress, recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
@@ -191,6 +191,11 @@ export class PostgresInboxPort implements InboxPort {
   async getEvent(source: string, sourceId: string): Promise<EventRow | null> {
     const [row] = await this.db.query<EventRecord>(GET_EVENT, [this.id, source, sourceId]);
     return row === undefined ? null : toEventRow(row);
+  }
+
+  async getApproval(id: string): Promise<ApprovalRow | null> {
+    const [row] = await this.db.query<ApprovalRecord>(GET_APPROVAL, [this.id, id]);
+    return row === undefined ? null : toApprovalRow(row);
   }
 
   async events(query: CheckedEventQuery): Promise<EventRow[]> {

@@ -95,7 +95,7 @@ async function* records(client: pg.PoolClient, inboxId: string): AsyncGenerator<
   )) {
     yield messageRecord(row, failures.get(row.id) ?? []);
   }
-  const approvals = 'SELECT id, action, requested_at, expires_at, answer, answered_at FROM approvals WHERE inbox_id = $1 ORDER BY requested_at, id';
+  const approvals = 'SELECT id, action, requested_at, expires_at, answer, answered_at, remind_at, reminded_at FROM approvals WHERE inbox_id = $1 ORDER BY requested_at, id';
   for (const row of await rows<ApprovalRecord>(approvals, [inboxId])) yield approvalRecord(row);
   for (const row of await rows<ListedTimerRecord & { missed: MissedPolicy }>('SELECT * FROM timers WHERE inbox_id = $1 ORDER BY id', [inboxId])) {
     yield timerRecord(row);

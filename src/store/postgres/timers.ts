@@ -1,5 +1,5 @@
 /** R7: timers live in their own table and feed the inbox; a pass never starts a run. The plan is the engine's (engine/scheduler.ts). */
-import type { ExpiredApproval, PlanFiring } from '../engine/port.js';
+import type { DueReminder, ExpiredApproval, PlanFiring } from '../engine/port.js';
 import type { CheckedTimer } from '../engine/validate/index.js';
 import { toDueTimer, type TimerRecord } from '../rows.js';
 import type { InboxTx } from './inbox-tx.js';
@@ -27,6 +27,14 @@ WHERE inbox_id = $1 AND answer IS NULL AND expires_at <= $2 ORDER BY expires_at,
 const MARK_EXPIRED = `
 UPDATE approvals SET answer = 'expired', answered_at = $3 WHERE inbox_id = $1 AND id = $2 AND answer IS NULL`;
 
+// Open, not reminded, due, and not yet past the deadline (approvals_remind).
+const DUE_REMINDERS = `
+SELECT id, action, expires_at, remind_at FROM approvals
+WHERE inbox_id = $1 AND answer IS NULL AND reminded_at IS NULL AND remind_at IS NOT NULL AND remind_at <= $2 AND expires_at > $2
+ORDER BY remind_at, id`;
+
+const MARK_REMINDED = 'UPDATE approvals SET reminded_at = $3 WHERE inbox_id = $1 AND id = $2 AND reminded_at IS NULL';
+
 /** Creates or replaces a timer by id; a replaced timer is live again (done = false). */
 export async function upsertTimer(tx: InboxTx, timer: CheckedTimer, due: number): Promise<void> {
   await tx.run(UPSERT_TIMER, [
@@ -50,13 +58,17 @@ export async function fireTimers(tx: InboxTx, plan: PlanFiring): Promise<void> {
   const expired: ExpiredApproval[] = (await tx.rows<{ id: string; action: string; expires_at: number }>(EXPIRED_APPROVALS, [inboxId, now])).map(
     (row) => ({ id: row.id, actionJson: row.action, expiresAt: row.expires_at }),
   );
-  const firing = plan(due, expired, now);
+  const reminders: DueReminder[] = (
+    await tx.rows<{ id: string; action: string; expires_at: number; remind_at: number }>(DUE_REMINDERS, [inboxId, now])
+  ).map((row) => ({ id: row.id, actionJson: row.action, expiresAt: row.expires_at, remindAt: row.remind_at }));
+  const firing = plan(due, expired, now, reminders);
   await insertEvents(tx, firing.events);
   for (const timer of firing.timers) {
     if (timer.nextDue === null) await tx.run(RETIRE_TIMER, [inboxId, timer.id, timer.lastSkipped]);
     else await tx.run(ADVANCE_TIMER, [inboxId, timer.id, timer.nextDue, timer.lastSkipped]);
   }
   for (const id of firing.expiredApprovals) await tx.run(MARK_EXPIRED, [inboxId, id, now]);
+  for (const id of firing.remindedApprovals) await tx.run(MARK_REMINDED, [inboxId, id, now]);
 }
 
 export async function removeTimer(tx: InboxTx, id: string): Promise<boolean> {

@@ -3,7 +3,8 @@
  * event under the one key ('approval', id); the decision is the engine's
  * (engine/approvals.ts), made on the rows this transaction reads.
  */
-import type { ApprovalOutcome } from '../contract.js';
+import type { ApprovalOutcome, ApprovalRow } from '../contract.js';
+import { APPROVAL_COLUMNS, toApprovalRow, type ApprovalRecord } from '../rows.js';
 import type { DecideAnswer } from '../engine/port.js';
 import type { CheckedApproval } from '../engine/validate/index.js';
 import type { InboxDb } from './inbox-db.js';
@@ -12,9 +13,14 @@ import { insertEvent } from './ingest.js';
 /** Asking again for an id that exists changes nothing: a re-ask never extends the deadline. */
 export function requestApproval(c: InboxDb, request: CheckedApproval, now: number): void {
   c.stmt(
-    `INSERT INTO approvals (id, action, requested_at, expires_at) VALUES (?, ?, ?, ?)
+    `INSERT INTO approvals (id, action, requested_at, expires_at, remind_at) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (id) DO NOTHING`,
-  ).run(request.id, request.actionJson, now, now + request.expiresInMs);
+  ).run(request.id, request.actionJson, now, now + request.expiresInMs, request.remindInMs === null ? null : now + request.remindInMs);
+}
+
+export function getApproval(c: InboxDb, id: string): ApprovalRow | null {
+  const row = c.stmt(`SELECT ${APPROVAL_COLUMNS} FROM approvals WHERE id = ?`).get(id) as ApprovalRecord | undefined;
+  return row === undefined ? null : toApprovalRow(row);
 }
 
 export function answerApproval(c: InboxDb, id: string, decide: DecideAnswer, now: number): ApprovalOutcome {

@@ -68,7 +68,7 @@ function* records(db: Database.Database): Generator<InboxRecord> {
     const message = row as ExportedMessageRow;
     yield messageRecord(message, failures.get(message.id) ?? []);
   }
-  for (const row of db.prepare('SELECT id, action, requested_at, expires_at, answer, answered_at FROM approvals ORDER BY requested_at, id').iterate()) {
+  for (const row of db.prepare('SELECT id, action, requested_at, expires_at, answer, answered_at, remind_at, reminded_at FROM approvals ORDER BY requested_at, id').iterate()) {
     yield approvalRecord(row as ApprovalRecord);
   }
   for (const row of db.prepare('SELECT * FROM timers ORDER BY id').iterate()) yield timerRecord(row as ListedTimerRecord & { missed: MissedPolicy });

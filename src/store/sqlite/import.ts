@@ -98,8 +98,8 @@ class RecordWriter {
       message: prepare('INSERT INTO outbox (body, urgent, channel, created_at, sent_at) VALUES (?, ?, ?, ?, ?)'),
       failure: prepare('INSERT INTO outbox_failures (message_id, channel, kind, error, failed_at, redriven_at) VALUES (?, ?, ?, ?, ?, ?)'),
       approval: prepare(
-        `INSERT INTO approvals (id, action, requested_at, expires_at, answer, answered_at)
-         VALUES (@id, @actionJson, @requestedAt, @expiresAt, @answer, @answeredAt)`,
+        `INSERT INTO approvals (id, action, requested_at, expires_at, answer, answered_at, remind_at, reminded_at)
+         VALUES (@id, @actionJson, @requestedAt, @expiresAt, @answer, @answeredAt, @remindAt, @remindedAt)`,
       ),
       timer: prepare(
         `INSERT INTO timers (id, due, every, cron, tz, missed, payload, key_source, key_source_id, done, last_skipped)
@@ -149,7 +149,7 @@ class RecordWriter {
         return;
       }
       case 'approval':
-        s.approval!.run(r);
+        s.approval!.run({ ...r, remindAt: r.remindAt ?? null, remindedAt: r.remindedAt ?? null });
         return;
       case 'timer': {
         const t = r.timer;

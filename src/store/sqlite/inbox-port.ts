@@ -4,7 +4,7 @@
  * was never written, and writes that only change existing rows, find no
  * file and create none.
  */
-import type { ApprovalOutcome, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, ApprovalRow, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
 import type {
   Acquired,
   Claim,
@@ -22,7 +22,7 @@ import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, C
 import type { DispatchPlan } from '../outbox-batch.js';
 import type { IngestResult } from '../engine/quota.js';
 import { emptyStats } from '../rows.js';
-import { answerApproval, requestApproval } from './approvals.js';
+import { answerApproval, getApproval, requestApproval } from './approvals.js';
 import { claimBatch } from './claim.js';
 import { dropFailures, recordProgress, recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
@@ -208,6 +208,10 @@ export class SqliteInboxPort implements InboxPort {
 
   async getEvent(source: string, sourceId: string): Promise<EventRow | null> {
     return this.existing((c) => c.read(() => getEvent(c, source, sourceId)));
+  }
+
+  async getApproval(id: string): Promise<ApprovalRow | null> {
+    return this.existing((c) => c.read(() => getApproval(c, id))) ?? null;
   }
 
   async events(query: CheckedEventQuery): Promise<EventRow[]> {

@@ -1,6 +1,6 @@
 /** R7: timers live in their own table and feed the inbox; a pass never starts a run. The plan is the engine's (engine/scheduler.ts). */
 import type { TimerRow } from '../contract.js';
-import type { DueTimer, ExpiredApproval, PlanFiring } from '../engine/port.js';
+import type { DueReminder, DueTimer, ExpiredApproval, PlanFiring } from '../engine/port.js';
 import type { CheckedTimer } from '../engine/validate/index.js';
 import { toDueTimer, toTimerRow, type ListedTimerRecord, type TimerRecord } from '../rows.js';
 import type { InboxDb } from './inbox-db.js';
@@ -25,6 +25,14 @@ const EXPIRED_APPROVALS = `
 SELECT id, action, expires_at FROM approvals WHERE answer IS NULL AND expires_at <= ? ORDER BY expires_at, id`;
 
 const MARK_EXPIRED = "UPDATE approvals SET answer = 'expired', answered_at = ? WHERE id = ? AND answer IS NULL";
+
+// Open, not reminded, due, and not yet past the deadline (approvals_remind).
+const DUE_REMINDERS = `
+SELECT id, action, expires_at, remind_at FROM approvals
+WHERE answer IS NULL AND reminded_at IS NULL AND remind_at IS NOT NULL AND remind_at <= @now AND expires_at > @now
+ORDER BY remind_at, id`;
+
+const MARK_REMINDED = 'UPDATE approvals SET reminded_at = ? WHERE id = ? AND reminded_at IS NULL';
 
 /** Creates or replaces a timer by id; a replaced timer is live again (done = 0). */
 export function upsertTimer(c: InboxDb, timer: CheckedTimer, due: number): void {
@@ -51,13 +59,17 @@ export function fireTimers(c: InboxDb, plan: PlanFiring, now: number): void {
   const expired: ExpiredApproval[] = (c.stmt(EXPIRED_APPROVALS).all(now) as { id: string; action: string; expires_at: number }[]).map(
     (row) => ({ id: row.id, actionJson: row.action, expiresAt: row.expires_at }),
   );
-  const firing = plan(due, expired, now);
+  const reminders: DueReminder[] = (c.stmt(DUE_REMINDERS).all({ now }) as { id: string; action: string; expires_at: number; remind_at: number }[]).map(
+    (row) => ({ id: row.id, actionJson: row.action, expiresAt: row.expires_at, remindAt: row.remind_at }),
+  );
+  const firing = plan(due, expired, now, reminders);
   insertEvents(c, firing.events, now);
   for (const timer of firing.timers) {
     if (timer.nextDue === null) c.stmt(RETIRE_TIMER).run(timer.lastSkipped, timer.id);
     else c.stmt(ADVANCE_TIMER).run(timer.nextDue, timer.lastSkipped, timer.id);
   }
   for (const id of firing.expiredApprovals) c.stmt(MARK_EXPIRED).run(now, id);
+  for (const id of firing.remindedApprovals) c.stmt(MARK_REMINDED).run(now, id);
 }
 
 export function removeTimer(c: InboxDb, id: string): boolean {

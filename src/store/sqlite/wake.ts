@@ -27,6 +27,7 @@ SELECT
   (SELECT until FROM lease) AS lease_until,
   (SELECT min(due) FROM timers WHERE done = 0) AS timer,
   (SELECT min(expires_at) FROM approvals WHERE answer IS NULL) AS approval,
+  (SELECT min(remind_at) FROM approvals WHERE answer IS NULL AND reminded_at IS NULL AND remind_at IS NOT NULL) AS reminder,
   (SELECT min(created_at) FROM outbox WHERE sent_at IS NULL AND urgent = 1) AS urgent,
   (SELECT min(created_at) FROM outbox WHERE sent_at IS NULL AND urgent = 0) AS paced,
   (SELECT until + 1 FROM outbox_reservation) AS inflight,
@@ -45,6 +46,7 @@ interface WakeRow {
   lease_until: number | null;
   timer: number | null;
   approval: number | null;
+  reminder: number | null;
   urgent: number | null;
   paced: number | null;
   inflight: number | null;
@@ -70,7 +72,8 @@ export function computeWake(c: WakeSource, now: number): Wake {
   if (wakeAt !== null && row.lease_until !== null && row.lease_until >= now) {
     wakeAt = Math.max(wakeAt, row.lease_until + 1);
   }
-  wakeAt = min(wakeAt, row.timer, row.approval);
+  // Timers and approvals (deadlines and reminders) need no lease: the scheduler fires them.
+  wakeAt = min(wakeAt, row.timer, row.approval, row.reminder);
 
   // A dispatch in flight blocks the next one until it is recorded or expires.
   let sendAt: number | null;

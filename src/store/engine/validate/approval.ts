@@ -9,17 +9,33 @@ export interface CheckedApproval {
   id: string;
   expiresInMs: number;
   actionJson: string;
+  /** The reminder's delay after the ask, in ms (null: none): the share of expiresInMs, rounded. */
+  remindInMs: number | null;
 }
 
 export function validateApprovalRequest(request: unknown, maxBytes: number): CheckedApproval {
-  const { id, expiresInMs, action } = objectInput<ApprovalRequest>(request, 'invalid_argument', 'an approval request must be an object { id, expiresInMs, action }');
+  const { id, expiresInMs, action, remindAt } = objectInput<ApprovalRequest>(request, 'invalid_argument', 'an approval request must be an object { id, expiresInMs, action }');
   const checkedId = validateApprovalId(id);
   // Bounded (bounds.ts), so now + expiresInMs is always a date.
   if (typeof expiresInMs !== 'number' || !Number.isSafeInteger(expiresInMs) || expiresInMs <= 0 || expiresInMs > MAX_DURATION_MS) {
     throw new VigilError('invalid_argument', `expiresInMs must be a whole number of milliseconds from 1 to ${MAX_DURATION_MS} (ten years), got ${describe(expiresInMs)}`, { field: 'expiresInMs' });
   }
   const actionJson = toJson('invalid_argument', 'action', action === undefined ? null : action, maxBytes);
-  return { id: checkedId, expiresInMs, actionJson };
+  return { id: checkedId, expiresInMs, actionJson, remindInMs: remindInMs(remindAt, expiresInMs) };
+}
+
+/** A reminder share is strictly inside the approval's life: at 0 it would remind as it asks, at 1 as it expires. */
+export function validateRemindAt(remindAt: unknown): number | null {
+  if (remindAt === undefined || remindAt === null) return null;
+  if (typeof remindAt !== 'number' || !Number.isFinite(remindAt) || remindAt <= 0 || remindAt >= 1) {
+    throw new VigilError('invalid_argument', `remindAt must be a share of the approval's life between 0 and 1 (exclusive), or null for no reminder, got ${describe(remindAt)}`, { field: 'remindAt' });
+  }
+  return remindAt;
+}
+
+function remindInMs(remindAt: unknown, expiresInMs: number): number | null {
+  const share = validateRemindAt(remindAt);
+  return share === null ? null : Math.round(share * expiresInMs);
 }
 
 export function validateApprovalId(id: unknown): string {

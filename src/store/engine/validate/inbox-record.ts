@@ -135,6 +135,10 @@ function checkRecord(r: Fields, maxPayloadBytes: number): CheckedRecord {
       }
       const answeredAt = timeOrNull('answeredAt', r.answeredAt);
       if ((answer === null) !== (answeredAt === null)) throw bad('answer and answeredAt are both set or both null');
+      // An export from before reminders has neither field; remindedAt only with a remindAt.
+      const remindAt = r.remindAt === undefined || r.remindAt === null ? undefined : time('remindAt', r.remindAt);
+      const remindedAt = r.remindedAt === undefined ? null : timeOrNull('remindedAt', r.remindedAt);
+      if (remindAt === undefined && remindedAt !== null) throw bad('remindedAt is set without a remindAt');
       return {
         type: 'approval',
         id: validateApprovalId(r.id),
@@ -143,6 +147,7 @@ function checkRecord(r: Fields, maxPayloadBytes: number): CheckedRecord {
         expiresAt: time('expiresAt', r.expiresAt),
         answer,
         answeredAt,
+        ...(remindAt === undefined ? {} : { remindAt, remindedAt }),
       };
     }
     case 'timer': {

@@ -30,7 +30,7 @@ CREATE OR REPLACE FUNCTION vigil_finish_locked(p_inbox text, p_gen bigint, p_ids
                                     p_error text, p_dead boolean, p_bodies text[], p_urgent boolean[],
                                     p_session_set boolean, p_session text,
                                     p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
-                                    p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[],
+                                    p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[], p_approval_remind_in bigint[],
                                     p_usage jsonb,
                                     p_now bigint, p_wake boolean)
 RETURNS boolean
@@ -78,9 +78,10 @@ BEGIN
 
     IF cardinality(p_approval_ids) > 0 THEN
       -- R8 as in requestApproval: an id that exists keeps its deadline.
-      INSERT INTO approvals (inbox_id, id, action, requested_at, expires_at)
-      SELECT p_inbox, a.id, a.action, v_now, v_now + a.expires_in
-      FROM unnest(p_approval_ids, p_approval_actions, p_approval_expires_in) AS a(id, action, expires_in)
+      -- A reminder is due remind_in after the ask (NULL: none); the engine chose remind_in.
+      INSERT INTO approvals (inbox_id, id, action, requested_at, expires_at, remind_at)
+      SELECT p_inbox, a.id, a.action, v_now, v_now + a.expires_in, v_now + a.remind_in
+      FROM unnest(p_approval_ids, p_approval_actions, p_approval_expires_in, p_approval_remind_in) AS a(id, action, expires_in, remind_in)
       ON CONFLICT (inbox_id, id) DO NOTHING;
     END IF;
 
@@ -112,7 +113,7 @@ CREATE OR REPLACE FUNCTION vigil_finish(p_inbox text, p_holder text, p_gen bigin
                              p_error text, p_dead boolean, p_bodies text[], p_urgent boolean[],
                              p_session_set boolean, p_session text,
                              p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
-                             p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[],
+                             p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[], p_approval_remind_in bigint[],
                              p_usage jsonb, p_now bigint, p_wake boolean,
                              p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
 RETURNS boolean
@@ -131,7 +132,7 @@ BEGIN
   END IF;
   IF NOT vigil_finish_locked(p_inbox, p_gen, p_ids, p_error, p_dead, p_bodies, p_urgent, p_session_set, p_session,
                              p_memory_keys, p_memory_values, p_memory_limit,
-                             p_approval_ids, p_approval_actions, p_approval_expires_in, p_usage, v_now, p_wake) THEN
+                             p_approval_ids, p_approval_actions, p_approval_expires_in, p_approval_remind_in, p_usage, v_now, p_wake) THEN
     RETURN false;
   END IF;
   PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);

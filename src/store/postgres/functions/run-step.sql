@@ -69,7 +69,7 @@ CREATE OR REPLACE FUNCTION vigil_finish_and_claim(p_inbox text, p_holder text, p
                              p_error text, p_dead boolean, p_bodies text[], p_urgent boolean[],
                              p_session_set boolean, p_session text,
                              p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
-                             p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[],
+                             p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[], p_approval_remind_in bigint[],
                              p_usage jsonb, p_now bigint, p_wake boolean, p_lease_ttl bigint, p_batch_limit integer,
                              p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
 RETURNS TABLE (kind text, id bigint, source text, source_id text, payload text, attempts integer, last_error text)
@@ -93,7 +93,7 @@ BEGIN
   END IF;
   IF NOT vigil_finish_locked(p_inbox, p_gen, p_ids, p_error, p_dead, p_bodies, p_urgent, p_session_set, p_session,
                              p_memory_keys, p_memory_values, p_memory_limit,
-                             p_approval_ids, p_approval_actions, p_approval_expires_in, p_usage, v_now, p_wake) THEN
+                             p_approval_ids, p_approval_actions, p_approval_expires_in, p_approval_remind_in, p_usage, v_now, p_wake) THEN
     RETURN;                                          -- R3: not all of p_ids are this run's
   END IF;
   kind := 'finished';

@@ -29,6 +29,9 @@ BEGIN
       i.not_before,
       (SELECT min(due) FROM timers WHERE inbox_id = p_inbox AND NOT done) AS timer,
       (SELECT min(expires_at) FROM approvals WHERE inbox_id = p_inbox AND answer IS NULL) AS approval,
+      -- An open approval's reminder not yet sent (approvals_remind, migration 019).
+      (SELECT min(remind_at) FROM approvals
+        WHERE inbox_id = p_inbox AND answer IS NULL AND reminded_at IS NULL AND remind_at IS NOT NULL) AS reminder,
       (SELECT min(created_at) FROM outbox
         WHERE inbox_id = p_inbox AND sent_at IS NULL AND reserved_by IS NULL AND urgent) AS urgent,
       (SELECT min(created_at) FROM outbox
@@ -49,10 +52,10 @@ BEGIN
   SELECT p_inbox,
     -- While a lease is live only its holder may claim, and it claims again
     -- before it releases: events are not listed until until + 1. Timers and
-    -- approvals are, the scheduler needs no lease. (LEAST skips NULLs = never.)
+    -- approvals (deadlines and reminders) are, the scheduler needs no lease. (LEAST skips NULLs = never.)
     LEAST(CASE WHEN claimable IS NOT NULL AND lease_until >= p_now THEN GREATEST(claimable, lease_until + 1)
                ELSE claimable END,
-          timer, approval),
+          timer, approval, reminder),
     -- A dispatch in flight blocks the next one until it is recorded or expires. Paced messages
     -- wait for the gap (the inbox's own, else the store's) and for quiet hours or a used-up
     -- daily limit (not_before). (GREATEST skips NULLs too.)
@@ -80,7 +83,9 @@ BEGIN
   UPDATE work SET wake_at = due.wake_at
   FROM (SELECT LEAST(p_lease_until + 1,
                      (SELECT min(due) FROM timers WHERE inbox_id = p_inbox AND NOT done),
-                     (SELECT min(expires_at) FROM approvals WHERE inbox_id = p_inbox AND answer IS NULL)) AS wake_at) AS due
+                     (SELECT min(expires_at) FROM approvals WHERE inbox_id = p_inbox AND answer IS NULL),
+                     (SELECT min(remind_at) FROM approvals
+                       WHERE inbox_id = p_inbox AND answer IS NULL AND reminded_at IS NULL AND remind_at IS NOT NULL)) AS wake_at) AS due
   WHERE inbox_id = p_inbox AND work.wake_at IS DISTINCT FROM due.wake_at;
   IF NOT FOUND THEN
     IF NOT EXISTS (SELECT 1 FROM work WHERE inbox_id = p_inbox) THEN
