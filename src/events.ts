@@ -57,6 +57,8 @@ export interface RuntimeEventMap {
   'scheduler:fired': { inboxId: string; due: number };
   /** R8: the answer (or expiry) that stands. */
   'approval:answered': { inboxId: string; approvalId: string; outcome: 'yes' | 'no' | 'expired' };
+  /** The ledger (contract/effects.ts): an unknown side-effect call was settled by hand (the agent, a person's answer, an operator). */
+  'effect:settled': { inboxId: string; key: string; state: 'confirmed' | 'failed' };
   /** An operator asked for the held messages to go now (the dashboard's "send now"). */
   'outbox:expedited': { inboxId: string; count: number };
   /** R9: a dispatch recorded `count` messages as sent; `held` are still waiting in that inbox. */

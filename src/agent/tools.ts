@@ -17,6 +17,7 @@ import type { ToolSpec } from './model.js';
 import { modelToolName } from './tool-names.js';
 import { decide, type Permissions } from './permissions.js';
 import { inputProblems } from './tool-input.js';
+import { stableJson } from '../store/index.js';
 import type { AgentMemory } from './memory.js';
 import type { ProxyFetch } from './proxy-fetch.js';
 import type { ClaimedEvent, DecisionRecord, OutboxMessage } from '../store/contract.js';
@@ -176,14 +177,8 @@ function toolAction(event: ClaimedEvent): ToolAction | null {
   return action as ToolAction;
 }
 
-/** JSON with object keys sorted: the same call gives the same text however its input was built. */
-export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
+/** JSON with object keys sorted (the store's, which hashes a side effect's input the same way). */
+export { stableJson };
 
 function clip(text: string): string {
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;

@@ -79,6 +79,7 @@ export function observe(events: RuntimeEvents, { metrics, logger, now = systemCl
     }),
     events.on('scheduler:fired', (e) => logger?.info(e, 'timers fired')),
     events.on('approval:answered', (e) => logger?.info(e, 'approval answered')),
+    events.on('effect:settled', (e) => logger?.info(e, 'side effect settled')),
     events.on('outbox:expedited', (e) => logger?.info(e, 'held messages expedited')),
     events.on('outbox:dispatched', (e) => {
       if (e.held === 0) held.delete(e.inboxId);

@@ -5,6 +5,7 @@
 import type { CheckedFinish } from '../engine/port.js';
 import { MEMORY_LIMITS, memoryFull, type CheckedOutcome } from '../engine/validate/index.js';
 import { requestApproval } from './approvals.js';
+import { settleRunEffects } from './effects.js';
 import type { InboxDb } from './inbox-db.js';
 import { holdsLease } from './lease.js';
 
@@ -48,6 +49,8 @@ export function finishRun(c: InboxDb, { holder, gen, ids, outcome }: CheckedFini
   if (!holdsLease(c, holder, gen, now)) return false;
   const idsJson = JSON.stringify(ids);
   if (ids.length > 0 && (c.stmt(COUNT_OWNED).pluck().get(idsJson, gen) as number) !== ids.length) return false;
+  // The ledger: the calls this run started are settled with its finish, an error's too (a tool that threw failed it).
+  if (outcome.effects.length > 0) settleRunEffects(c, gen, outcome.effects, now);
   if (outcome.error !== null && outcome.dead) {
     // R6 without the wait: no retry can fix it, so it goes where an operator looks.
     c.stmt(MARK_DEAD).run(outcome.error, outcome.error, now, idsJson, gen);

@@ -14,3 +14,4 @@ export * from './settings.js';
 export * from './limits.js';
 export * from './session-end.js';
 export * from './inbox-record.js';
+export * from './effect.js';

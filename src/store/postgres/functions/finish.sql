@@ -29,7 +29,8 @@ CREATE OR REPLACE FUNCTION vigil_finish_locked(p_inbox text, p_gen bigint, p_ids
                                     p_session_set boolean, p_session text,
                                     p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
                                     p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[],
-                                    p_now bigint, p_wake boolean)
+                                    p_now bigint, p_wake boolean,
+                                    p_effect_keys text[], p_effect_states text[])
 RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -41,6 +42,14 @@ BEGIN
        WHERE inbox_id = p_inbox AND id = ANY (p_ids) AND status = 'running' AND claim_gen = p_gen
      ) <> cardinality(p_ids) THEN
     RETURN false;                                    -- R3: not all of them are this run's
+  END IF;
+
+  IF cardinality(p_effect_keys) > 0 THEN
+    -- The ledger (contract/effects.ts): the calls this run started are
+    -- settled with its finish, an error's too (a tool that threw failed it).
+    UPDATE effects e SET state = s.state, settled_at = v_now
+    FROM unnest(p_effect_keys, p_effect_states) AS s(key, state)
+    WHERE e.inbox_id = p_inbox AND e.key = s.key AND e.state = 'started' AND e.gen = p_gen;
   END IF;
 
   IF p_error IS NOT NULL AND p_dead THEN
@@ -103,7 +112,8 @@ CREATE OR REPLACE FUNCTION vigil_finish(p_inbox text, p_holder text, p_gen bigin
                              p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
                              p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[],
                              p_now bigint, p_wake boolean,
-                             p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
+                             p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint,
+                             p_effect_keys text[], p_effect_states text[])
 RETURNS boolean
 LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -120,7 +130,8 @@ BEGIN
   END IF;
   IF NOT vigil_finish_locked(p_inbox, p_gen, p_ids, p_error, p_dead, p_bodies, p_urgent, p_session_set, p_session,
                              p_memory_keys, p_memory_values, p_memory_limit,
-                             p_approval_ids, p_approval_actions, p_approval_expires_in, v_now, p_wake) THEN
+                             p_approval_ids, p_approval_actions, p_approval_expires_in, v_now, p_wake,
+                             p_effect_keys, p_effect_states) THEN
     RETURN false;
   END IF;
   PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
