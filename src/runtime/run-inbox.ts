@@ -176,8 +176,10 @@ async function runBatch(
     approvalLink: deps.approvalLink,
     proxyFetch: deps.proxyFetch,
     proxyUrl: deps.proxyUrl,
+    lease: { holder: deps.holder, gen },
   });
   try {
+    await run.effects.settleAnswers();
     result = await callAgent(deps.agent, run.ctx);
   } finally {
     clearTimeout(timeout);
@@ -197,6 +199,10 @@ async function runBatch(
       ...(approvals.length === 0 ? {} : { approvals }),
     };
   }
+  // The side-effect calls the run started are settled with its finish, whatever its outcome.
+  const settled = run.effects.settlements();
+  const withEffects = (o: RunOutcome): RunOutcome => (settled.length === 0 ? o : { ...o, effects: settled });
+  outcome = withEffects(outcome);
   let finished: boolean;
   let next: ClaimedEvent[] | null;
   try {
@@ -206,7 +212,7 @@ async function runBatch(
     // that is the agent's error, retried and eventually dead like a throw, never a crashed worker.
     const agentsFault = isVigilError(error, 'invalid_argument') || isVigilError(error, 'invalid_memory') || isVigilError(error, 'memory_full');
     if (!agentsFault || outcome.error !== undefined) throw error;
-    ({ label, outcome } = { label: 'error', outcome: { error: clip(`the agent's result was refused: ${describeError(error)}`) } });
+    ({ label, outcome } = { label: 'error', outcome: withEffects({ error: clip(`the agent's result was refused: ${describeError(error)}`) }) });
     ({ finished, next } = await finishBatch(eventIds, outcome));
   }
   if (!finished) {
