@@ -127,6 +127,53 @@ export function effects(target: StoreTarget): void {
       expect(await store.inboxes()).toEqual(['alice']);
     });
 
+    it('export → import round trip: every call, its state and times; an unknown call stays unknown', async () => {
+      const { store, clock } = await open({ leaseTtlMs: TTL });
+      const inbox = store.inbox('alice');
+      await ingestAll(inbox, 'a');
+      const gen = await lease(inbox, 'A');
+      const [a] = await inbox.claimBatch('A', gen);
+      await inbox.startEffect('A', gen, REFUND);
+      await inbox.finish('A', gen, [a!.id], { effects: [{ key: 'k-refund', state: 'confirmed' }] });
+      await ingestAll(inbox, 'b');
+      await inbox.claimBatch('A', gen);
+      clock.set(T0 + 5);
+      await inbox.startEffect('A', gen, { key: 'k-mail', tool: 'mail', input: { to: 'x', nested: { b: 1, a: [2] } } });
+      clock.set(T0 + TTL + 1); // the worker died: k-mail is unknown
+      const before = await inbox.effects({ which: 'all' });
+      const records = [];
+      for await (const record of store.exportInbox('alice')) records.push(record);
+      expect(records.filter((r) => r.type === 'effect')).toHaveLength(2);
+      await store.importInbox('bob', records);
+      expect(await store.inbox('bob').effects({ which: 'all' })).toEqual(before);
+      expect((await store.inbox('bob').effects()).map((e) => e.key)).toEqual(['k-mail']);
+      await store.inbox('bob').settleEffect('k-mail', 'failed');
+      // A record the ledger could not hold is refused, naming it, and nothing is imported.
+      const bad = records.map((r) => (r.type === 'effect' ? { ...r, state: 'confirmed' as const, settledAt: null } : r));
+      const error = await expectVigilError(store.importInbox('carol', bad), 'invalid_argument');
+      expect(error.message).toMatch(/record \d+ \(effect\): settledAt/);
+      expect(await store.inboxes()).not.toContain('carol');
+    });
+
+    it('retention: settled calls are pruned settledEffectsMs after settling; an unknown one stays', async () => {
+      const { store, clock } = await open({ leaseTtlMs: TTL, retention: { settledEffectsMs: 1_000 } });
+      const inbox = store.inbox('alice');
+      await ingestAll(inbox, 'a');
+      const gen = await lease(inbox, 'A');
+      const [a] = await inbox.claimBatch('A', gen);
+      await inbox.startEffect('A', gen, REFUND);
+      await inbox.startEffect('A', gen, { key: 'k-mail', tool: 'mail', input: {} });
+      await inbox.finish('A', gen, [a!.id], { effects: [{ key: 'k-refund', state: 'confirmed' }] });
+      clock.set(T0 + 999);
+      expect((await store.prune()).effects).toBe(0);
+      clock.set(T0 + 1_000);
+      expect(await store.prune()).toMatchObject({ effects: 1, more: false });
+      expect((await inbox.effects({ which: 'all' })).map((e) => e.key)).toEqual(['k-mail']);
+      clock.set(T0 + 100 * TTL);
+      expect((await store.prune()).effects).toBe(0);
+      expect((await inbox.effects()).map((e) => e.key)).toEqual(['k-mail']);
+    });
+
     it('bad input is invalid_argument and writes nothing', async () => {
       const { store } = await open({ leaseTtlMs: TTL, maxPayloadBytes: 1000 });
       const inbox = store.inbox('alice');

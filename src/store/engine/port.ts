@@ -329,6 +329,7 @@ export interface PruneCutoffs {
   sentMessages: number | null;
   answeredApprovals: number | null;
   actions: number | null;
+  settledEffects: number | null;
 }
 
 /** A ledger row as a backend reads it (contract/effects.ts). */

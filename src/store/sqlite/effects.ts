@@ -11,7 +11,7 @@ import { boundLimit } from './bound-limit.js';
 import type { InboxDb } from './inbox-db.js';
 import { holdsLease, readLease } from './lease.js';
 
-const COLUMNS = `key, tool, input AS inputJson, input_hash AS inputHash, state, gen,
+export const EFFECT_COLUMNS = `key, tool, input AS inputJson, input_hash AS inputHash, state, gen,
   intended_at AS intendedAt, started_at AS startedAt, settled_at AS settledAt`;
 const READ_STATE = 'SELECT state, gen FROM effects WHERE key = ?';
 const INSERT = `
@@ -20,8 +20,8 @@ VALUES (?, ?, ?, ?, 'started', ?, ?, ?)`;
 const START = "UPDATE effects SET state = 'started', gen = ?, started_at = ?, settled_at = NULL WHERE key = ?";
 const SETTLE_RUN = "UPDATE effects SET state = ?, settled_at = ? WHERE key = ? AND state = 'started' AND gen = ?";
 const SETTLE = 'UPDATE effects SET state = ?, settled_at = ? WHERE key = ?';
-const LIST_ALL = `SELECT ${COLUMNS} FROM effects ORDER BY coalesce(started_at, intended_at) DESC, key ${boundLimit('?')}`;
-const LIST_STARTED = `SELECT ${COLUMNS} FROM effects WHERE state = 'started' ORDER BY started_at, key ${boundLimit('?')}`;
+const LIST_ALL = `SELECT ${EFFECT_COLUMNS} FROM effects ORDER BY coalesce(started_at, intended_at) DESC, key ${boundLimit('?')}`;
+const LIST_STARTED = `SELECT ${EFFECT_COLUMNS} FROM effects WHERE state = 'started' ORDER BY started_at, key ${boundLimit('?')}`;
 
 type Row = { state: StoredEffect['state']; gen: number | null };
 

@@ -191,12 +191,12 @@ export class SqliteInboxPort implements InboxPort {
       false,
       (c) => {
         const result = c.write((now) => pruneRows(c, cutoffs(now), limit));
-        if (result.events + result.messages + result.approvals + result.actions > 0) c.releaseFreePages();
+        if (result.events + result.messages + result.approvals + result.actions + result.effects > 0) c.releaseFreePages();
         return result;
       },
       { passing: true },
     );
-    return pruned ?? { events: 0, messages: 0, approvals: 0, actions: 0, more: false };
+    return pruned ?? { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, more: false };
   }
 
   async settings(): Promise<InboxSettings> {
