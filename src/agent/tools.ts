@@ -112,6 +112,8 @@ export interface EffectLedger {
   start(intent: EffectIntent): Promise<EffectStart>;
   /** The call ended: settled with the run's finish. */
   ended(key: string, state: 'confirmed' | 'failed'): void;
+  /** The call is asked about: `intended` under its approved call's key, with the run's finish (and its approval). */
+  intend(intent: EffectIntent): void;
 }
 
 /** What the model hears for a call the ledger holds as unknown. */
@@ -164,6 +166,8 @@ export function createToolBox(tools: readonly Tool[], permissions: Permissions, 
       const approvalId = APPROVAL_PREFIX + idempotencyKeyFor(deps.inboxId, deps.events, `ask\u0000${callKey}`);
       const summary = clip(tool.summary?.(input) ?? `${name} ${stableJson(input)}`);
       const { link } = await deps.requestApproval({ id: approvalId, expiresInMs: decision.expiresInMs, action: { type: 'tool', tool: name, input, summary } });
+      // Under the key the approved call will run with (runApproved's: from the answer's event, ('approval', id)).
+      if (tool.sideEffect === true) deps.effects?.intend({ key: approvedCallKey(deps.inboxId, approvalId), tool: name, input });
       record({ tool: name, decision: 'ask', approvalId });
       const body = link === null ? `Approve? ${summary} (approval ${approvalId})` : `Approve? ${summary}\n${link}`;
       // Urgent: a question must not wait out the outbox's pacing.
@@ -195,9 +199,14 @@ export function createToolBox(tools: readonly Tool[], permissions: Permissions, 
       }
       record({ tool: action.tool, decision: 'approved', approvalId });
       // Keyed by the approval event: the same key on every retry of this resume.
-      return { ...(await perform(tool, action.input, idempotencyKeyFor(deps.inboxId, [event], 'tool'), approvalId)), approvalId };
+      return { ...(await perform(tool, action.input, approvedCallKey(deps.inboxId, approvalId), approvalId)), approvalId };
     },
   };
+}
+
+/** The key of an approved call: derived from its answer's event alone, ('approval', id), so the same on every retry of the resume. */
+function approvedCallKey(inboxId: string, approvalId: string): string {
+  return idempotencyKeyFor(inboxId, [{ id: 0, source: 'approval', sourceId: approvalId }], 'tool');
 }
 
 type Performed = Extract<ToolOutcome, { status: 'ok' | 'unknown' | 'denied' }>;

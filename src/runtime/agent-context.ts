@@ -43,7 +43,7 @@ export interface RunContext {
   /** What the run recorded with ctx.recordUsage, or undefined. */
   usage(): Usage | undefined;
   /** The side-effect calls this run started, as they ended, to settle with its finish; and the answers to settle before it runs. */
-  effects: Pick<RunEffects, 'settlements' | 'settleAnswers'>;
+  effects: Pick<RunEffects, 'settlements' | 'intents' | 'settleAnswers'>;
 }
 
 const noProxy: ProxyFetch = () =>

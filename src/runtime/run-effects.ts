@@ -9,7 +9,7 @@ import type { AgentContext } from '../agent/agent.js';
 import { describeAction } from '../agent/approval-summary.js';
 import type { EffectLedger } from '../agent/tools.js';
 import { isVigilError, VigilError } from '../errors.js';
-import type { ApprovalRequest, ClaimedEvent, EffectSettlement, Inbox } from '../store/contract.js';
+import type { ApprovalRequest, ClaimedEvent, EffectIntent, EffectSettlement, Inbox } from '../store/contract.js';
 
 /** An approval asking whether an unknown call happened is named for its key. */
 const EFFECT_APPROVAL_PREFIX = 'effect-';
@@ -39,6 +39,8 @@ export interface RunEffects {
   ledger: EffectLedger | undefined;
   /** The calls this run started, as they ended: settled with its finish. */
   settlements(): EffectSettlement[];
+  /** The calls this run asked about: `intended` with its (successful) finish. */
+  intents(): EffectIntent[];
   /** Settles the unknown calls whose "did this happen?" was answered in this run's events: yes confirmed, no failed. */
   settleAnswers(): Promise<void>;
   verbs: Pick<AgentContext, 'unknownEffects' | 'settleEffect' | 'askAboutEffect'>;
@@ -46,6 +48,7 @@ export interface RunEffects {
 
 export function createRunEffects({ inbox, lease, events, live, requestApproval }: RunEffectsDeps): RunEffects {
   const ended = new Map<string, 'confirmed' | 'failed'>();
+  const intended = new Map<string, EffectIntent>();
   const ledger: EffectLedger | undefined =
     lease === undefined
       ? undefined
@@ -58,6 +61,7 @@ export function createRunEffects({ inbox, lease, events, live, requestApproval }
             return start;
           },
           ended: (key, state) => void ended.set(key, state),
+          intend: (intent) => void intended.set(intent.key, intent),
         };
 
   const unknownEffects: AgentContext['unknownEffects'] = async () =>
@@ -66,6 +70,7 @@ export function createRunEffects({ inbox, lease, events, live, requestApproval }
   return {
     ledger,
     settlements: () => [...ended].map(([key, state]) => ({ key, state })),
+    intents: () => [...intended.values()],
     async settleAnswers() {
       for (const event of events) {
         const answered = effectAnswer(event);

@@ -192,11 +192,13 @@ async function runBatch(
     const session = run.session();
     const memory = run.memory();
     const approvals = run.approvals();
+    const intents = run.effects.intents();
     outcome = {
       ...outcome,
       ...(session === undefined ? {} : { session }),
       ...(memory === undefined ? {} : { memory }),
       ...(approvals.length === 0 ? {} : { approvals }),
+      ...(intents.length === 0 ? {} : { intents }),
     };
   }
   // The side-effect calls the run started are settled with its finish, whatever its outcome.

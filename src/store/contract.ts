@@ -103,6 +103,13 @@ export interface RunOutcome {
    * error too. Only a call this generation started is settled.
    */
   effects?: EffectSettlement[];
+  /**
+   * The ledger: side-effect calls this run asked a person about, recorded
+   * `intended` under the key their approved call will run with, in this
+   * finish's transaction with the approvals (a key already in the ledger
+   * is left as it is). Only with a successful outcome.
+   */
+  intents?: EffectIntent[];
 }
 
 /** Keys to set (to a JSON value) and keys to delete. */

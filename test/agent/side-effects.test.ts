@@ -159,6 +159,26 @@ describe('toolAgent and the ledger of side effects', () => {
     });
   }
 
+  it("a call the policy asks about is intended with the question, started when the approved call runs, confirmed with that run's finish", async () => {
+    const k = await kit();
+    const api = payments();
+    const model = new ScriptedModel([refund42, say('Refunded order 42.')]);
+    const agent = toolAgent({ model, tools: [api.refund], permissions: { refund: { ask: { expiresInMs: 60_000 } } } });
+    const inbox = k.store.inbox('shop');
+    await inbox.ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'refund order 42' } });
+    const asked = await runOnce({ store: k.store, inbox: 'shop', agent, holder: 'A', clock: k.clock });
+    const approvalId = asked.runs[0]!.decisions![0]!.approvalId!;
+    expect(await inbox.effects({ which: 'all' })).toMatchObject([{ tool: 'refund', input: { order: '42' }, state: 'intended', startedAt: null, unknown: false }]);
+    k.clock.advance(1_000);
+    expect(await inbox.answerApproval(approvalId, 'yes')).toBe('yes');
+    await runOnce({ store: k.store, inbox: 'shop', agent, holder: 'A', clock: k.clock });
+    expect(api.calls).toHaveLength(1);
+    const [row] = await inbox.effects({ which: 'all' });
+    // One row: the intent was recorded under the very key the approved call ran with.
+    expect(row).toMatchObject({ key: api.calls[0], state: 'confirmed' });
+    expect(row!.startedAt! - row!.intendedAt).toBe(1_000);
+  });
+
   it('askAboutEffect and settleEffect on a key that is not unknown: not_unknown, nothing asked or changed', async () => {
     const k = await kit();
     const api = payments();

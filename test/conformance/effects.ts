@@ -80,6 +80,31 @@ export function effects(target: StoreTarget): void {
       expect(Object.fromEntries(all.map((e) => [e.key, e.state]))).toEqual({ 'k-refund': 'confirmed', 'k-mail': 'started' });
     });
 
+    it('intended with a successful finish (a call asked about), not with a refused or failed one; started keeps when it was intended', async () => {
+      const { store, clock } = await open({ leaseTtlMs: TTL, batchLimit: 1 });
+      const inbox = store.inbox('alice');
+      await ingestAll(inbox, 'a', 'b', 'c');
+      const gen = await lease(inbox, 'A');
+      const [a] = await inbox.claimBatch('A', gen);
+      await expectVigilError(inbox.finish('A', gen, [a!.id], { error: 'boom', intents: [REFUND] }), 'invalid_argument');
+      expect(await inbox.finish('A', gen + 1, [a!.id], { intents: [REFUND] })).toBe(false);
+      expect(await inbox.effects({ which: 'all' })).toEqual([]);
+      expect(await inbox.finish('A', gen, [a!.id], { intents: [REFUND] })).toBe(true);
+      expect(await inbox.effects({ which: 'all' })).toMatchObject([{ key: 'k-refund', state: 'intended', unknown: false, intendedAt: T0, startedAt: null, settledAt: null }]);
+      expect(await inbox.effects()).toEqual([]);
+      // Asked again (a retried run): the row stays as it is.
+      const [b] = await inbox.claimBatch('A', gen);
+      clock.set(T0 + 7);
+      expect(await inbox.finish('A', gen, [b!.id], { intents: [{ ...REFUND, input: { other: true } }] })).toBe(true);
+      expect(await inbox.effects({ which: 'all' })).toMatchObject([{ state: 'intended', intendedAt: T0, input: REFUND.input }]);
+      // The approved call starts it.
+      const [c] = await inbox.claimBatch('A', gen);
+      clock.set(T0 + 9);
+      expect(await inbox.startEffect('A', gen, REFUND)).toBe('started');
+      expect(await inbox.finish('A', gen, [c!.id], { effects: [{ key: 'k-refund', state: 'confirmed' }] })).toBe(true);
+      expect(await inbox.effects({ which: 'all' })).toMatchObject([{ state: 'confirmed', intendedAt: T0, startedAt: T0 + 9, settledAt: T0 + 9 }]);
+    });
+
     it('a start by a run that lost its lease is refused: null, nothing written', async () => {
       const { store, clock } = await open({ leaseTtlMs: TTL });
       const inbox = store.inbox('alice');

@@ -6,7 +6,10 @@
  * - `intended` and `started` are written before the tool's code runs, in a
  *   write of their own fenced on the run's lease (R3): a run that lost its
  *   lease starts nothing. For a call the policy allows both are written in
- *   that one write (the row is `started`, its intendedAt = startedAt).
+ *   that one write (the row is `started`, its intendedAt = startedAt); a
+ *   call the policy asks about is `intended` with the asking run's finish
+ *   (RunOutcome.intents, beside its approval), under the key its approved
+ *   call will run with, and `started` when that call is about to run.
  * - `confirmed` (the tool returned) or `failed` (it threw) are written with
  *   the run's finish, so only a recorded finish settles a call.
  * - A row left `started` by a run that did not finish (a crash, a lost

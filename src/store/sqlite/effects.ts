@@ -41,6 +41,15 @@ export function settleRunEffects(c: InboxDb, gen: number, effects: readonly { ke
   for (const { key, state } of effects) c.stmt(SETTLE_RUN).run(state, now, key, gen);
 }
 
+const INTEND = `
+INSERT INTO effects (key, tool, input, input_hash, state, intended_at)
+VALUES (?, ?, ?, ?, 'intended', ?) ON CONFLICT (key) DO NOTHING`;
+
+/** With a successful finish: the calls asked about, `intended` under their approved key (one already in the ledger stays as it is). */
+export function intendEffects(c: InboxDb, intents: readonly CheckedIntent[], now: number): void {
+  for (const intent of intents) c.stmt(INTEND).run(intent.key, intent.tool, intent.inputJson, intent.inputHash, now);
+}
+
 /** By hand: only an unknown call (engine/effects.ts throws not_unknown inside the transaction, which then writes nothing). */
 export function settleEffect(c: InboxDb, key: string, state: 'confirmed' | 'failed', now: number): void {
   const row = (c.stmt(READ_STATE).get(key) as Row | undefined) ?? null;

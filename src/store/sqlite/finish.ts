@@ -5,7 +5,7 @@
 import type { CheckedFinish } from '../engine/port.js';
 import { MEMORY_LIMITS, memoryFull, type CheckedOutcome } from '../engine/validate/index.js';
 import { requestApproval } from './approvals.js';
-import { settleRunEffects } from './effects.js';
+import { intendEffects, settleRunEffects } from './effects.js';
 import type { InboxDb } from './inbox-db.js';
 import { holdsLease } from './lease.js';
 
@@ -66,6 +66,7 @@ export function finishRun(c: InboxDb, { holder, gen, ids, outcome }: CheckedFini
     c.stmt(QUEUE_MESSAGE).run(message.body, message.urgent ? 1 : 0, now);
   }
   for (const request of outcome.approvals) requestApproval(c, request, now);
+  if (outcome.intents.length > 0) intendEffects(c, outcome.intents, now);
   saveAgentState(c, outcome, now);
   return true;
 }

@@ -9,7 +9,7 @@ import type { OutboxMessage, RunOutcome } from '../../contract.js';
 import { NO_MEMORY_CHANGES, validateMemoryChanges, validateSession, type CheckedMemory, type CheckedSession } from './agent-state.js';
 import { validateApprovalRequest, type CheckedApproval } from './approval.js';
 import { checkStorable } from './text.js';
-import { validateSettlement } from './effect.js';
+import { validateIntent, validateSettlement, type CheckedIntent } from './effect.js';
 import type { EffectSettlement } from '../../contract.js';
 
 export interface CheckedMessage {
@@ -27,10 +27,12 @@ export interface CheckedOutcome {
   approvals: CheckedApproval[];
   /** The ledger's settlements of the calls this run started (contract/effects.ts), with an error too. */
   effects: EffectSettlement[];
+  /** Calls asked about, recorded `intended` with a successful finish. */
+  intents: CheckedIntent[];
 }
 
 export function validateOutcome(outcome: unknown, maxBytes: number): CheckedOutcome {
-  if (outcome === undefined) return { messages: [], error: null, dead: false, session: undefined, memory: NO_MEMORY_CHANGES, approvals: [], effects: [] };
+  if (outcome === undefined) return { messages: [], error: null, dead: false, session: undefined, memory: NO_MEMORY_CHANGES, approvals: [], effects: [], intents: [] };
   if (typeof outcome !== 'object' || outcome === null) {
     throw new VigilError('invalid_argument', 'outcome must be an object { messages?, error?, dead?, session?, memory? }');
   }
@@ -45,7 +47,11 @@ export function validateOutcome(outcome: unknown, maxBytes: number): CheckedOutc
     throw new VigilError('invalid_argument', 'outcome.session, outcome.memory and outcome.approvals are saved only with a successful outcome, not with an error');
   }
   if (!Array.isArray(approvals)) throw new VigilError('invalid_argument', 'outcome.approvals must be an array of { id, expiresInMs, action }');
-  const { effects = [] } = outcome as RunOutcome;
+  const { effects = [], intents = [] } = outcome as RunOutcome;
+  if (error !== undefined && (outcome as RunOutcome).intents !== undefined) {
+    throw new VigilError('invalid_argument', 'outcome.intents are recorded only with a successful outcome, not with an error');
+  }
+  if (!Array.isArray(intents)) throw new VigilError('invalid_argument', 'outcome.intents must be an array of { key, tool, input }');
   if (!Array.isArray(effects)) throw new VigilError('invalid_argument', 'outcome.effects must be an array of { key, state }');
   if (!Array.isArray(messages)) throw new VigilError('invalid_argument', 'outcome.messages must be an array');
   const checked = messages.map((message, i) => checkMessage(message, i, maxBytes));
@@ -57,6 +63,7 @@ export function validateOutcome(outcome: unknown, maxBytes: number): CheckedOutc
     memory: validateMemoryChanges(memory),
     approvals: approvals.map((request) => validateApprovalRequest(request, maxBytes)),
     effects: effects.map((settlement, i) => validateSettlement(settlement, i)),
+    intents: intents.map((intent) => validateIntent(intent, maxBytes)),
   };
 }
 

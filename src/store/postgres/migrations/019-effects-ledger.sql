@@ -18,8 +18,9 @@ CREATE TABLE effects (
 );
 CREATE INDEX effects_by_state ON effects (inbox_id, state, settled_at);
 
--- The finish settles the calls its run started (p_effects): a new last
--- parameter of vigil_finish_locked, vigil_finish and vigil_finish_and_claim.
+-- The finish settles the calls its run started (p_effect_*) and records
+-- those it asked about as intended (p_intent_*): new last parameters of
+-- vigil_finish_locked, vigil_finish and vigil_finish_and_claim.
 DROP FUNCTION IF EXISTS vigil_finish_locked(text, bigint, bigint[], text, boolean, text[], boolean[], boolean, text, text[], text[], bigint, text[], text[], bigint[], bigint, boolean);
 DROP FUNCTION IF EXISTS vigil_finish(text, text, bigint, bigint[], text, boolean, text[], boolean[], boolean, text, text[], text[], bigint, text[], text[], bigint[], bigint, boolean, integer, bigint, bigint, bigint);
 DROP FUNCTION IF EXISTS vigil_finish_and_claim(text, text, bigint, bigint[], text, boolean, text[], boolean[], boolean, text, text[], text[], bigint, text[], text[], bigint[], bigint, boolean, bigint, integer, integer, bigint, bigint, bigint);
