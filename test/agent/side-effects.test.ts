@@ -179,6 +179,28 @@ describe('toolAgent and the ledger of side effects', () => {
     expect(row!.startedAt! - row!.intendedAt).toBe(1_000);
   });
 
+  it('a run that lost its lease does not start the call: the tool does not run, nothing is recorded, the run is refused as a lost lease', async () => {
+    const k = await kit();
+    const api = payments();
+    const agent = defineAgent({
+      tools: [api.refund],
+      permissions: { refund: 'allow' },
+      async run(ctx: AgentContext) {
+        // The run stalls past its lease and another worker takes the inbox over.
+        k.clock.advance(LEASE_TTL + 1);
+        await k.store.inbox('shop').acquire('B');
+        await ctx.tools.call('refund', { order: '42' });
+        return { messages: ['refunded'] };
+      },
+    });
+    await k.store.inbox('shop').ingest({ source: 'chat', sourceId: 'm1' });
+    const a = await runOnce({ store: k.store, inbox: 'shop', agent, holder: 'A', clock: k.clock });
+    expect(a.runs.map((run) => run.outcome)).toEqual(['refused']);
+    expect(a.runs[0]!.error).toMatch(/lost its lease/);
+    expect(api.calls).toEqual([]);
+    expect(await k.store.inbox('shop').effects({ which: 'all' })).toEqual([]);
+  });
+
   it('askAboutEffect and settleEffect on a key that is not unknown: not_unknown, nothing asked or changed', async () => {
     const k = await kit();
     const api = payments();
