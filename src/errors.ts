@@ -20,7 +20,9 @@ export type VigilErrorCode =
   | 'schema_too_new'
   | 'operator_only'
   | 'inbox_full'
-  | 'rate_limited';
+  | 'rate_limited'
+  /** settleEffect on a call that is not unknown (contract/effects.ts). */
+  | 'not_unknown';
 
 export class VigilError extends Error {
   readonly code: VigilErrorCode;

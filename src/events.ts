@@ -59,6 +59,8 @@ export interface RuntimeEventMap {
   'approval:answered': { inboxId: string; approvalId: string; outcome: 'yes' | 'no' | 'expired' };
   /** An approval's reminder handled by the runtime (runtime/approval-reminders.ts): sent, or not (answered or expired meanwhile). */
   'approval:reminded': { inboxId: string; approvalId: string; sent: boolean };
+  /** The ledger (contract/effects.ts): an unknown side-effect call was settled by hand (the agent, a person's answer, an operator). */
+  'effect:settled': { inboxId: string; key: string; state: 'confirmed' | 'failed' };
   /** An operator asked for the held messages to go now (the dashboard's "send now"). */
   'outbox:expedited': { inboxId: string; count: number };
   /** R9: a dispatch recorded `count` messages as sent; `held` are still waiting in that inbox. */
@@ -74,7 +76,7 @@ export interface RuntimeEventMap {
   /** A message for the operator, sent once to one of the operator's channels (runtime/operator-messages.ts). */
   'operator:sent': { id: string; channel: string; status: 'delivered' | 'retry' | 'rejected' | 'uncertain'; error?: string };
   /** Retention: what one prune call removed (it runs in small batches; one event per batch that removed anything). */
-  'store:pruned': { events: number; messages: number; approvals: number; actions: number; more: boolean };
+  'store:pruned': { events: number; messages: number; approvals: number; actions: number; effects: number; more: boolean };
   /** Everything of an inbox removed, tombstones included (a deletion request). */
   'inbox:deleted': { inboxId: string };
   /**

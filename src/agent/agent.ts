@@ -7,7 +7,7 @@
  */
 import { VigilError } from '../errors.js';
 import type { ProxyFetch } from './proxy-fetch.js';
-import type { ApprovalRequest, ClaimedEvent, InboxSettings, InboxStats, OutboxMessage, TimerSpec, Usage } from '../store/contract.js';
+import type { ApprovalRequest, ClaimedEvent, InboxSettings, InboxStats, OutboxMessage, TimerSpec, UnknownEffect, Usage } from '../store/contract.js';
 import type { AgentMemory } from './memory.js';
 import { validatePermissions, type Permissions } from './permissions.js';
 import type { AgentSession } from './session.js';
@@ -75,6 +75,28 @@ export interface AgentContext {
    * VigilError for a figure that is not a count.
    */
   recordUsage(usage: Usage): void;
+  /**
+   * The side-effect calls (tools declared `sideEffect`) a crash or a lost
+   * lease left unknown: started, never confirmed or failed. Read when
+   * called, not for every run. The toolbox refuses to run one again
+   * (status 'unknown') until it is settled.
+   */
+  unknownEffects(): Promise<UnknownEffect[]>;
+  /**
+   * Settles an unknown call at once, after checking (the API's own record
+   * under the key): `confirmed` it happened, `failed` it did not (a later
+   * call with the same key may then run it). A key that is not unknown is
+   * VigilError('not_unknown'), and nothing changes.
+   */
+  settleEffect(key: string, state: 'confirmed' | 'failed'): Promise<void>;
+  /**
+   * Asks a person whether an unknown call happened: an approval (asked with
+   * the run's finish, as requestApproval) whose `yes` settles it confirmed
+   * and whose `no` failed, before the run its answer wakes sees it; an
+   * expiry settles nothing. Return `message` from the run to send the
+   * question. Not unknown: VigilError('not_unknown').
+   */
+  askAboutEffect(key: string, options?: { expiresInMs?: number }): Promise<{ approvalId: string; link: string | null; message: OutboxMessage }>;
 }
 
 /**

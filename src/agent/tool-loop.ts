@@ -92,6 +92,9 @@ export function toolAgent(options: ToolAgentOptions): Agent {
         }
       }
 
+      // A side-effect call a crash left unknown is never run again on its own (the toolbox
+      // refuses it): the model hears of it first, so it can say so rather than retry blindly.
+      if (arrived.length > 0 && tools.some((tool) => tool.sideEffect === true)) arrived.unshift(...(await unknownEffectsNote(ctx)));
       const spent: { usage?: Usage } = {};
       const result = await converse(ctx, session, arrived, options.model, maxSteps, spent);
       session.history = bound(session.history, historyTurns);
@@ -185,6 +188,15 @@ function sameCalls(uses: ToolUseBlock[]): Map<ToolUseBlock, string[]> {
     else entry.ids.push(use.id);
   }
   return new Map([...byKey.values()].map(({ call, ids }) => [call, ids]));
+}
+
+/** What the model is told of the calls a crash left unknown: nothing when there are none. */
+async function unknownEffectsNote(ctx: AgentContext): Promise<TextBlock[]> {
+  const unknown = await ctx.unknownEffects();
+  if (unknown.length === 0) return [];
+  const lines = unknown.map((effect) => `- ${effect.tool} ${JSON.stringify(effect.input)} (started at ${new Date(effect.at).toISOString()})`);
+  const text = `[vigil] These side-effect calls were interrupted by a crash; nobody knows whether they happened, and they are not run again until someone settles them:\n${lines.join('\n')}`;
+  return [{ type: 'text', text: text.slice(0, MAX_EVENT_CHARS) }];
 }
 
 function toSession(stored: unknown): ToolLoopSession {

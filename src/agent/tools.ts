@@ -17,9 +17,10 @@ import type { ToolSpec } from './model.js';
 import { modelToolName } from './tool-names.js';
 import { decide, type Permissions } from './permissions.js';
 import { inputProblems } from './tool-input.js';
+import { stableJson } from '../store/index.js';
 import type { AgentMemory } from './memory.js';
 import type { ProxyFetch } from './proxy-fetch.js';
-import type { ClaimedEvent, DecisionRecord, OutboxMessage } from '../store/contract.js';
+import type { ClaimedEvent, DecisionRecord, EffectIntent, EffectStart, OutboxMessage } from '../store/contract.js';
 
 export interface ToolCall {
   readonly inboxId: string;
@@ -41,6 +42,15 @@ export interface Tool<I extends Record<string, unknown> = Record<string, unknown
   run(input: I, call: ToolCall): Promise<unknown>;
   /** How an approval request reads to the person asked, e.g. "Refund order 42". */
   summary?(input: I): string;
+  /**
+   * The call changes the world (a refund, a sent mail): each call is kept in
+   * the inbox's ledger of side effects (contract/effects.ts), `started`
+   * before `run` is called and `confirmed` (it returned) or `failed` (it
+   * threw) with the run's finish. A call a crash left `started` is unknown
+   * and is never run again by the toolbox: the agent settles it first
+   * (ctx.settleEffect, ctx.askAboutEffect).
+   */
+  sideEffect?: boolean;
 }
 
 export function defineTool<I extends Record<string, unknown>>(tool: Tool<I>): Tool {
@@ -53,6 +63,8 @@ export type ToolOutcome =
   /** The input does not fit the tool's schema: nothing was run or asked. */
   | { status: 'invalid'; reason: string }
   | { status: 'declined'; reason: string }
+  /** A side-effect call a crash left unknown (contract/effects.ts): not run again until it is settled. */
+  | { status: 'unknown'; key: string; reason: string }
   | { status: 'deferred'; approvalId: string; message: OutboxMessage };
 
 /** What an approval for a tool call carries; it comes back in the approval event's payload. */
@@ -90,7 +102,22 @@ export interface ToolBoxDeps {
   fetch: ProxyFetch;
   memory: AgentMemory;
   requestApproval(request: { id: string; expiresInMs: number; action: ToolAction; remindAt?: number | null }): Promise<{ link: string | null }>;
+  /** The inbox's ledger of side effects, for the tools declared `sideEffect` (none: they run unrecorded). */
+  effects?: EffectLedger | undefined;
 }
+
+/** What the toolbox needs of the ledger (the run's context gives it, fenced on the run's lease). */
+export interface EffectLedger {
+  /** Records the call `started` before it runs; throws when the run lost its lease (the call must not run). */
+  start(intent: EffectIntent): Promise<EffectStart>;
+  /** The call ended: settled with the run's finish. */
+  ended(key: string, state: 'confirmed' | 'failed'): void;
+  /** The call is asked about: `intended` under its approved call's key, with the run's finish (and its approval). */
+  intend(intent: EffectIntent): void;
+}
+
+/** What the model hears for a call the ledger holds as unknown. */
+export const UNKNOWN_EFFECT_REASON = 'this call may already have happened (a crash interrupted it); it is not run again until it is settled: settle it first';
 
 const APPROVAL_PREFIX = 'tool-';
 
@@ -100,8 +127,14 @@ export function createToolBox(tools: readonly Tool[], permissions: Permissions, 
   const vigilName = new Map(tools.map((tool) => [modelToolName(tool.name), tool.name]));
   const decisions: DecisionRecord[] = [];
   const record = (entry: Omit<DecisionRecord, 'at'>): void => void decisions.push({ ...entry, at: deps.now });
-  const perform = (tool: Tool, input: Record<string, unknown>, idempotencyKey: string, approvalId: string | null = null): Promise<unknown> =>
+  const run = (tool: Tool, input: Record<string, unknown>, idempotencyKey: string, approvalId: string | null): Promise<unknown> =>
     tool.run(input, { inboxId: deps.inboxId, idempotencyKey, approvalId, signal: deps.signal, fetch: deps.fetch, memory: deps.memory });
+  const perform = (tool: Tool, input: Record<string, unknown>, idempotencyKey: string, approvalId: string | null = null): Promise<Performed> =>
+    tool.sideEffect === true && deps.effects !== undefined
+      ? performRecorded(deps.effects, startedHere, () => run(tool, input, idempotencyKey, approvalId), { key: idempotencyKey, tool: tool.name, input })
+      : run(tool, input, idempotencyKey, approvalId).then((output) => ({ status: 'ok', output }));
+  // Keys this run started: the same call twice in one run is the run's own, not an unknown one.
+  const startedHere = new Set<string>();
 
   return {
     specs: tools.map(({ name, description, inputSchema }) => ({ name: modelToolName(name), description, inputSchema })),
@@ -127,7 +160,7 @@ export function createToolBox(tools: readonly Tool[], permissions: Permissions, 
       const callKey = `${name}\u0000${stableJson(input)}`;
       if (decision.kind === 'allow') {
         record({ tool: name, decision: 'allow' });
-        return { status: 'ok', output: await perform(tool, input, idempotencyKeyFor(deps.inboxId, deps.events, `tool\u0000${callKey}`)) };
+        return perform(tool, input, idempotencyKeyFor(deps.inboxId, deps.events, `tool\u0000${callKey}`));
       }
       // Derived from this run's events and the call: a retried run asks the same approval.
       const approvalId = APPROVAL_PREFIX + idempotencyKeyFor(deps.inboxId, deps.events, `ask\u0000${callKey}`);
@@ -139,6 +172,8 @@ export function createToolBox(tools: readonly Tool[], permissions: Permissions, 
         action,
         ...(decision.remindAt === undefined ? {} : { remindAt: decision.remindAt }),
       });
+      // Under the key the approved call will run with (runApproved's: from the answer's event, ('approval', id)).
+      if (tool.sideEffect === true) deps.effects?.intend({ key: approvedCallKey(deps.inboxId, approvalId), tool: name, input });
       record({ tool: name, decision: 'ask', approvalId });
       const body = link === null ? `Approve? ${summary} (approval ${approvalId})` : `Approve? ${summary}\n${link}`;
       // Urgent: a question must not wait out the outbox's pacing.
@@ -170,10 +205,40 @@ export function createToolBox(tools: readonly Tool[], permissions: Permissions, 
       }
       record({ tool: action.tool, decision: 'approved', approvalId });
       // Keyed by the approval event: the same key on every retry of this resume.
-      const output = await perform(tool, action.input, idempotencyKeyFor(deps.inboxId, [event], 'tool'), approvalId);
-      return { status: 'ok', output, approvalId };
+      return { ...(await perform(tool, action.input, approvedCallKey(deps.inboxId, approvalId), approvalId)), approvalId };
     },
   };
+}
+
+/** The key of an approved call: derived from its answer's event alone, ('approval', id), so the same on every retry of the resume. */
+function approvedCallKey(inboxId: string, approvalId: string): string {
+  return idempotencyKeyFor(inboxId, [{ id: 0, source: 'approval', sourceId: approvalId }], 'tool');
+}
+
+type Performed = Extract<ToolOutcome, { status: 'ok' | 'unknown' | 'denied' }>;
+
+/**
+ * A side-effect call through the ledger: `started` is committed before the
+ * tool runs (the ledger throws, and the tool does not run, when the run lost
+ * its lease); an unknown key is refused, a confirmed one not repeated; the
+ * tool's return confirms it and its throw fails it, with the run's finish.
+ */
+async function performRecorded(ledger: EffectLedger, startedHere: Set<string>, run: () => Promise<unknown>, intent: EffectIntent): Promise<Performed> {
+  if (!startedHere.has(intent.key)) {
+    const start = await ledger.start(intent);
+    if (start === 'unknown') return { status: 'unknown', key: intent.key, reason: UNKNOWN_EFFECT_REASON };
+    if (start === 'confirmed') return { status: 'denied', reason: 'this call already happened (the ledger of side effects has it confirmed); it is not run twice' };
+    startedHere.add(intent.key);
+  }
+  let output: unknown;
+  try {
+    output = await run();
+  } catch (error) {
+    ledger.ended(intent.key, 'failed');
+    throw error;
+  }
+  ledger.ended(intent.key, 'confirmed');
+  return { status: 'ok', output };
 }
 
 function toolAction(event: ClaimedEvent): ToolAction | null {
@@ -182,14 +247,8 @@ function toolAction(event: ClaimedEvent): ToolAction | null {
   return action as ToolAction;
 }
 
-/** JSON with object keys sorted: the same call gives the same text however its input was built. */
-export function stableJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
-}
+/** JSON with object keys sorted (the store's, which hashes a side effect's input the same way). */
+export { stableJson };
 
 function clip(text: string): string {
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;

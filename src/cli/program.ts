@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { deleteCommand, exportCommand, importCommand, migrateStoreCommand, pruneCommand } from './commands/data-commands.js';
 import { demoCommand } from './commands/demo.js';
+import { effectsCommand } from './commands/effects-command.js';
 import { devCommand } from './commands/dev.js';
 import { initCommand } from './commands/init.js';
 import { approveCommand, eventsCommand, ingestCommand, redriveCommand, statusCommand } from './commands/inbox-commands.js';
@@ -30,6 +31,7 @@ export function createProgram(version: string): Command {
     eventsCommand(),
     redriveCommand(),
     approveCommand(),
+    effectsCommand(),
     settingsCommand(),
     timersCommand(),
     timerCommand(),

@@ -307,6 +307,7 @@ export const configSchema = z
             sentMessagesMs: storedDuration().describe('Keep sent messages this long after their send (one some channel did not take stays until it is redriven).'),
             answeredApprovalsMs: storedDuration().describe('Keep answered or expired approvals this long after the answer.'),
             actionsMs: storedDuration().describe("Keep operators' actions this long."),
+            settledEffectsMs: storedDuration().describe('Keep side-effect calls settled confirmed or failed this long after settling (an unknown one stays until it is settled).'),
           })
           .partial()
           .strict()

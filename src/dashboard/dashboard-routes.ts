@@ -81,7 +81,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
     const view = ctx.store.view(inbox.id);
     const filter = eventFilter(c);
     const [{ now }, stats] = await Promise.all([ctx.store.nextWake(), inbox.stats()]);
-    const [events, timers, approvals, outbox, session, memory, activity, actions, summary, settings] = await Promise.all([
+    const [events, timers, approvals, outbox, session, memory, activity, actions, summary, settings, unknownEffects] = await Promise.all([
       inbox.events({ status: filter.status ?? undefined, source: filter.source === '' ? undefined : filter.source, newestFirst: true, afterId: filter.before ?? undefined, limit: EVENTS_PER_PAGE + 1 }),
       inbox.timers(),
       view.approvals({ limit: 50 }),
@@ -92,6 +92,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
       view.actions({ limit: 20 }),
       ctx.store.listInboxes({ after: justBefore(inbox.id), limit: 1 }),
       inbox.settings(),
+      inbox.effects({ which: 'unknown', limit: 50 }),
     ]);
     // Settings alone make an inbox worth showing: an operator may set a person's contact before their first event.
     if (isEmpty(stats) && timers.length === 0 && approvals.length === 0 && actions.length === 0 && Object.keys(settings).length === 0) {
@@ -125,6 +126,7 @@ export function dashboardRoutes(ctx: HttpContext): Hono<Vars> {
           settings,
           limits: effectiveLimits(ctx.limits, settings),
           channels: ctx.channels,
+          unknownEffects,
         },
         { csrf: csrfOf(c), notice },
       ),

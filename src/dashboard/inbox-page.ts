@@ -6,6 +6,7 @@
  */
 import { html, type Html } from '../http/html.js';
 import type {
+  EffectRow,
   ActivityBucket,
   ApprovalRow,
   EventRow,
@@ -24,6 +25,7 @@ import { isoTime, prettyJson, when } from './format.js';
 import { confirmAction, page, type PageOptions } from './layout.js';
 import { healthBadge, healthOf, leaseCell } from './overview-page.js';
 import { settingsSection } from './settings-section.js';
+import { unknownEffectsSection } from './unknown-effects.js';
 
 export const EVENT_STATUSES: readonly EventStatus[] = ['pending', 'running', 'done', 'dead'];
 
@@ -57,6 +59,8 @@ export interface InboxPageData {
   limits: InboxLimits;
   /** The configured channels' names. */
   channels: readonly string[];
+  /** Side-effect calls a crash left unknown (unknown-effects.ts). */
+  unknownEffects?: EffectRow[];
 }
 
 function base(id: string): string {
@@ -289,6 +293,7 @@ export function inboxPage(data: InboxPageData, options: Omit<PageOptions, 'title
 <p>${healthBadge(health)} <span class="counts">${events.pending} pending · ${events.running} running · ${events.done} done · <span class="${events.dead > 0 ? 'alert' : ''}">${events.dead} dead</span> · ${data.stats.outbox.held} held${failedCounts(data.stats)} · ${data.stats.approvalsPending} ${data.stats.approvalsPending === 1 ? 'approval' : 'approvals'} waiting</span></p>
 ${activityChart(data.activity, data.activityBucketMs)}
 </div>
+${unknownEffectsSection(data.id, data.unknownEffects, data.now)}
 ${approvalsSection(data, options.csrf)}
 ${eventsSection(data, options.csrf)}
 ${leaseSection(data, options.csrf)}

@@ -38,7 +38,7 @@ export function fromStoreError(error: unknown): HttpError | null {
   if (error.code === 'operator_only') return new HttpError(403, error.code, error.message, {}, error.field);
   if (error.code.startsWith('invalid_')) return new HttpError(400, error.code, error.message, {}, error.field);
   // A worker holds the inbox, or it holds data already: the request may succeed later, or after a delete.
-  if (error.code === 'inbox_busy' || error.code === 'inbox_exists') return new HttpError(409, error.code, error.message);
+  if (error.code === 'inbox_busy' || error.code === 'inbox_exists' || error.code === 'not_unknown') return new HttpError(409, error.code, error.message);
   if (error.retryable || error.code === 'store_closed') {
     return new HttpError(503, error.code, 'the store is unavailable right now; retry later', { 'Retry-After': RETRY_AFTER_SECONDS });
   }

@@ -80,6 +80,7 @@ export function observe(events: RuntimeEvents, { metrics, logger, now = systemCl
     events.on('scheduler:fired', (e) => logger?.info(e, 'timers fired')),
     events.on('approval:answered', (e) => logger?.info(e, 'approval answered')),
     events.on('approval:reminded', (e) => logger?.info(e, e.sent ? 'approval reminder queued' : 'approval reminder not sent: answered or expired')),
+    events.on('effect:settled', (e) => logger?.info(e, 'side effect settled')),
     events.on('outbox:expedited', (e) => logger?.info(e, 'held messages expedited')),
     events.on('outbox:dispatched', (e) => {
       if (e.held === 0) held.delete(e.inboxId);
@@ -103,7 +104,7 @@ export function observe(events: RuntimeEvents, { metrics, logger, now = systemCl
       else logger?.warn(e, 'a message for the operator was not taken by its channel');
     }),
     events.on('store:pruned', (e) => {
-      for (const kind of ['events', 'messages', 'approvals', 'actions'] as const) if (e[kind] > 0) metrics?.pruned.inc({ kind }, e[kind]);
+      for (const kind of ['events', 'messages', 'approvals', 'actions', 'effects'] as const) if (e[kind] > 0) metrics?.pruned.inc({ kind }, e[kind]);
       logger?.debug(e, 'pruned rows past their retention');
     }),
     events.on('inbox:deleted', (e) => logger?.info(e, 'inbox deleted, with every row and key it held')),

@@ -15,6 +15,7 @@ import { describeAction, type ApprovalLink } from '../agent/approval-summary.js'
 import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import { addUsage, checkUsage } from '../agent/usage.js';
 import { RUNTIME_DEFAULTS } from './defaults.js';
+import { createRunEffects, type RunEffects } from './run-effects.js';
 import type { ApprovalRequest, ClaimedEvent, Inbox, InboxSettings, MemoryChanges, Usage } from '../store/contract.js';
 
 export interface ContextDeps {
@@ -30,6 +31,8 @@ export interface ContextDeps {
   proxyFetch?: ProxyFetch | undefined;
   /** ctx.proxyUrl: that proxy's base URL. */
   proxyUrl?: string | undefined;
+  /** The run's lease, which the ledger of side effects fences each call's start on (run-effects.ts). */
+  lease?: { holder: string; gen: number } | undefined;
 }
 
 /** The context, and what its run leaves to be saved with the finish. */
@@ -42,6 +45,8 @@ export interface RunContext {
   memory(): MemoryChanges | undefined;
   /** What the run recorded with ctx.recordUsage, or undefined. */
   usage(): Usage | undefined;
+  /** The side-effect calls this run started, as they ended, to settle with its finish; and the answers to settle before it runs. */
+  effects: Pick<RunEffects, 'settlements' | 'intents' | 'settleAnswers'>;
 }
 
 /** An approval that names no reminder gets the service's (RUNTIME_DEFAULTS.approvalRemindAt unless configured); null names none. */
@@ -53,7 +58,7 @@ function withReminder(request: ApprovalRequest, fallback: number | null | undefi
 const noProxy: ProxyFetch = () =>
   Promise.reject(new VigilError('invalid_options', 'ctx.fetch needs the credential proxy: set "proxy": { "url": ... } in the service config'));
 
-export function createAgentContext({ agent, inbox, events, signal, now, approvalLink, approvalRemindAt, proxyFetch, proxyUrl }: ContextDeps): RunContext {
+export function createAgentContext({ agent, inbox, events, signal, now, approvalLink, approvalRemindAt, proxyFetch, proxyUrl, lease }: ContextDeps): RunContext {
   const inboxId = inbox.id;
   const live = (): void => signal.throwIfAborted();
   const memory = new StagedMemory(inbox);
@@ -74,7 +79,8 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
     const summary = describeAction(request.action);
     return { link: approvalLink({ inboxId, approvalId: request.id, expiresAt: now + request.expiresInMs, summary }) };
   };
-  const tools = createToolBox(agent.tools, agent.permissions, { inboxId, events, now, signal, fetch, memory, requestApproval });
+  const effects = createRunEffects({ inbox, lease, events, live, requestApproval });
+  const tools = createToolBox(agent.tools, agent.permissions, { inboxId, events, now, signal, fetch, memory, requestApproval, effects: effects.ledger });
   let settings: Promise<InboxSettings> | undefined;
   let usage: Usage | undefined;
   const ctx: AgentContext = {
@@ -110,6 +116,7 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
     recordUsage(step) {
       usage = addUsage(usage, checkUsage(step));
     },
+    ...effects.verbs,
   };
-  return { ctx, session: () => session.pending(), memory: () => memory.pending(), approvals: () => [...approvals.values()], usage: () => usage };
+  return { ctx, session: () => session.pending(), memory: () => memory.pending(), approvals: () => [...approvals.values()], usage: () => usage, effects };
 }

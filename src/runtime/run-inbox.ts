@@ -183,8 +183,10 @@ async function runBatch(
     approvalRemindAt: deps.approvalRemindAt,
     proxyFetch: deps.proxyFetch,
     proxyUrl: deps.proxyUrl,
+    lease: { holder: deps.holder, gen },
   });
   try {
+    await run.effects.settleAnswers();
     result = await callAgent(deps.agent, run.ctx);
   } finally {
     clearTimeout(timeout);
@@ -200,13 +202,19 @@ async function runBatch(
     const session = run.session();
     const memory = run.memory();
     const approvals = run.approvals();
+    const intents = run.effects.intents();
     outcome = {
       ...outcome,
       ...(session === undefined ? {} : { session }),
       ...(memory === undefined ? {} : { memory }),
       ...(approvals.length === 0 ? {} : { approvals }),
+      ...(intents.length === 0 ? {} : { intents }),
     };
   }
+  // The side-effect calls the run started are settled with its finish, whatever its outcome.
+  const settled = run.effects.settlements();
+  const withEffects = (o: RunOutcome): RunOutcome => (settled.length === 0 ? o : { ...o, effects: settled });
+  outcome = withEffects(outcome);
   let finished: boolean;
   let next: ClaimedEvent[] | null;
   try {
@@ -216,7 +224,7 @@ async function runBatch(
     // that is the agent's error, retried and eventually dead like a throw, never a crashed worker.
     const agentsFault = isVigilError(error, 'invalid_argument') || isVigilError(error, 'invalid_memory') || isVigilError(error, 'memory_full');
     if (!agentsFault || outcome.error !== undefined) throw error;
-    ({ label, outcome } = { label: 'error', outcome: { error: clip(`the agent's result was refused: ${describeError(error)}`), ...(usage === undefined ? {} : { usage }) } });
+    ({ label, outcome } = { label: 'error', outcome: withEffects({ error: clip(`the agent's result was refused: ${describeError(error)}`), ...(usage === undefined ? {} : { usage }) }) });
     ({ finished, next } = await finishBatch(eventIds, outcome));
   }
   if (!finished) {

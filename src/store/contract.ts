@@ -44,6 +44,7 @@ import type { ApprovalAnswer, ApprovalOutcome, ApprovalRequest, ClaimedEvent, Ev
 import type { InboxSettings } from './contract/settings.js';
 import type { IngestOptions, InboxUsage } from './contract/limits.js';
 import type { Usage } from './contract/usage.js';
+import type { EffectIntent, EffectQuery, EffectRow, EffectSettlement, EffectStart } from './contract/effects.js';
 
 // The contract's other parts, by concept: its rows, the outbox's sends, an inbox's settings, what is read about inboxes, their data's life, and a run's decisions.
 export type * from './contract/rows.js';
@@ -54,6 +55,7 @@ export type * from './contract/data-lifecycle.js';
 export type * from './contract/decisions.js';
 export type * from './contract/usage.js';
 export type * from './contract/limits.js';
+export type * from './contract/effects.js';
 
 /** What `acquireAndClaim` gives: the lease's generation and the batch claimed under it. */
 export interface ClaimedRun {
@@ -103,6 +105,19 @@ export interface RunOutcome {
    * lease never counts twice. Nothing is recorded for an empty usage.
    */
   usage?: Usage;
+  /**
+   * The ledger (contract/effects.ts): the side-effect calls this run started,
+   * settled `confirmed` or `failed` in this finish's transaction, with an
+   * error too. Only a call this generation started is settled.
+   */
+  effects?: EffectSettlement[];
+  /**
+   * The ledger: side-effect calls this run asked a person about, recorded
+   * `intended` under the key their approved call will run with, in this
+   * finish's transaction with the approvals (a key already in the ledger
+   * is left as it is). Only with a successful outcome.
+   */
+  intents?: EffectIntent[];
 }
 
 /** Keys to set (to a JSON value) and keys to delete. */
@@ -212,6 +227,21 @@ export interface Inbox {
    * wanted): how many.
    */
   dropOutbox(options?: { channel?: string }): Promise<number>;
+  /**
+   * The ledger of side effects (contract/effects.ts): records a call as
+   * `started` before its tool runs, in a write of its own, fenced on the
+   * run's lease (R3: null, nothing written, when the run lost it). A key
+   * already started (unknown) or confirmed is not started again.
+   */
+  startEffect(holder: string, gen: number, intent: EffectIntent): Promise<EffectStart | null>;
+  /** The ledger's rows: the unknown calls (the default), or all, newest first. */
+  effects(query?: EffectQuery): Promise<EffectRow[]>;
+  /**
+   * Settles an unknown call at once, as whoever checked it found it
+   * (`confirmed`: it happened; `failed`: it did not). A key that is not
+   * unknown is VigilError('not_unknown'), and nothing changes.
+   */
+  settleEffect(key: string, state: 'confirmed' | 'failed'): Promise<void>;
   /** Keeps what a person did, with the store's time. */
   recordAction(action: Omit<OperatorAction, 'at'>): Promise<void>;
 

@@ -6,6 +6,7 @@
  * as it checks any input (engine/validate/inbox-record.ts).
  */
 import type { EventStatus, InboxRecord, InboxSettings, MissedPolicy, OperatorAction, OutboxFailureKind } from './contract.js';
+import type { StoredEffect } from './engine/port.js';
 import { toApprovalRow, toTimerRow, type ApprovalRecord, type ListedTimerRecord } from './rows.js';
 
 export const EXPORT_EVENT_COLUMNS =
@@ -107,4 +108,10 @@ export function failuresByMessage(rows: ExportedFailureRow[]): Map<number, Expor
     else list.push(row);
   }
   return byMessage;
+}
+
+/** A ledger row (engine/port.ts StoredEffect, named alike by both stores' SELECTs). */
+export function effectRecord(row: StoredEffect): InboxRecord {
+  const { key, tool, inputHash, state, gen, intendedAt, startedAt, settledAt } = row;
+  return { type: 'effect', key, tool, input: JSON.parse(row.inputJson) as Record<string, unknown>, inputHash, state, gen, intendedAt, startedAt, settledAt };
 }

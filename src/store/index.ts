@@ -31,3 +31,5 @@ export {
   checkUsage,
   type CheckedApproval,
 } from './engine/validate/index.js';
+// The ledger of side effects: the toolbox keys a call's input as the store hashes it.
+export { stableJson } from './engine/validate/index.js';

@@ -23,7 +23,7 @@ export interface ResolvedOptions {
 
 export type Retention = { [K in keyof RetentionOptions]-?: number | null };
 
-const RETENTION_KINDS = ['doneEventsMs', 'deadEventsMs', 'sentMessagesMs', 'answeredApprovalsMs', 'actionsMs'] as const;
+const RETENTION_KINDS = ['doneEventsMs', 'deadEventsMs', 'sentMessagesMs', 'answeredApprovalsMs', 'actionsMs', 'settledEffectsMs'] as const;
 
 export const STORE_DEFAULTS = {
   leaseTtlMs: 120_000,

@@ -17,6 +17,9 @@
  *   between-send-and-record  the channel took the batch; the store never records it
  *                            (it stays reserved until leaseTtlMs, then goes again)
  *   before-release           the turn is over; the lease is never released
+ *   in-effect                a side-effect tool's call is recorded `started` (its own
+ *                            commit), then the worker dies before the tool returns:
+ *                            the ledger holds the call as unknown (contract/effects.ts)
  *
  * The runtime runs a turn with acquireAndClaim and finishAndClaim, each one
  * transaction where the points above fall between separate calls. Those
@@ -243,6 +246,14 @@ function crashPoints(inner: InboxPort, cut: CutVerbs, plan: CrashPlan): Partial<
         afterClaim(holder, result.claim);
       }
       return result;
+    },
+    async startEffect(holder, gen, intent) {
+      plan.assertAlive(inboxId, holder, 'startEffect');
+      const started = await inner.startEffect(holder, gen, intent);
+      const here = site('in-effect', holder, { effect: { key: intent.key, tool: intent.tool } });
+      // After the commit, before the tool returns: whether its effect happened nobody knows.
+      if (started === 'started' && plan.due(here)) throw plan.crash(here);
+      return started;
     },
     async release(holder, gen) {
       plan.assertAlive(inboxId, holder, 'release');

@@ -8,7 +8,8 @@ import type { ClaimedEvent, HeldMessage } from '../store/contract.js';
 
 /**
  * Where a worker can be made to crash (see crashingStore): the eight points
- * the chaos harness kills real processes at (chaos/crash-points.ts).
+ * the chaos harness kills real processes at (chaos/crash-points.ts), and
+ * 'in-effect', inside a side-effect tool's call (contract/effects.ts).
  */
 export const CRASH_POINTS = [
   'after-acquire',
@@ -19,6 +20,7 @@ export const CRASH_POINTS = [
   'in-dispatch',
   'between-send-and-record',
   'before-release',
+  'in-effect',
 ] as const;
 
 export type CrashPoint = (typeof CRASH_POINTS)[number];
@@ -35,6 +37,8 @@ export interface CrashSite {
   eventIds: readonly number[];
   /** between-send-and-record: the messages that were just sent; in-dispatch: the batch that was being reserved. */
   messages: readonly HeldMessage[];
+  /** in-effect: the side-effect call that was started (its idempotency key and tool). */
+  effect?: { key: string; tool: string };
 }
 
 const BRAND = Symbol.for('vigil.SimulatedCrash');
@@ -48,6 +52,7 @@ export class SimulatedCrash extends Error {
   readonly events: readonly ClaimedEvent[];
   readonly eventIds: readonly number[];
   readonly messages: readonly HeldMessage[];
+  readonly effect: { key: string; tool: string } | undefined;
 
   constructor(site: CrashSite, message?: string) {
     const who = site.holder === null ? 'the dispatcher' : `worker ${JSON.stringify(site.holder)}`;
@@ -58,6 +63,7 @@ export class SimulatedCrash extends Error {
     this.events = site.events;
     this.eventIds = site.eventIds;
     this.messages = site.messages;
+    this.effect = site.effect;
   }
 }
 

@@ -15,7 +15,7 @@ import { perInboxSecret } from '../../src/http/webhooks/source-secret.js';
 const harness = new ServiceHarness();
 afterEach(() => harness.cleanup());
 
-const COMMANDS = ['init', 'serve', 'dev', 'proxy', 'ingest', 'status', 'events', 'redrive', 'approve', 'settings', 'secret', 'timers', 'timer', 'timer add', 'timer remove', 'migrate', 'prune', 'export', 'import', 'delete', 'migrate-store', 'demo'];
+const COMMANDS = ['init', 'serve', 'dev', 'proxy', 'ingest', 'status', 'events', 'redrive', 'approve', 'effects', 'settings', 'secret', 'timers', 'timer', 'timer add', 'timer remove', 'migrate', 'prune', 'export', 'import', 'delete', 'migrate-store', 'demo'];
 
 /** A fresh store directory and the `--store` flag naming it. */
 function storeDir(): { dir: string; flag: string[] } {

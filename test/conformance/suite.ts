@@ -31,6 +31,7 @@ import { bounds } from './bounds.js';
 import { writeProbe } from './write-probe.js';
 import { quotas } from './quotas.js';
 import { approvalReminders } from './approval-reminders.js';
+import { effects } from './effects.js';
 
 /** Every rule's tests, by name (what VIGIL_CONFORMANCE_RULES names). */
 export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = {
@@ -65,6 +66,7 @@ export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = 
   writeProbe,
   quotas,
   approvalReminders,
+  effects,
 };
 
 /**

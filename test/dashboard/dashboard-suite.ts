@@ -272,6 +272,27 @@ describe('dashboard pages', () => {
     expect(onlyStripe.body).toContain('s-1');
     expect(onlyStripe.body).not.toContain('g-1');
   });
+
+  it('the inbox page lists the side-effect calls a crash left unknown, input as text, and none once they are settled', async () => {
+    const t = await apps.make();
+    const inbox = t.store.inbox('alice');
+    await inbox.ingest({ source: 'chat', sourceId: 'm1' });
+    const gen = (await inbox.acquire('worker-7')) as number;
+    await inbox.claimBatch('worker-7', gen);
+    await inbox.startEffect('worker-7', gen, { key: 'refund-key-42', tool: 'refund', input: { order: '<b>42</b>' } });
+    const cookie = await signIn(t);
+    // Still running in a live run: not unknown, not listed.
+    expect((await get(t, '/inbox/alice', cookie)).body).not.toContain('Unknown side effects');
+    await inbox.release('worker-7', gen); // the worker is gone without its finish
+    let page = await get(t, '/inbox/alice', cookie);
+    expect(page.body).toContain('Unknown side effects');
+    expect(page.body).toContain('refund-key-42');
+    expect(page.body).toContain('&lt;b&gt;42&lt;/b&gt;');
+    expect(page.body).toContain('vigil effects alice --settle KEY');
+    await inbox.settleEffect('refund-key-42', 'failed');
+    page = await get(t, '/inbox/alice', cookie);
+    expect(page.body).not.toContain('Unknown side effects');
+  });
 });
 
 describe('dashboard actions', () => {

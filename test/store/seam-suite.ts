@@ -14,7 +14,7 @@ import { interceptPorts, type CutVerbs } from '../../src/store/seam.js';
 import type { ThrowawayStore } from '../../src/testing/index.js';
 
 const STORE_GAP_MS = 3_600_000;
-const OUTCOME = { error: null, dead: false, messages: [{ body: 'refunded', urgent: false }], session: undefined, memory: { set: [], delete: [] }, approvals: [], usage: null };
+const OUTCOME = { error: null, dead: false, messages: [{ body: 'refunded', urgent: false }], session: undefined, memory: { set: [], delete: [] }, approvals: [], usage: null, effects: [], intents: [] };
 
 /** A running claim in inbox 'shop' under holder A: its generation and event ids. */
 async function claimed(store: Store): Promise<{ gen: number; ids: number[] }> {

@@ -177,7 +177,7 @@ describe('session and memory', () => {
 });
 
 describe('a run outcome (R3, R5, R6)', () => {
-  const NOTHING = { messages: [], error: null, dead: false, session: undefined, memory: { set: [], delete: [] }, approvals: [] };
+  const NOTHING = { messages: [], error: null, dead: false, session: undefined, memory: { set: [], delete: [] }, approvals: [], effects: [], intents: [] };
 
   it('none, or an empty one, is success with nothing to save', () => {
     expect(validateOutcome(undefined, MAX)).toEqual(NOTHING);
@@ -230,6 +230,18 @@ describe('a run outcome (R3, R5, R6)', () => {
     expect(validateOutcome({ session: null }, MAX).session).toBeNull();
     expect(refusal(() => validateOutcome({ approvals: { id: 'a' } }, MAX), 'invalid_argument')).toBe('outcome.approvals must be an array of { id, expiresInMs, action }');
     expect(refusal(() => validateOutcome({ approvals: [{ id: 'a', expiresInMs: 0 }] }, MAX), 'invalid_argument')).toMatch(/^expiresInMs must be/);
+  });
+
+  it('the ledger: settlements with any outcome, intents only with success; each checked', () => {
+    const settled = validateOutcome({ error: 'x', effects: [{ key: 'k', state: 'failed' }] }, MAX);
+    expect(settled.effects).toEqual([{ key: 'k', state: 'failed' }]);
+    expect(refusal(() => validateOutcome({ error: 'x', intents: [] }, MAX), 'invalid_argument')).toBe('outcome.intents are recorded only with a successful outcome, not with an error');
+    expect(refusal(() => validateOutcome({ effects: {} }, MAX), 'invalid_argument')).toBe('outcome.effects must be an array of { key, state }');
+    expect(refusal(() => validateOutcome({ effects: [{ key: 'k', state: 'started' }] }, MAX), 'invalid_argument')).toMatch(/confirmed' or 'failed'/);
+    expect(refusal(() => validateOutcome({ intents: [{ key: 'k', tool: 't', input: 'no' }] }, MAX), 'invalid_argument')).toMatch(/input must be a JSON object/);
+    const { intents } = validateOutcome({ intents: [{ key: 'k', tool: 't', input: { b: 1, a: 2 } }] }, MAX);
+    // The hash is of the input's stable JSON: the same however its keys were ordered.
+    expect(intents[0]!.inputHash).toBe(validateOutcome({ intents: [{ key: 'k', tool: 't', input: { a: 2, b: 1 } }] }, MAX).intents[0]!.inputHash);
   });
 
   it('not an object: refused', () => {

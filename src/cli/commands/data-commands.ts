@@ -33,7 +33,7 @@ export function pruneCommand(): Command {
       }
       const total = await pruneUntilDone(store);
       if (flags.json === true) return printJson(total);
-      print(`pruned ${total.events} events (their keys kept), ${total.messages} messages, ${total.approvals} approvals, ${total.actions} operator actions`);
+      print(`pruned ${total.events} events (their keys kept), ${total.messages} messages, ${total.approvals} approvals, ${total.actions} operator actions, ${total.effects} settled side effects`);
     } finally {
       await store.close();
     }
@@ -41,13 +41,14 @@ export function pruneCommand(): Command {
 }
 
 export async function pruneUntilDone(store: Store): Promise<Omit<PruneResult, 'more'>> {
-  const total = { events: 0, messages: 0, approvals: 0, actions: 0 };
+  const total = { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0 };
   for (;;) {
     const pruned = await store.prune({ limit: PRUNE_BATCH });
     total.events += pruned.events;
     total.messages += pruned.messages;
     total.approvals += pruned.approvals;
     total.actions += pruned.actions;
+    total.effects += pruned.effects;
     if (!pruned.more) return total;
   }
 }

@@ -14,6 +14,7 @@ import { singleHeaderValue } from '../header-values.js';
 import { answerApproval, ingestEvent, type HttpContext } from '../http-context.js';
 import { parseJson, readRequestBody } from '../read-body.js';
 import { effectiveLimits } from '../../store/index.js';
+import { effectRoutes } from './effects.js';
 
 /** The source of messages a person sends through the API. */
 export const CHAT_SOURCE = 'chat';
@@ -69,5 +70,6 @@ export function apiRoutes(ctx: HttpContext): Hono {
     return c.body(null, 204);
   });
 
+  effectRoutes(app, ctx, auth);
   return app;
 }

@@ -7,6 +7,7 @@ import type { EventStatus, TimerRow } from './rows.js';
 import type { InboxSettings } from './settings.js';
 import type { OutboxFailureKind } from './outbox.js';
 import type { ApprovalRow, OperatorAction } from './reads.js';
+import type { EffectRow } from './effects.js';
 
 /**
  * How long each kind of finished row is kept, counted from when it
@@ -25,6 +26,8 @@ export interface RetentionOptions {
   answeredApprovalsMs?: number;
   /** Operator actions, from when they were taken. */
   actionsMs?: number;
+  /** Side-effect calls settled confirmed or failed (contract/effects.ts), from their settling; unknown ones stay. */
+  settledEffectsMs?: number;
 }
 
 /** What a prune removed; `more` when it stopped at its limit with more past retention left. */
@@ -33,6 +36,7 @@ export interface PruneResult {
   messages: number;
   approvals: number;
   actions: number;
+  effects: number;
   more: boolean;
 }
 
@@ -76,4 +80,6 @@ export type InboxRecord =
   | ({ type: 'timer' } & TimerRow)
   | { type: 'memory'; key: string; value: unknown; updatedAt: number }
   | { type: 'session'; state: unknown; updatedAt: number }
-  | ({ type: 'action' } & OperatorAction);
+  | ({ type: 'action' } & OperatorAction)
+  /** A call in the ledger of side effects (contract/effects.ts), with the lease generation that started it: an unknown call stays unknown. */
+  | ({ type: 'effect'; gen: number | null } & Omit<EffectRow, 'unknown'>);

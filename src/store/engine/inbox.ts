@@ -17,6 +17,10 @@ import type {
   ClaimedEvent,
   ClaimedRun,
   DispatchOptions,
+  EffectIntent,
+  EffectQuery,
+  EffectRow,
+  EffectStart,
   EventQuery,
   EventRow,
   Inbox,
@@ -35,6 +39,7 @@ import type {
 import type { ResolvedOptions } from '../options.js';
 import { nextCronTime } from '../schedule.js';
 import { decideAnswer } from './approvals.js';
+import { toEffectRows } from './effects.js';
 import { dispatchOutbox } from './dispatch.js';
 import { quotaError } from './quota.js';
 import type { InboxPort } from './port.js';
@@ -278,6 +283,25 @@ export class EngineInbox implements Inbox {
       this.ctx.events.emit('outbox:expedited', { inboxId: this.id, count });
     }
     return count;
+  }
+
+  /** The ledger (contract/effects.ts): R3-fenced, its own durable write before the tool runs. */
+  async startEffect(holder: string, gen: number, intent: EffectIntent): Promise<EffectStart | null> {
+    v.validateHolder(holder);
+    v.validateGen(gen);
+    return this.port.startEffect(holder, gen, v.validateIntent(intent, this.ctx.options.maxPayloadBytes));
+  }
+
+  async effects(query?: EffectQuery): Promise<EffectRow[]> {
+    const { which, limit } = v.validateEffectQuery(query);
+    return toEffectRows(await this.port.effects(which, limit), which);
+  }
+
+  async settleEffect(key: string, state: 'confirmed' | 'failed'): Promise<void> {
+    const checkedKey = v.validateEffectKey(key);
+    const checkedState = v.validateSettledState(state);
+    await this.port.settleEffect(checkedKey, checkedState);
+    this.ctx.events.emit('effect:settled', { inboxId: this.id, key: checkedKey, state: checkedState });
   }
 
   async recordAction(action: Omit<OperatorAction, 'at'>): Promise<void> {

@@ -22,12 +22,15 @@ import type {
   ApprovalOutcome,
   ApprovalRow,
   ClaimedEvent,
+  EffectStart,
+  EffectState,
   EventRow,
   InboxLimits,
   InboxRecord,
   InboxSettings,
   InboxList,
   InboxStats,
+  LeaseInfo,
   NextWake,
   OperatorAction,
   OutboxFailureReport,
@@ -48,6 +51,7 @@ import type {
   CheckedEvent,
   CheckedEventQuery,
   CheckedInboxListQuery,
+  CheckedIntent,
   CheckedOutcome,
   CheckedRecord,
   CheckedSettings,
@@ -188,6 +192,17 @@ export interface InboxPort {
   recordAction(action: CheckedAction): Promise<void>;
 
   /**
+   * The ledger (engine/effects.ts): fenced on holder and gen (R3; null,
+   * nothing written, when not held), reads the row under the key, and writes
+   * what planStart says, in one durable transaction of its own.
+   */
+  startEffect(holder: string, gen: number, intent: CheckedIntent): Promise<EffectStart | null>;
+  /** Reads the row and the lease, checks checkSettleable (not_unknown writes nothing), settles it. */
+  settleEffect(key: string, state: 'confirmed' | 'failed'): Promise<void>;
+  /** `started` rows (oldest first) or all rows (newest first), with the lease and now, for the engine to tell the unknown ones. */
+  effects(which: 'unknown' | 'all', limit: number): Promise<StoredEffects>;
+
+  /**
    * Retention: removes at most `limit` finished rows that the cutoffs
    * `cutoffs` gives at the transaction's now put past their retention, each
    * pruned event's key kept as a tombstone, in one transaction. Creates nothing.
@@ -325,4 +340,24 @@ export interface PruneCutoffs {
   sentMessages: number | null;
   answeredApprovals: number | null;
   actions: number | null;
+  settledEffects: number | null;
+}
+
+/** A ledger row as a backend reads it (contract/effects.ts). */
+export interface StoredEffect {
+  key: string;
+  tool: string;
+  inputJson: string;
+  inputHash: string;
+  state: EffectState;
+  gen: number | null;
+  intendedAt: number;
+  startedAt: number | null;
+  settledAt: number | null;
+}
+
+export interface StoredEffects {
+  rows: StoredEffect[];
+  lease: LeaseInfo | null;
+  now: number;
 }

@@ -12,7 +12,7 @@ import { workParams, type CallTarget, type Statement } from './call.js';
 
 const FINISH: Statement = {
   name: 'vigil_finish',
-  text: 'SELECT vigil_finish($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24) AS finished',
+  text: 'SELECT vigil_finish($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29) AS finished',
 };
 
 export async function finishRun(db: CallTarget, inboxId: string, finish: CheckedFinish): Promise<boolean> {
@@ -22,7 +22,7 @@ export async function finishRun(db: CallTarget, inboxId: string, finish: Checked
   // there. That costs one more round trip (the COMMIT) than a bare call.
   const [row] = await db.callThenCommit<{ finished: boolean }>(
     FINISH,
-    [...finishParams(db, inboxId, finish), ...workParams(db.options)],
+    [...finishParams(db, inboxId, finish), ...workParams(db.options), ...effectParams(finish)],
     { wake: finish.wake },
   );
   return row?.finished === true;
@@ -53,4 +53,10 @@ export function finishParams(db: CallTarget, inboxId: string, { holder, gen, ids
     db.appNow(),
     wake,
   ];
+}
+
+/** The ledger (contract/effects.ts) as vigil_finish's last parameters: the settlements' keys and states, then the intents' keys, tools, inputs and hashes. */
+export function effectParams({ outcome }: CheckedFinish): string[][] {
+  const { effects, intents } = outcome;
+  return [effects.map((e) => e.key), effects.map((e) => e.state), ...(['key', 'tool', 'inputJson', 'inputHash'] as const).map((field) => intents.map((i) => i[field]))];
 }

@@ -186,6 +186,13 @@ class RecordWriter {
           r.result,
         ]);
         return;
+      case 'effect':
+        await this.run(
+          `INSERT INTO effects (inbox_id, key, tool, input, input_hash, state, gen, intended_at, started_at, settled_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [id, r.key, r.tool, r.inputJson, r.inputHash, r.state, r.gen, r.intendedAt, r.startedAt, r.settledAt],
+        );
+        return;
     }
   }
 

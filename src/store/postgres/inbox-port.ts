@@ -6,13 +6,15 @@
  * (inbox-tx.ts) around the engine's plan. Reads and writes of an inbox that
  * was never written return empty results without creating it, as on SQLite.
  */
-import type { ApprovalOutcome, ApprovalRow, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, ApprovalRow, EffectStart, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
 import type {
   Acquired,
   Claim,
   DecideAnswer,
   CheckedFinish,
   InboxPort,
+  StoredEffect,
+  StoredEffects,
   PlanDispatch,
   PlanFiring,
   PruneCutoffs,
@@ -20,7 +22,7 @@ import type {
   ReserveOptions,
   StoredProgress,
 } from '../engine/port.js';
-import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
+import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedIntent, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import type { IngestResult } from '../engine/quota.js';
 import { toApprovalRow, toEventRow, toTimerRow, type ApprovalRecord, type EventRecord, type ListedTimerRecord } from '../rows.js';
@@ -29,6 +31,8 @@ import type { CallTarget } from './call.js';
 import { claimBatch } from './claim.js';
 import { dropFailures, recordProgress, recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
+import { LIST_ALL_EFFECTS, LIST_STARTED_EFFECTS, READ_LEASE, settleEffect, startEffect } from './effects.js';
+import { checkSettleable } from '../engine/effects.js';
 import type { InboxTx } from './inbox-tx.js';
 import { ingestEvents } from './ingest.js';
 import { acquireLease, releaseLease } from './lease.js';
@@ -155,10 +159,29 @@ export class PostgresInboxPort implements InboxPort {
     await this.write((tx) => recordAction(tx, action));
   }
 
+  /** Its own transaction, committed before the tool runs: a crash after it leaves the call unknown, never forgotten. */
+  async startEffect(holder: string, gen: number, intent: CheckedIntent): Promise<EffectStart | null> {
+    return this.writeExisting(null, (tx) => startEffect(tx, holder, gen, intent));
+  }
+
+  async settleEffect(key: string, state: 'confirmed' | 'failed'): Promise<void> {
+    const settled = await this.db.transaction(this.id, false, (tx) => settleEffect(tx, key, state));
+    // An inbox never written has no calls: the same refusal as for an unknown key.
+    if (settled === 'absent') checkSettleable(key, null, null, 0);
+  }
+
+  async effects(which: 'unknown' | 'all', limit: number): Promise<StoredEffects> {
+    const [lease] = await this.db.query<{ holder: string | null; gen: number; until: number | null; now: number }>(READ_LEASE, [this.id, this.db.appNow()]);
+    if (lease === undefined) return { rows: [], lease: null, now: 0 };
+    const rows = await this.db.query<StoredEffect>(which === 'all' ? LIST_ALL_EFFECTS : LIST_STARTED_EFFECTS, [this.id, limit]);
+    const { holder, gen, until, now } = lease;
+    return { rows, lease: holder === null || until === null ? null : { holder, gen, until }, now };
+  }
+
   /** Beside the inbox's writers, not under their lock: an ingest never waits for a prune batch (prune.ts). */
   async prune(cutoffs: (now: number) => PruneCutoffs, limit: number): Promise<PruneResult> {
     const result = await this.db.besideWriters(this.id, (tx) => pruneRows(tx, cutoffs(tx.now), limit));
-    return result === 'absent' ? { events: 0, messages: 0, approvals: 0, actions: 0, more: false } : result.value;
+    return result === 'absent' ? { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, more: false } : result.value;
   }
 
   async settings(): Promise<InboxSettings> {

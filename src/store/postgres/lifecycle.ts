@@ -9,6 +9,7 @@ import type { InboxRecord } from '../contract.js';
 import { inboxBusy } from '../engine/lifecycle.js';
 import {
   actionRecord,
+  effectRecord,
   approvalRecord,
   EXPORT_EVENT_COLUMNS,
   eventRecord,
@@ -24,6 +25,8 @@ import {
 } from '../inbox-records.js';
 import type { ApprovalRecord, ListedTimerRecord } from '../rows.js';
 import type { MissedPolicy, OperatorAction } from '../contract.js';
+import { EFFECT_COLUMNS } from './effects.js';
+import type { StoredEffect } from '../engine/port.js';
 import { checkOut, inboxTransaction, type TxContext } from './inbox-tx.js';
 import { inIdOrder } from './read.js';
 
@@ -114,6 +117,8 @@ async function* records(client: pg.PoolClient, inboxId: string): AsyncGenerator<
   )) {
     yield actionRecord(row);
   }
+  const effects = `SELECT ${EFFECT_COLUMNS} FROM effects WHERE inbox_id = $1 ORDER BY intended_at, key COLLATE "C"`;
+  for (const row of await rows<StoredEffect>(effects, [inboxId])) yield effectRecord(row);
 }
 
 /** Keyset pages of one query: `after` gives the last row's key, the parameters after `params` for the next page. */
@@ -143,6 +148,7 @@ WITH e AS (DELETE FROM events WHERE inbox_id = $1),
      f AS (DELETE FROM outbox_failures WHERE inbox_id = $1),
      p AS (DELETE FROM outbox_progress WHERE inbox_id = $1),
      u AS (DELETE FROM usage WHERE inbox_id = $1),
+     ef AS (DELETE FROM effects WHERE inbox_id = $1),
      s AS (DELETE FROM sessions WHERE inbox_id = $1),
      m AS (DELETE FROM memory WHERE inbox_id = $1),
      oa AS (DELETE FROM operator_actions WHERE inbox_id = $1),

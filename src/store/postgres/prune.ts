@@ -59,6 +59,11 @@ const OLD_ACTIONS = `
 DELETE FROM operator_actions WHERE id IN (
   SELECT id FROM operator_actions WHERE inbox_id = $1 AND at <= $2 ORDER BY id LIMIT $3)`;
 
+// The ledger's settled calls; an unknown (started) one stays until someone settles it.
+const SETTLED_EFFECTS = `
+DELETE FROM effects WHERE inbox_id = $1 AND key IN (
+  SELECT key FROM effects WHERE inbox_id = $1 AND state IN ('confirmed', 'failed') AND settled_at <= $2 ORDER BY settled_at LIMIT $3)`;
+
 export async function pruneRows(tx: InboxTx, cutoffs: PruneCutoffs, limit: number): Promise<PruneResult> {
   const budget = new PruneBudget(limit);
   if (cutoffs.doneEvents !== null || cutoffs.deadEvents !== null) {
@@ -77,6 +82,10 @@ export async function pruneRows(tx: InboxTx, cutoffs: PruneCutoffs, limit: numbe
   if (cutoffs.actions !== null && budget.next > 0) {
     const give = budget.next;
     budget.took('actions', await tx.run(OLD_ACTIONS, [tx.inboxId, cutoffs.actions, give]), give);
+  }
+  if (cutoffs.settledEffects !== null && budget.next > 0) {
+    const give = budget.next;
+    budget.took('effects', await tx.run(SETTLED_EFFECTS, [tx.inboxId, cutoffs.settledEffects, give]), give);
   }
   return budget.result;
 }

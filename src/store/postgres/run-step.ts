@@ -11,7 +11,7 @@
 import type { Acquired, CheckedFinish, Claim } from '../engine/port.js';
 import { toClaimedEvents, toDeadEvents, type ClaimedRecord, type DeadRecord } from '../rows.js';
 import { workParams, type CallTarget, type Statement } from './call.js';
-import { finishParams } from './finish.js';
+import { effectParams, finishParams } from './finish.js';
 
 const ACQUIRE_AND_CLAIM: Statement = {
   name: 'vigil_acquire_and_claim',
@@ -22,7 +22,7 @@ const ACQUIRE_AND_CLAIM: Statement = {
 const FINISH_AND_CLAIM: Statement = {
   name: 'vigil_finish_and_claim',
   text: `SELECT kind, id, source, source_id, payload, attempts, last_error
-         FROM vigil_finish_and_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`,
+         FROM vigil_finish_and_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)`,
 };
 
 type StepRow = ClaimedRecord & DeadRecord & { kind: 'lease' | 'finished' | 'claimed' | 'dead' };
@@ -46,7 +46,7 @@ export async function acquireAndClaim(db: CallTarget, inboxId: string, holder: s
 export async function finishAndClaim(db: CallTarget, inboxId: string, finish: CheckedFinish): Promise<{ finished: boolean; claim: Claim }> {
   const { options } = db;
   const { wake } = finish;
-  const params = [...finishParams(db, inboxId, finish), options.leaseTtlMs, options.batchLimit, ...workParams(options)];
+  const params = [...finishParams(db, inboxId, finish), options.leaseTtlMs, options.batchLimit, ...workParams(options), ...effectParams(finish)];
   const alone = (): Promise<StepRow[]> => db.callThenCommit<StepRow>(FINISH_AND_CLAIM, params, { wake });
   const rows = await db.runStep<StepRow>(inboxId, FINISH_AND_CLAIM, params, { wake, alone });
   const finished = rows.some((row) => row.kind === 'finished');

@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import type { InboxRecord } from '../contract.js';
 import {
   actionRecord,
+  effectRecord,
   approvalRecord,
   EXPORT_EVENT_COLUMNS,
   eventRecord,
@@ -23,6 +24,8 @@ import {
 import type { ApprovalRecord, ListedTimerRecord } from '../rows.js';
 import type { MissedPolicy, OperatorAction } from '../contract.js';
 import { translateSqliteError } from './sqlite-errors.js';
+import { EFFECT_COLUMNS } from './effects.js';
+import type { StoredEffect } from '../engine/port.js';
 
 export async function* exportFile(file: string, busyTimeoutMs: number): AsyncGenerator<InboxRecord> {
   let db: Database.Database;
@@ -80,4 +83,5 @@ function* records(db: Database.Database): Generator<InboxRecord> {
   for (const row of db.prepare('SELECT at, actor, action, target, result FROM operator_actions ORDER BY id').iterate()) {
     yield actionRecord(row as OperatorAction);
   }
+  for (const row of db.prepare(`SELECT ${EFFECT_COLUMNS} FROM effects ORDER BY intended_at, key`).iterate()) yield effectRecord(row as StoredEffect);
 }

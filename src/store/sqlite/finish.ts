@@ -6,6 +6,7 @@ import type { Usage } from '../contract.js';
 import type { CheckedFinish } from '../engine/port.js';
 import { MEMORY_LIMITS, memoryFull, type CheckedOutcome } from '../engine/validate/index.js';
 import { requestApproval } from './approvals.js';
+import { intendEffects, settleRunEffects } from './effects.js';
 import type { InboxDb } from './inbox-db.js';
 import { holdsLease } from './lease.js';
 
@@ -55,6 +56,8 @@ export function finishRun(c: InboxDb, { holder, gen, ids, outcome }: CheckedFini
   if (ids.length > 0 && (c.stmt(COUNT_OWNED).pluck().get(idsJson, gen) as number) !== ids.length) return false;
   // With any outcome, past the fence: spent once, recorded once.
   if (outcome.usage !== null) recordUsage(c, outcome.usage, now);
+  // The ledger: the calls this run started are settled with its finish, an error's too (a tool that threw failed it).
+  if (outcome.effects.length > 0) settleRunEffects(c, gen, outcome.effects, now);
   if (outcome.error !== null && outcome.dead) {
     // R6 without the wait: no retry can fix it, so it goes where an operator looks.
     c.stmt(MARK_DEAD).run(outcome.error, outcome.error, now, idsJson, gen);
@@ -70,6 +73,7 @@ export function finishRun(c: InboxDb, { holder, gen, ids, outcome }: CheckedFini
     c.stmt(QUEUE_MESSAGE).run(message.body, message.urgent ? 1 : 0, now);
   }
   for (const request of outcome.approvals) requestApproval(c, request, now);
+  if (outcome.intents.length > 0) intendEffects(c, outcome.intents, now);
   saveAgentState(c, outcome, now);
   return true;
 }

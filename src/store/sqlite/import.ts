@@ -108,6 +108,10 @@ class RecordWriter {
       memory: prepare('INSERT INTO memory (key, value, updated_at) VALUES (?, ?, ?)'),
       session: prepare('INSERT INTO session (one, state, updated_at) VALUES (1, ?, ?) ON CONFLICT (one) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at'),
       action: prepare('INSERT INTO operator_actions (at, actor, action, target, result) VALUES (?, ?, ?, ?, ?)'),
+      effect: prepare(
+        `INSERT INTO effects (key, tool, input, input_hash, state, gen, intended_at, started_at, settled_at)
+         VALUES (@key, @tool, @inputJson, @inputHash, @state, @gen, @intendedAt, @startedAt, @settledAt)`,
+      ),
     };
   }
 
@@ -165,6 +169,9 @@ class RecordWriter {
       case 'action':
         s.action!.run(r.at, r.actor, r.action, r.target, r.result);
         return;
+      case 'effect':
+        s.effect!.run(r);
+        return;
     }
   }
 }
@@ -181,6 +188,8 @@ export function describeTwice(record: CheckedRecord): string {
       return `timer ${JSON.stringify(record.timer.id)}`;
     case 'memory':
       return `memory key ${JSON.stringify(record.key)}`;
+    case 'effect':
+      return `side effect ${JSON.stringify(record.key)}`;
     default:
       return 'it';
   }

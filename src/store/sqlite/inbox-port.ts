@@ -4,13 +4,14 @@
  * was never written, and writes that only change existing rows, find no
  * file and create none.
  */
-import type { ApprovalOutcome, ApprovalRow, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, ApprovalRow, EffectStart, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
 import type {
   Acquired,
   Claim,
   DecideAnswer,
   CheckedFinish,
   InboxPort,
+  StoredEffects,
   PlanDispatch,
   PlanFiring,
   PruneCutoffs,
@@ -18,7 +19,7 @@ import type {
   ReserveOptions,
   StoredProgress,
 } from '../engine/port.js';
-import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
+import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedIntent, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
 import type { IngestResult } from '../engine/quota.js';
 import { emptyStats } from '../rows.js';
@@ -26,6 +27,8 @@ import { answerApproval, getApproval, requestApproval } from './approvals.js';
 import { claimBatch } from './claim.js';
 import { dropFailures, recordProgress, recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
+import { listEffects, settleEffect, startEffect } from './effects.js';
+import { checkSettleable } from '../engine/effects.js';
 import type { InboxDb } from './inbox-db.js';
 import { acquireLease, releaseLease } from './lease.js';
 import { expediteOutbox, recordAction } from './operator.js';
@@ -165,6 +168,22 @@ export class SqliteInboxPort implements InboxPort {
     this.writer((c) => c.write((now) => recordAction(c, action, now)));
   }
 
+  /** Durable before the tool runs: a crash after it must leave the call unknown, never forgotten. */
+  async startEffect(holder: string, gen: number, intent: CheckedIntent): Promise<EffectStart | null> {
+    return this.existing((c) => c.write((now) => startEffect(c, holder, gen, intent, now))) ?? null;
+  }
+
+  async settleEffect(key: string, state: 'confirmed' | 'failed'): Promise<void> {
+    const settled = this.existing((c) => c.write((now) => (settleEffect(c, key, state, now), true)));
+    // An inbox never written has no calls: settling one is the same refusal as for an unknown key.
+    if (settled === null) checkSettleable(key, null, null, 0);
+  }
+
+  async effects(which: 'unknown' | 'all', limit: number): Promise<StoredEffects> {
+    const now = this.files.now();
+    return this.existing((c) => c.read(() => listEffects(c, which, limit, now))) ?? { rows: [], lease: null, now };
+  }
+
   /** Opened outside the LRU when not open already: a sweep over every inbox must not push out the ones in use. */
   async prune(cutoffs: (now: number) => PruneCutoffs, limit: number): Promise<PruneResult> {
     const pruned = this.files.use(
@@ -172,12 +191,12 @@ export class SqliteInboxPort implements InboxPort {
       false,
       (c) => {
         const result = c.write((now) => pruneRows(c, cutoffs(now), limit));
-        if (result.events + result.messages + result.approvals + result.actions > 0) c.releaseFreePages();
+        if (result.events + result.messages + result.approvals + result.actions + result.effects > 0) c.releaseFreePages();
         return result;
       },
       { passing: true },
     );
-    return pruned ?? { events: 0, messages: 0, approvals: 0, actions: 0, more: false };
+    return pruned ?? { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, more: false };
   }
 
   async settings(): Promise<InboxSettings> {

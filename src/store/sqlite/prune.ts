@@ -43,6 +43,11 @@ const OLD_ACTIONS = `
 DELETE FROM operator_actions WHERE id IN (
   SELECT id FROM operator_actions WHERE at <= @cutoff ORDER BY id ${boundLimit('@limit')})`;
 
+// The ledger's settled calls; an unknown (started) one stays until someone settles it.
+const SETTLED_EFFECTS = `
+DELETE FROM effects WHERE key IN (
+  SELECT key FROM effects WHERE state IN ('confirmed', 'failed') AND settled_at <= @cutoff ORDER BY settled_at ${boundLimit('@limit')})`;
+
 export function pruneRows(c: InboxDb, cutoffs: PruneCutoffs, limit: number): PruneResult {
   const budget = new PruneBudget(limit);
   if (cutoffs.doneEvents !== null || cutoffs.deadEvents !== null) {
@@ -66,6 +71,10 @@ export function pruneRows(c: InboxDb, cutoffs: PruneCutoffs, limit: number): Pru
   if (cutoffs.actions !== null && budget.next > 0) {
     const give = budget.next;
     budget.took('actions', c.stmt(OLD_ACTIONS).run({ cutoff: cutoffs.actions, limit: give }).changes, give);
+  }
+  if (cutoffs.settledEffects !== null && budget.next > 0) {
+    const give = budget.next;
+    budget.took('effects', c.stmt(SETTLED_EFFECTS).run({ cutoff: cutoffs.settledEffects, limit: give }).changes, give);
   }
   return budget.result;
 }

@@ -11,7 +11,8 @@
  * lease of 2^53-1 let the agent run, then refused its finish.
  */
 import { VigilError } from '../../../errors.js';
-import type { EventStatus, InboxRecord } from '../../contract.js';
+import type { EffectState, EventStatus, InboxRecord } from '../../contract.js';
+import { validateIntent } from './effect.js';
 import { OUTBOX_FAILURE_KINDS as FAILURE_KINDS, type OutboxFailureKind } from '../../contract/outbox.js';
 import { validateMemoryKey, validateMemoryValue } from './agent-state.js';
 import { validateApprovalId } from './approval.js';
@@ -34,7 +35,8 @@ export type CheckedRecord =
   | { type: 'timer'; timer: CheckedTimer & { due: number }; done: boolean; lastSkipped: number | null }
   | Serialised<'memory', 'value', 'valueJson'>
   | Serialised<'session', 'state', 'stateJson'>
-  | ({ type: 'action'; at: number } & CheckedAction);
+  | ({ type: 'action'; at: number } & CheckedAction)
+  | (Omit<Extract<InboxRecord, { type: 'effect' }>, 'input'> & { inputJson: string });
 
 const STATUSES: readonly EventStatus[] = ['pending', 'running', 'done', 'dead'];
 type Fields = Record<string, unknown>;
@@ -164,8 +166,10 @@ function checkRecord(r: Fields, maxPayloadBytes: number): CheckedRecord {
       return { type: 'session', stateJson: toJson('invalid_argument', 'state', r.state, maxPayloadBytes), updatedAt: time('updatedAt', r.updatedAt) };
     case 'action':
       return { type: 'action', at: time('at', r.at), ...validateOperatorAction(r) };
+    case 'effect':
+      return effectRecord(r, maxPayloadBytes);
     default:
-      throw bad(`type must be one of settings, lease, pacing, event, tombstone, message, approval, timer, memory, session, action; got ${describe(r.type)}`);
+      throw bad(`type must be one of settings, lease, pacing, event, tombstone, message, approval, timer, memory, session, action, effect; got ${describe(r.type)}`);
   }
 }
 
@@ -268,4 +272,19 @@ function count(name: string, value: unknown): number {
 
 function countOrNull(name: string, value: unknown): number | null {
   return value === null ? null : count(name, value);
+}
+
+const EFFECT_STATES: readonly EffectState[] = ['intended', 'started', 'confirmed', 'failed'];
+
+/** A ledger row: its input checked as a call's is, and hashed again here rather than trusted. */
+function effectRecord(r: Fields, maxPayloadBytes: number): CheckedRecord {
+  const { key, tool, inputJson, inputHash } = validateIntent({ key: r.key, tool: r.tool, input: r.input }, maxPayloadBytes);
+  const state = r.state as EffectState;
+  if (!EFFECT_STATES.includes(state)) throw bad(`state must be one of ${EFFECT_STATES.join(', ')}, got ${describe(r.state)}`);
+  const gen = r.gen === null ? null : checkBounded('invalid_argument', 'gen', r.gen, 1, MAX_GENERATION);
+  const startedAt = timeOrNull('startedAt', r.startedAt);
+  const settledAt = timeOrNull('settledAt', r.settledAt);
+  if ((state === 'intended') !== (startedAt === null)) throw bad('startedAt is null exactly when the state is intended');
+  if ((state === 'confirmed' || state === 'failed') !== (settledAt !== null)) throw bad('settledAt is set exactly when the state is confirmed or failed');
+  return { type: 'effect', key, tool, inputJson, inputHash, state, gen, intendedAt: time('intendedAt', r.intendedAt), startedAt, settledAt };
 }

@@ -10,6 +10,8 @@ import { NO_MEMORY_CHANGES, validateMemoryChanges, validateSession, type Checked
 import { validateApprovalRequest, type CheckedApproval } from './approval.js';
 import { checkStorable } from './text.js';
 import { checkUsage, isEmptyUsage } from './usage.js';
+import { validateIntent, validateSettlement, type CheckedIntent } from './effect.js';
+import type { EffectSettlement } from '../../contract.js';
 
 export interface CheckedMessage {
   body: string;
@@ -26,10 +28,14 @@ export interface CheckedOutcome {
   approvals: CheckedApproval[];
   /** The run's model usage to record, or null (none reported, or all zero). */
   usage: Usage | null;
+  /** The ledger's settlements of the calls this run started (contract/effects.ts), with an error too. */
+  effects: EffectSettlement[];
+  /** Calls asked about, recorded `intended` with a successful finish. */
+  intents: CheckedIntent[];
 }
 
 export function validateOutcome(outcome: unknown, maxBytes: number): CheckedOutcome {
-  if (outcome === undefined) return { messages: [], error: null, dead: false, session: undefined, memory: NO_MEMORY_CHANGES, approvals: [], usage: null };
+  if (outcome === undefined) return { messages: [], error: null, dead: false, session: undefined, memory: NO_MEMORY_CHANGES, approvals: [], usage: null, effects: [], intents: [] };
   if (typeof outcome !== 'object' || outcome === null) {
     throw new VigilError('invalid_argument', 'outcome must be an object { messages?, error?, dead?, session?, memory? }');
   }
@@ -44,6 +50,12 @@ export function validateOutcome(outcome: unknown, maxBytes: number): CheckedOutc
     throw new VigilError('invalid_argument', 'outcome.session, outcome.memory and outcome.approvals are saved only with a successful outcome, not with an error');
   }
   if (!Array.isArray(approvals)) throw new VigilError('invalid_argument', 'outcome.approvals must be an array of { id, expiresInMs, action }');
+  const { effects = [], intents = [] } = outcome as RunOutcome;
+  if (error !== undefined && (outcome as RunOutcome).intents !== undefined) {
+    throw new VigilError('invalid_argument', 'outcome.intents are recorded only with a successful outcome, not with an error');
+  }
+  if (!Array.isArray(intents)) throw new VigilError('invalid_argument', 'outcome.intents must be an array of { key, tool, input }');
+  if (!Array.isArray(effects)) throw new VigilError('invalid_argument', 'outcome.effects must be an array of { key, state }');
   if (!Array.isArray(messages)) throw new VigilError('invalid_argument', 'outcome.messages must be an array');
   const checked = messages.map((message, i) => checkMessage(message, i, maxBytes));
   return {
@@ -54,6 +66,8 @@ export function validateOutcome(outcome: unknown, maxBytes: number): CheckedOutc
     memory: validateMemoryChanges(memory),
     approvals: approvals.map((request) => validateApprovalRequest(request, maxBytes)),
     usage: checkedUsage((outcome as RunOutcome).usage),
+    effects: effects.map((settlement, i) => validateSettlement(settlement, i)),
+    intents: intents.map((intent) => validateIntent(intent, maxBytes)),
   };
 }
 

@@ -32,7 +32,9 @@ CREATE OR REPLACE FUNCTION vigil_finish_locked(p_inbox text, p_gen bigint, p_ids
                                     p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
                                     p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[], p_approval_remind_in bigint[],
                                     p_usage jsonb,
-                                    p_now bigint, p_wake boolean)
+                                    p_now bigint, p_wake boolean,
+                                    p_effect_keys text[], p_effect_states text[],
+                                    p_intent_keys text[], p_intent_tools text[], p_intent_inputs text[], p_intent_hashes text[])
 RETURNS boolean
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -52,6 +54,14 @@ BEGIN
             coalesce((p_usage->>'cacheReadTokens')::bigint, 0), coalesce((p_usage->>'cacheWriteTokens')::bigint, 0),
             (p_usage->>'costUsd')::double precision,
             coalesce((p_usage->>'unpriced')::boolean, false) OR p_usage->'costUsd' IS NULL);
+  END IF;
+
+  IF cardinality(p_effect_keys) > 0 THEN
+    -- The ledger (contract/effects.ts): the calls this run started are
+    -- settled with its finish, an error's too (a tool that threw failed it).
+    UPDATE effects e SET state = s.state, settled_at = v_now
+    FROM unnest(p_effect_keys, p_effect_states) AS s(key, state)
+    WHERE e.inbox_id = p_inbox AND e.key = s.key AND e.state = 'started' AND e.gen = p_gen;
   END IF;
 
   IF p_error IS NOT NULL AND p_dead THEN
@@ -85,6 +95,14 @@ BEGIN
       ON CONFLICT (inbox_id, id) DO NOTHING;
     END IF;
 
+    IF cardinality(p_intent_keys) > 0 THEN
+      -- The ledger: calls asked about, intended under their approved key; one already there stays.
+      INSERT INTO effects (inbox_id, key, tool, input, input_hash, state, intended_at)
+      SELECT p_inbox, i.key, i.tool, i.input, i.hash, 'intended', v_now
+      FROM unnest(p_intent_keys, p_intent_tools, p_intent_inputs, p_intent_hashes) AS i(key, tool, input, hash)
+      ON CONFLICT (inbox_id, key) DO NOTHING;
+    END IF;
+
     IF p_session_set AND p_session IS NULL THEN
       DELETE FROM sessions WHERE inbox_id = p_inbox;
     ELSIF p_session_set THEN
@@ -115,7 +133,9 @@ CREATE OR REPLACE FUNCTION vigil_finish(p_inbox text, p_holder text, p_gen bigin
                              p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
                              p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[], p_approval_remind_in bigint[],
                              p_usage jsonb, p_now bigint, p_wake boolean,
-                             p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
+                             p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint,
+                             p_effect_keys text[], p_effect_states text[],
+                             p_intent_keys text[], p_intent_tools text[], p_intent_inputs text[], p_intent_hashes text[])
 RETURNS boolean
 LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
@@ -132,7 +152,8 @@ BEGIN
   END IF;
   IF NOT vigil_finish_locked(p_inbox, p_gen, p_ids, p_error, p_dead, p_bodies, p_urgent, p_session_set, p_session,
                              p_memory_keys, p_memory_values, p_memory_limit,
-                             p_approval_ids, p_approval_actions, p_approval_expires_in, p_approval_remind_in, p_usage, v_now, p_wake) THEN
+                             p_approval_ids, p_approval_actions, p_approval_expires_in, p_approval_remind_in, p_usage, v_now, p_wake,
+                             p_effect_keys, p_effect_states, p_intent_keys, p_intent_tools, p_intent_inputs, p_intent_hashes) THEN
     RETURN false;
   END IF;
   PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);

@@ -71,7 +71,9 @@ CREATE OR REPLACE FUNCTION vigil_finish_and_claim(p_inbox text, p_holder text, p
                              p_memory_keys text[], p_memory_values text[], p_memory_limit bigint,
                              p_approval_ids text[], p_approval_actions text[], p_approval_expires_in bigint[], p_approval_remind_in bigint[],
                              p_usage jsonb, p_now bigint, p_wake boolean, p_lease_ttl bigint, p_batch_limit integer,
-                             p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint)
+                             p_max_attempts integer, p_base bigint, p_max bigint, p_gap bigint,
+                             p_effect_keys text[], p_effect_states text[],
+                             p_intent_keys text[], p_intent_tools text[], p_intent_inputs text[], p_intent_hashes text[])
 RETURNS TABLE (kind text, id bigint, source text, source_id text, payload text, attempts integer, last_error text)
 LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
@@ -93,7 +95,8 @@ BEGIN
   END IF;
   IF NOT vigil_finish_locked(p_inbox, p_gen, p_ids, p_error, p_dead, p_bodies, p_urgent, p_session_set, p_session,
                              p_memory_keys, p_memory_values, p_memory_limit,
-                             p_approval_ids, p_approval_actions, p_approval_expires_in, p_approval_remind_in, p_usage, v_now, p_wake) THEN
+                             p_approval_ids, p_approval_actions, p_approval_expires_in, p_approval_remind_in, p_usage, v_now, p_wake,
+                             p_effect_keys, p_effect_states, p_intent_keys, p_intent_tools, p_intent_inputs, p_intent_hashes) THEN
     RETURN;                                          -- R3: not all of p_ids are this run's
   END IF;
   kind := 'finished';
