@@ -12,7 +12,7 @@ import { workParams, type CallTarget, type Statement } from './call.js';
 
 const FINISH: Statement = {
   name: 'vigil_finish',
-  text: 'SELECT vigil_finish($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29) AS finished',
+  text: 'SELECT vigil_finish($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30) AS finished',
 };
 
 export async function finishRun(db: CallTarget, inboxId: string, finish: CheckedFinish): Promise<boolean> {

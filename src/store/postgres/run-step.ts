@@ -22,7 +22,7 @@ const ACQUIRE_AND_CLAIM: Statement = {
 const FINISH_AND_CLAIM: Statement = {
   name: 'vigil_finish_and_claim',
   text: `SELECT kind, id, source, source_id, payload, attempts, last_error
-         FROM vigil_finish_and_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31)`,
+         FROM vigil_finish_and_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32)`,
 };
 
 type StepRow = ClaimedRecord & DeadRecord & { kind: 'lease' | 'finished' | 'claimed' | 'dead' };
