@@ -59,8 +59,9 @@ function contactsView(settings: InboxSettings): Html {
 function pacingView(settings: InboxSettings, now: number): Html {
   const outbox = settings.outbox ?? {};
   const gap = outbox.gapMs === undefined ? html`the store's gap between paced sends` : html`${outbox.gapMs === 0 ? 'no gap' : `${duration(outbox.gapMs)} gap`} between paced sends`;
-  const limit = outbox.dailyLimit === undefined ? '' : html`; at most ${outbox.dailyLimit} paced ${outbox.dailyLimit === 1 ? 'send' : 'sends'} a day (${outbox.quietHours?.timeZone ?? 'UTC'})`;
-  const hours = outbox.quietHours;
+  const limit = outbox.dailyLimit === undefined ? '' : html`; at most ${outbox.dailyLimit} paced ${outbox.dailyLimit === 1 ? 'send' : 'sends'} a day (${outbox.quietHours?.timeZone ?? settings.timeZone ?? 'UTC'})`;
+  const given = outbox.quietHours;
+  const hours = given === undefined ? undefined : { ...given, timeZone: given.timeZone ?? settings.timeZone ?? 'UTC' };
   if (hours === undefined) return html`${gap}${limit}; no quiet hours`;
   const state = quietState(hours, now);
   const quiet = state.quiet ? html`<strong>quiet now</strong>, until ${when(state.endsAt, now)}` : html`not quiet now`;
