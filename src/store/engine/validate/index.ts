@@ -15,3 +15,4 @@ export * from './limits.js';
 export * from './session-end.js';
 export * from './inbox-record.js';
 export * from './usage.js';
+export * from './budget.js';
