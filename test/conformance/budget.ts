@@ -76,6 +76,17 @@ export function budget(target: StoreTarget): void {
       expect(await sent(inbox)).toHaveLength(1); // a new period: a new notice
     });
 
+    it('the finish that spends the budget claims nothing more in the same step: the next event waits and the lease is let go', async () => {
+      const { inbox } = await budgeted({ budget: { costPerDayUsd: 1 } }, '2026-01-15T10:00:00Z', { batchLimit: 1 });
+      await ingestAll(inbox, 'a', 'b');
+      const run = (await inbox.acquireAndClaim('W'))!;
+      expect(run.events.map((e) => e.sourceId)).toEqual(['a']);
+      const next = await inbox.finishAndClaim('W', run.gen, [run.events[0]!.id], { usage: spent(1) });
+      expect(next).toEqual({ finished: true, events: [] });
+      expect(await inbox.acquire('X')).not.toBeNull(); // released: another worker may take the inbox
+      expect((await attempts(inbox)).b).toEqual(['pending', 0]);
+    });
+
     it('a month budget pauses until the local month ends (America/New_York, across the November DST change)', async () => {
       const { store, clock, inbox } = await budgeted({ timeZone: 'America/New_York', budget: { costPerMonthUsd: 5 } }, '2026-11-20T12:00:00Z');
       await ingestAll(inbox, 'a');
