@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startOfLocalDay, startOfLocalMonth, startOfNextLocalDay, startOfNextLocalMonth } from '../../src/store/periods.js';
+import { localPeriods, startOfLocalDay, startOfLocalMonth, startOfNextLocalDay, startOfNextLocalMonth } from '../../src/store/periods.js';
 
 const at = (iso: string): number => Date.parse(iso);
 
@@ -34,5 +34,20 @@ describe('local days and months (periods.ts)', () => {
     expect(startOfLocalMonth(at('2026-12-31T23:30:00Z'), 'UTC')).toBe(at('2026-12-01T00:00:00Z'));
     expect(startOfNextLocalMonth(at('2026-12-31T23:30:00Z'), 'UTC')).toBe(at('2027-01-01T00:00:00Z'));
     expect(startOfNextLocalMonth(at('2026-02-01T00:00:00Z'), 'UTC')).toBe(at('2026-03-01T00:00:00Z'));
+  });
+});
+
+describe('localPeriods (kept per zone for the day)', () => {
+  it('gives the same bounds as the functions, and new ones once the day is over', () => {
+    const noon = Date.parse('2026-03-29T10:00:00Z');
+    expect(localPeriods(noon, 'Europe/Berlin')).toEqual({
+      dayStart: startOfLocalDay(noon, 'Europe/Berlin'),
+      nextDayStart: startOfNextLocalDay(noon, 'Europe/Berlin'),
+      monthStart: startOfLocalMonth(noon, 'Europe/Berlin'),
+      nextMonthStart: startOfNextLocalMonth(noon, 'Europe/Berlin'),
+    });
+    const next = localPeriods(Date.parse('2026-03-29T22:00:00Z'), 'Europe/Berlin');
+    expect(next.dayStart).toBe(Date.parse('2026-03-29T22:00:00Z'));
+    expect(localPeriods(Date.parse('2026-03-29T21:59:59.999Z'), 'Europe/Berlin').dayStart).toBe(Date.parse('2026-03-28T23:00:00Z'));
   });
 });

@@ -18,7 +18,7 @@
  * it gives (urgent) in the same transaction.
  */
 import type { BudgetLeft, BudgetState, InboxBudget, InboxSettings, RunBudget, SpendReason } from '../contract.js';
-import { startOfLocalDay, startOfLocalMonth, startOfNextLocalDay, startOfNextLocalMonth } from '../periods.js';
+import { localPeriods } from '../periods.js';
 
 /** Where the sums start: the local day's and month's first instants. */
 export interface SpendPeriods {
@@ -77,8 +77,8 @@ export function spendJudge(defaults: InboxBudget | null): SpendJudge {
   return {
     periods(settings, now) {
       if (effectiveBudget(settings, defaults) === null) return null;
-      const zone = timeZoneOf(settings);
-      return { dayStart: startOfLocalDay(now, zone), monthStart: startOfLocalMonth(now, zone) };
+      const { dayStart, monthStart } = localPeriods(now, timeZoneOf(settings));
+      return { dayStart, monthStart };
     },
     decide(settings, sums, now, previous) {
       const budget = effectiveBudget(settings, defaults);
@@ -90,7 +90,8 @@ export function spendJudge(defaults: InboxBudget | null): SpendJudge {
       // Paused until the earliest boundary that frees it: the month's end if any month part is spent, else the day's.
       const monthly = spent.find((s) => s.period === 'month');
       const { reason, period } = monthly ?? spent[0]!;
-      const pausedUntil = period === 'month' ? startOfNextLocalMonth(now, zone) : startOfNextLocalDay(now, zone);
+      const bounds = localPeriods(now, zone);
+      const pausedUntil = period === 'month' ? bounds.nextMonthStart : bounds.nextDayStart;
       // One notice per period: a raise and a second spend before the same boundary stays quiet.
       const notice = previous.noticedUntil === pausedUntil ? null : noticeText(pausedUntil, zone);
       return { pausedUntil, reason, noticedUntil: pausedUntil, notice, left };

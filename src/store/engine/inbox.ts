@@ -35,7 +35,7 @@ import type {
 import type { ResolvedOptions } from '../options.js';
 import { nextCronTime } from '../schedule.js';
 import { decideAnswer } from './approvals.js';
-import { budgetStateOf, NO_BUDGET_LEFT, runBudgetOf, spendJudge } from './budget.js';
+import { budgetStateOf, effectiveBudget, NO_BUDGET_LEFT, runBudgetOf, spendJudge } from './budget.js';
 import { dispatchOutbox } from './dispatch.js';
 import { quotaError } from './quota.js';
 import type { InboxPort } from './port.js';
@@ -123,7 +123,7 @@ export class EngineInbox implements Inbox {
     const checked = v.validateOutcome(outcome, this.ctx.options.maxPayloadBytes);
     const finished = await this.port.finish({ holder, gen, ids: eventIds, outcome: checked, wake: checked.messages.length > 0 });
     if (finished && checked.dead && eventIds.length > 0) this.diedAtOnce(eventIds, checked.error!);
-    if (finished && checked.usage !== null) await this.judgeSpend();
+    if (finished && checked.usage !== null && (await this.budgetApplies())) await this.judgeSpend();
     return finished;
   }
 
@@ -144,7 +144,7 @@ export class EngineInbox implements Inbox {
     v.validateGen(gen);
     const eventIds = v.validateEventIds(ids);
     const checked = v.validateOutcome(outcome, this.ctx.options.maxPayloadBytes);
-    if (checked.usage !== null) return this.finishJudgeAndClaim(holder, gen, eventIds, checked);
+    if (checked.usage !== null && (await this.budgetApplies())) return this.finishJudgeAndClaim(holder, gen, eventIds, checked);
     const { finished, claim } = await this.port.finishAndClaim({ holder, gen, ids: eventIds, outcome: checked, wake: checked.messages.length > 0 });
     if (finished && checked.dead && eventIds.length > 0) this.diedAtOnce(eventIds, checked.error!);
     if (claim.dead.length > 0) this.ctx.events.emit('events:dead', { inboxId: this.id, error: 'too many attempts', events: claim.dead });
@@ -168,6 +168,17 @@ export class EngineInbox implements Inbox {
     const { claim } = await this.port.finishAndClaim({ holder, gen, ids: [], outcome: empty, wake: false });
     if (claim.dead.length > 0) this.ctx.events.emit('events:dead', { inboxId: this.id, error: 'too many attempts', events: claim.dead });
     return { finished: true, events: claim.events };
+  }
+
+  /**
+   * Whether a budget applies (the store's default, or the inbox's own): one
+   * settings read, so that a run reporting usage in an inbox without a
+   * budget keeps its one-transaction finish. A pause outlives no budget: a
+   * settings change that removes one judges (and clears) it at once.
+   */
+  private async budgetApplies(): Promise<boolean> {
+    if (this.ctx.options.budget !== null) return true;
+    return effectiveBudget(await this.port.settings(), null) !== null;
   }
 
   /** The budget's judgement, written; tells the dispatchers of its notice, and emits a new pause. */
