@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/index.js';
 import { startOfNextLocalDay } from '../../src/store/periods.js';
-import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor, journeyRequests, type Receiver } from '../fixtures/service-process.js';
+import { CHANNEL_SECRET, REPO_ROOT, ServiceHarness, waitFor, journeyRequests, type Receiver, type ServeProcess } from '../fixtures/service-process.js';
 
 const TOKEN = 'budget-token-0123456789abcdef0123456';
 const INBOX = 'ana';
@@ -26,6 +26,7 @@ let receiver: Receiver;
 let clockFile: string;
 let store: Store;
 let dir: string;
+let serve: ServeProcess;
 
 beforeAll(async () => {
   dir = harness.tempDir('vigil-budget-');
@@ -45,7 +46,8 @@ beforeAll(async () => {
     workers: { pollIntervalMs: 200 },
   });
   const shifted = pathToFileURL(join(REPO_ROOT, 'test/fixtures/shifted-clock.mjs')).href;
-  url = await harness.serve(config, { NODE_OPTIONS: `--import=${shifted}`, VIGIL_TEST_CLOCK_FILE: clockFile }).url();
+  serve = harness.serve(config, { NODE_OPTIONS: `--import=${shifted}`, VIGIL_TEST_CLOCK_FILE: clockFile });
+  url = await serve.url();
   store = await openStore(`sqlite:${join(dir, 'data')}`);
 });
 
@@ -76,6 +78,8 @@ it('a user past costPerDayUsd is paused with one urgent notice; messages wait un
   }
   // 3 × 0.40 = 1.20 ≥ 1: paused, and the person hears of it once, urgently.
   const notice = await waitFor('the pause notice', () => notices()[0]);
+  const logged = await serve.log('the pause', (line) => line.msg.startsWith('inbox paused for spend'));
+  expect(logged).toMatchObject({ inboxId: INBOX, reason: 'costPerDayUsd' });
   expect(notice.urgent).toBe(true);
   expect(notice.body).toContain(`(${ZONE})`);
 
