@@ -11,6 +11,7 @@
  */
 import type { DecisionRecord } from './store/contract/decisions.js';
 import type { Usage } from './store/contract/usage.js';
+import type { SpendReason } from './store/contract/budget.js';
 import type { OutboxFailureKind } from './store/contract/outbox.js';
 import { EventEmitter, once } from 'node:events';
 
@@ -85,6 +86,8 @@ export interface RuntimeEventMap {
    * nothing recreates a deleted user. Once per refused write.
    */
   'inbox:write-refused': { inboxId: string; write: 'send record'; reason: 'deleted' };
+  /** The inbox's budget is spent: its events wait until `until` (the next local day or month), or until the budget is raised. */
+  'inbox:paused-for-spend': { inboxId: string; reason: SpendReason; until: number };
   /** An inbox recreated from exported records. */
   'inbox:imported': { inboxId: string; records: number };
   /**

@@ -7,7 +7,7 @@
  */
 import { VigilError } from '../errors.js';
 import type { ProxyFetch } from './proxy-fetch.js';
-import type { ApprovalRequest, ClaimedEvent, InboxSettings, InboxStats, OutboxMessage, TimerSpec, UnknownEffect, Usage } from '../store/contract.js';
+import type { ApprovalRequest, ClaimedEvent, InboxSettings, InboxStats, OutboxMessage, RunBudget, TimerSpec, UnknownEffect, Usage } from '../store/contract.js';
 import type { AgentMemory } from './memory.js';
 import { validatePermissions, type Permissions } from './permissions.js';
 import type { AgentSession } from './session.js';
@@ -52,6 +52,13 @@ export interface AgentContext {
    * once, when first awaited: `const { contacts } = await ctx.settings`.
    */
   readonly settings: Promise<InboxSettings>;
+  /**
+   * What this run may spend (settings `budget`; contract/budget.ts): the
+   * least cost left of the person's day and month, and the day's tokens
+   * left; null when no budget applies. Read once, when first awaited:
+   * toolAgent stops calling its model once the run's own usage reaches it.
+   */
+  readonly budget: Promise<RunBudget | null>;
   /** Changes them (a JSON merge patch; contract.ts, Inbox.updateSettings), e.g. from a person's "/quiet 22:00-07:00". */
   updateSettings(patch: unknown): Promise<InboxSettings>;
   /** Durable per-inbox memory; this run's changes are saved with its finish. */

@@ -22,7 +22,7 @@ import type { ClaimedEvent, DecisionRecord, OutboxMessage } from '../store/contr
 import { defineAgent, TerminalError, type Agent, type AgentContext } from './agent.js';
 import { textOf, type AssistantTurn, type TextBlock, type ToolResultBlock, type ToolUseBlock, type Turn } from './conversation.js';
 import { ModelError, type Model } from './model.js';
-import { addUsage, type Usage } from './usage.js';
+import { addUsage, capReached, type Usage } from './usage.js';
 import { validatePermissions, type Permissions } from './permissions.js';
 import { stableJson, type Tool, type ToolOutcome } from './tools.js';
 
@@ -113,12 +113,21 @@ async function converse(ctx: AgentContext, session: ToolLoopSession, arrived: Te
     waiting.arrived.push(...arrived);
     return [];
   }
+  // The budget's remainder caps the run (ctx.budget): it stops before a model call once its own
+  // usage reaches it, so it overshoots by at most one step; what it has waits for the next run.
+  const cap = await ctx.budget;
+  if (capReached(undefined, cap)) {
+    // Nothing left before it began (a run that raced its pause): what arrived waits with what waited.
+    session.waiting = { results: waiting?.results ?? [], pending: {}, arrived: [...(waiting?.arrived ?? []), ...arrived] };
+    return [];
+  }
   const content = waiting === null ? arrived : [...waiting.results, ...waiting.arrived, ...arrived];
   session.waiting = null;
   if (content.length === 0) return []; // nothing new: nothing to say
   session.history.push({ role: 'user', content });
 
   for (let step = 0; step < maxSteps; step++) {
+    if (step > 0 && capReached(spent.usage, cap)) return stopAtCap(session);
     const reply = await callModel(model, session.history, ctx);
     if (reply.usage !== undefined) {
       // Recorded step by step, so a run that fails later still reports what it spent.
@@ -156,6 +165,18 @@ async function converse(ctx: AgentContext, session: ToolLoopSession, arrived: Te
     session.history.push({ role: 'user', content: next.results });
   }
   throw new Error(`the model was still calling tools after ${maxSteps} steps; stopped as a loop`);
+}
+
+/**
+ * The run reached its cap with tool results the model has not seen: they
+ * become what the next run (after the pause for spend) starts from, as an
+ * answered approval's would, and this run ends cleanly with nothing more
+ * to say (the store's pause notice tells the person).
+ */
+function stopAtCap(session: ToolLoopSession): OutboxMessage[] {
+  const results = session.history.pop()!;
+  session.waiting = { results: results.content as Waiting['results'], pending: {}, arrived: [] };
+  return [];
 }
 
 async function callModel(model: Model, history: readonly Turn[], ctx: AgentContext): ReturnType<Model['step']> {

@@ -3,7 +3,7 @@
  * checked where an agent hands it over, so a bad figure is the agent's
  * error at the point it is made, not a broken total later.
  */
-import type { Usage } from '../store/contract.js';
+import type { RunBudget, Usage } from '../store/contract.js';
 
 // The check is the store's (its finish checks again): one rule for both.
 export { checkUsage } from '../store/index.js';
@@ -25,5 +25,21 @@ export function addUsage(total: Usage | undefined, step: Usage | undefined): Usa
 }
 
 function hasTokens(usage: Usage): boolean {
-  return usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) > 0;
+  return totalTokens(usage) > 0;
+}
+
+/** Every kind of token: what a budget's tokensPerDay counts (engine/budget.ts sums the same columns). */
+export function totalTokens(usage: Usage): number {
+  return usage.inputTokens + usage.outputTokens + (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0);
+}
+
+/**
+ * The run has used up its cap (ctx.budget): its cost (unpriced parts count
+ * as none, as the budget counts them) or its tokens reached what was left.
+ */
+export function capReached(usage: Usage | undefined, cap: RunBudget | null | undefined): boolean {
+  if (cap === null || cap === undefined) return false;
+  const cost = usage?.costUsd ?? 0;
+  const tokens = usage === undefined ? 0 : totalTokens(usage);
+  return (cap.costLeftUsd !== null && cost >= cap.costLeftUsd) || (cap.tokensLeft !== null && tokens >= cap.tokensLeft);
 }

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { CHANNEL_DEFAULTS } from '../channels/channel.js';
 import { sendsWithoutContact } from '../channels/create-channels.js';
 import { RUNTIME_DEFAULTS } from '../runtime/defaults.js';
-import { APPROVAL_REMINDER_SOURCE, BOUNDS, CHANNEL_NAME_PATTERN, DEFAULT_STORE_URL, LIMIT_DEFAULTS, MAX_LIMIT, STORE_DEFAULTS, storeUrlProblem } from '../store/index.js';
+import { APPROVAL_REMINDER_SOURCE, BOUNDS, CHANNEL_NAME_PATTERN, DEFAULT_STORE_URL, LIMIT_DEFAULTS, MAX_BUDGET_USD, MAX_LIMIT, STORE_DEFAULTS, storeUrlProblem } from '../store/index.js';
 import { SecretRef, type SecretKind } from './secrets.js';
 
 /** A secret given inline or read from the environment ("env:GITHUB_SECRET"), read by resolve-config.ts as `kind` says. */
@@ -35,6 +35,8 @@ const storedDuration = () => z.number().int().nonnegative().max(BOUNDS.maxDurati
 
 /** A quota (contract/limits.ts): a whole number from 0 to the store's MAX_LIMIT, its default the store's. */
 const limit = (fallback: number, what: string) => z.number().int().min(0).max(MAX_LIMIT).default(fallback).describe(what);
+/** An amount of a budget (engine/validate/budget.ts): non-negative US dollars, at most MAX_BUDGET_USD. */
+const usd = (what: string) => z.number().min(0).max(MAX_BUDGET_USD).optional().describe(what);
 
 const SECRET_HINT = 'Inline, or "env:NAME" to read it from the environment at startup (a missing variable stops the service).';
 
@@ -336,6 +338,18 @@ export const configSchema = z
       .prefault({})
       .describe(
         "Quotas per inbox on what arrives from outside (webhooks, the messages API); Vigil's own events (timers, approvals, redrives) are never refused. An inbox's settings may override them (`limits`), by the operator only: an agent's `ctx.updateSettings` cannot.",
+      ),
+    budget: z
+      .object({
+        tokensPerDay: z.number().int().min(0).max(MAX_LIMIT).optional().describe('Tokens of every kind (input, output, cache) per local day.'),
+        costPerDayUsd: usd('US dollars per local day.'),
+        costPerMonthUsd: usd('US dollars per local month.'),
+        minimumLeftUsd: usd('A run never starts with less than this left of the day\'s or the month\'s cost budget.'),
+      })
+      .strict()
+      .optional()
+      .describe(
+        "Every inbox's budget, in its person's days and months (settings `timeZone`, default UTC); each field of an inbox's own `budget` setting overrides it, by the operator only. Spent, the inbox is paused for spend: its events wait until the next day or month, or until the budget is raised, and the person hears of it once per period (README, \"Cap what a user can spend\").",
       ),
     maxBodyBytes: z.number().int().positive().max(BOUNDS.maxBytes).default(1_048_576).describe('Largest webhook or API request body accepted; larger ones get 413.'),
     log: z

@@ -26,6 +26,7 @@ import { confirmAction, page, type PageOptions } from './layout.js';
 import { healthBadge, healthOf, leaseCell } from './overview-page.js';
 import { settingsSection } from './settings-section.js';
 import { unknownEffectsSection } from './unknown-effects.js';
+import { budgetNotice } from './budget-notice.js';
 
 export const EVENT_STATUSES: readonly EventStatus[] = ['pending', 'running', 'done', 'dead'];
 
@@ -291,6 +292,7 @@ export function inboxPage(data: InboxPageData, options: Omit<PageOptions, 'title
   const body = html`
 <div data-live id="inbox-head">
 <p>${healthBadge(health)} <span class="counts">${events.pending} pending · ${events.running} running · ${events.done} done · <span class="${events.dead > 0 ? 'alert' : ''}">${events.dead} dead</span> · ${data.stats.outbox.held} held${failedCounts(data.stats)} · ${data.stats.approvalsPending} ${data.stats.approvalsPending === 1 ? 'approval' : 'approvals'} waiting</span></p>
+${budgetNotice(data.stats.budget, data.now)}
 ${activityChart(data.activity, data.activityBucketMs)}
 </div>
 ${unknownEffectsSection(data.id, data.unknownEffects, data.now)}

@@ -51,12 +51,17 @@ const SETTING_RULES: Record<string, string> = {
   contacts: 'must each be a channel name (lowercase letters, digits, - and _) with an address of at most 1,000 characters',
   'outbox.gapMs': 'must be a whole number of milliseconds, 0 or more',
   'outbox.dailyLimit': 'must be a whole number, 0 or more',
-  'outbox.quietHours': 'need a start and a different end, both HH:MM, and a time zone',
+  'outbox.quietHours': 'need a start and a different end, both HH:MM',
   'outbox.quietHours.from': 'must be a time of day, HH:MM (00:00 to 23:59)',
   'outbox.quietHours.to': 'must be a time of day, HH:MM (00:00 to 23:59)',
   'outbox.quietHours.timeZone': 'must be an IANA time zone, such as Europe/Berlin',
   'wake.debounceMs': 'must be a whole number of milliseconds, 0 or more',
   'wake.maxWaitMs': 'must be a whole number of milliseconds, at least the debounce (and needs a debounce)',
+  timeZone: 'must be an IANA time zone, such as Europe/Berlin',
+  'budget.tokensPerDay': 'must be a whole number of tokens, 0 or more',
+  'budget.costPerDayUsd': 'must be an amount of US dollars, 0 or more',
+  'budget.costPerMonthUsd': 'must be an amount of US dollars, 0 or more',
+  'budget.minimumLeftUsd': 'must be an amount of US dollars, 0 or more',
 };
 
 function settingRule(field: string | null): string {

@@ -24,7 +24,14 @@ export const NUMBER_FIELDS = [
   'limits.pendingEventsPerInbox',
   'limits.pendingBytesPerInbox',
   'limits.eventsPerMinutePerInbox',
+  // The operator's own too (engine/budget.ts); amounts in US dollars may have cents.
+  'budget.tokensPerDay',
+  'budget.costPerDayUsd',
+  'budget.costPerMonthUsd',
+  'budget.minimumLeftUsd',
 ] as const;
+/** The person's IANA time zone: their days, months, quiet hours and daily limit unless those name their own. */
+export const TIME_ZONE_FIELD = 'timeZone';
 export const QUIET_FIELDS = ['outbox.quietHours.from', 'outbox.quietHours.to', 'outbox.quietHours.timeZone'] as const;
 export const NEW_CONTACT_CHANNEL = 'new-contact.channel';
 export const NEW_CONTACT_ADDRESS = 'new-contact.address';
@@ -42,6 +49,7 @@ export function formValues(settings: InboxSettings): Record<string, string> {
   const text = (value: number | undefined): string => (value === undefined ? '' : String(value));
   const quiet = settings.outbox?.quietHours;
   const values: Record<string, string> = {
+    timeZone: settings.timeZone ?? '',
     'outbox.gapMs': text(settings.outbox?.gapMs),
     'outbox.dailyLimit': text(settings.outbox?.dailyLimit),
     'wake.debounceMs': text(settings.wake?.debounceMs),
@@ -52,6 +60,10 @@ export function formValues(settings: InboxSettings): Record<string, string> {
     'limits.pendingEventsPerInbox': text(settings.limits?.pendingEventsPerInbox),
     'limits.pendingBytesPerInbox': text(settings.limits?.pendingBytesPerInbox),
     'limits.eventsPerMinutePerInbox': text(settings.limits?.eventsPerMinutePerInbox),
+    'budget.tokensPerDay': text(settings.budget?.tokensPerDay),
+    'budget.costPerDayUsd': text(settings.budget?.costPerDayUsd),
+    'budget.costPerMonthUsd': text(settings.budget?.costPerMonthUsd),
+    'budget.minimumLeftUsd': text(settings.budget?.minimumLeftUsd),
   };
   for (const [channel, address] of Object.entries(settings.contacts ?? {})) values[`contacts.${channel}`] = address;
   return values;
@@ -85,9 +97,10 @@ export function settingsPatch(form: URLSearchParams): SettingsEdit {
   }
   if (QUIET_FIELDS.some(edited)) {
     const [from, to, timeZone] = QUIET_FIELDS.map(value) as [string, string, string];
-    // All three emptied: no quiet hours. Otherwise the three as typed, checked together.
-    set(['outbox', 'quietHours'], from === '' && to === '' && timeZone === '' ? null : { from, to, timeZone });
+    // All three emptied: no quiet hours. Otherwise as typed, checked together; no zone: the inbox's.
+    set(['outbox', 'quietHours'], from === '' && to === '' && timeZone === '' ? null : { from, to, ...(timeZone === '' ? {} : { timeZone }) });
   }
+  if (edited(TIME_ZONE_FIELD)) set([TIME_ZONE_FIELD], value(TIME_ZONE_FIELD) === '' ? null : value(TIME_ZONE_FIELD));
   for (const path of NUMBER_FIELDS) {
     if (edited(path)) set(path.split('.'), numberOrText(value(path)));
   }
@@ -101,8 +114,8 @@ export function describeEdit(edit: SettingsEdit): string {
       if (to === null) return `${path} removed`;
       if (path.startsWith('contacts.')) return `${path} set`;
       if (path === 'outbox.quietHours') {
-        const quiet = to as { from: string; to: string; timeZone: string };
-        return `${path} = ${quiet.from}-${quiet.to} ${quiet.timeZone}`;
+        const quiet = to as { from: string; to: string; timeZone?: string };
+        return `${path} = ${quiet.from}-${quiet.to}${quiet.timeZone === undefined ? '' : ` ${quiet.timeZone}`}`;
       }
       return `${path} = ${String(to)}`;
     })
@@ -111,7 +124,7 @@ export function describeEdit(edit: SettingsEdit): string {
 
 function isFormField(name: string): boolean {
   const field = name.startsWith(WAS) ? name.slice(WAS.length) : name;
-  if (name === 'csrf' || name === NEW_CONTACT_CHANNEL || name === NEW_CONTACT_ADDRESS) return true;
+  if (name === 'csrf' || name === NEW_CONTACT_CHANNEL || name === NEW_CONTACT_ADDRESS || field === TIME_ZONE_FIELD) return true;
   return (NUMBER_FIELDS as readonly string[]).includes(field) || (QUIET_FIELDS as readonly string[]).includes(field) || /^contacts\.[^.]+$/.test(field);
 }
 

@@ -9,7 +9,7 @@ import { html, type Html } from '../http/html.js';
 import type { InboxLimits, InboxSettings, InboxUsage } from '../store/contract.js';
 import { quietState } from '../store/index.js';
 import { duration, when } from './format.js';
-import { formValues, NEW_CONTACT_ADDRESS, NEW_CONTACT_CHANNEL, NUMBER_FIELDS, QUIET_FIELDS, WAS } from './settings-form.js';
+import { formValues, NEW_CONTACT_ADDRESS, NEW_CONTACT_CHANNEL, NUMBER_FIELDS, QUIET_FIELDS, TIME_ZONE_FIELD, WAS } from './settings-form.js';
 
 export interface SettingsData {
   id: string;
@@ -23,6 +23,11 @@ export interface SettingsData {
 }
 
 const LABELS: Record<string, string> = {
+  timeZone: 'Time zone (IANA): days, months, quiet hours',
+  'budget.tokensPerDay': 'Tokens a day, at most',
+  'budget.costPerDayUsd': 'US dollars a day, at most',
+  'budget.costPerMonthUsd': 'US dollars a month, at most',
+  'budget.minimumLeftUsd': 'Start no run with less left than (USD)',
   'outbox.gapMs': 'Gap between paced sends (ms)',
   'outbox.dailyLimit': 'Paced sends a day, at most',
   'outbox.quietHours.from': 'Quiet from (HH:MM)',
@@ -36,11 +41,16 @@ const LABELS: Record<string, string> = {
 };
 
 const PLACEHOLDERS: Record<string, string> = {
+  timeZone: 'UTC',
+  'budget.tokensPerDay': "the service's",
+  'budget.costPerDayUsd': "the service's",
+  'budget.costPerMonthUsd': "the service's",
+  'budget.minimumLeftUsd': "the service's",
   'outbox.gapMs': "the store's",
   'outbox.dailyLimit': 'no limit',
   'outbox.quietHours.from': '22:00',
   'outbox.quietHours.to': '07:00',
-  'outbox.quietHours.timeZone': 'Europe/Berlin',
+  'outbox.quietHours.timeZone': 'the inbox time zone',
   'wake.debounceMs': 'none',
   'wake.maxWaitMs': '10 × debounce',
   'limits.pendingEventsPerInbox': "the service's",
@@ -59,12 +69,24 @@ function contactsView(settings: InboxSettings): Html {
 function pacingView(settings: InboxSettings, now: number): Html {
   const outbox = settings.outbox ?? {};
   const gap = outbox.gapMs === undefined ? html`the store's gap between paced sends` : html`${outbox.gapMs === 0 ? 'no gap' : `${duration(outbox.gapMs)} gap`} between paced sends`;
-  const limit = outbox.dailyLimit === undefined ? '' : html`; at most ${outbox.dailyLimit} paced ${outbox.dailyLimit === 1 ? 'send' : 'sends'} a day (${outbox.quietHours?.timeZone ?? 'UTC'})`;
-  const hours = outbox.quietHours;
+  const limit = outbox.dailyLimit === undefined ? '' : html`; at most ${outbox.dailyLimit} paced ${outbox.dailyLimit === 1 ? 'send' : 'sends'} a day (${outbox.quietHours?.timeZone ?? settings.timeZone ?? 'UTC'})`;
+  const given = outbox.quietHours;
+  const hours = given === undefined ? undefined : { ...given, timeZone: given.timeZone ?? settings.timeZone ?? 'UTC' };
   if (hours === undefined) return html`${gap}${limit}; no quiet hours`;
   const state = quietState(hours, now);
   const quiet = state.quiet ? html`<strong>quiet now</strong>, until ${when(state.endsAt, now)}` : html`not quiet now`;
   return html`${gap}${limit}; quiet hours ${hours.from}–${hours.to} ${hours.timeZone} (${quiet}): urgent messages still go at once`;
+}
+
+function budgetView(settings: InboxSettings): Html {
+  const budget = settings.budget ?? {};
+  const parts = [
+    budget.costPerDayUsd === undefined ? null : `$${budget.costPerDayUsd} a day`,
+    budget.costPerMonthUsd === undefined ? null : `$${budget.costPerMonthUsd} a month`,
+    budget.tokensPerDay === undefined ? null : `${budget.tokensPerDay} tokens a day`,
+    budget.minimumLeftUsd === undefined ? null : `no run with less than $${budget.minimumLeftUsd} left`,
+  ].filter((part) => part !== null);
+  return parts.length === 0 ? html`the service's, if any` : html`${parts.join(' · ')} (its own; the service's for the rest)`;
 }
 
 function wakeView(settings: InboxSettings): Html {
@@ -118,6 +140,9 @@ ${contacts.map((channel) => html`<div class="field"><label for="contact-${channe
 <input id="new-contact-address" name="${NEW_CONTACT_ADDRESS}" autocomplete="off"></div>
 <datalist id="${listId}">${data.channels.filter((name) => !contacts.includes(name)).map((name) => html`<option value="${name}"></option>`)}</datalist>
 </fieldset>
+<fieldset><legend>Person</legend>
+${field(TIME_ZONE_FIELD, values[TIME_ZONE_FIELD] ?? '', false)}
+</fieldset>
 <fieldset><legend>Outbox</legend>
 ${field('outbox.gapMs', values['outbox.gapMs'] ?? '', true)}
 ${field('outbox.dailyLimit', values['outbox.dailyLimit'] ?? '', true)}
@@ -128,6 +153,9 @@ ${NUMBER_FIELDS.filter((path) => path.startsWith('wake.')).map((path) => field(p
 </fieldset>
 <fieldset><legend>Quotas (operator only: the agent cannot change them)</legend>
 ${NUMBER_FIELDS.filter((path) => path.startsWith('limits.')).map((path) => field(path, values[path] ?? '', true))}
+</fieldset>
+<fieldset><legend>Budget (operator only: the agent cannot change it)</legend>
+${NUMBER_FIELDS.filter((path) => path.startsWith('budget.')).map((path) => field(path, values[path] ?? '', true))}
 </fieldset>
 <button type="submit" class="primary">Save settings</button>
 </form>
@@ -143,6 +171,8 @@ export function settingsSection(data: SettingsData, csrf: string): Html {
 <dt>Pacing</dt><dd>${pacingView(data.settings, data.now)}</dd>
 <dt>Wake</dt><dd>${wakeView(data.settings)}</dd>
 <dt>Quotas</dt><dd>${quotaView(data)}</dd>
+<dt>Time zone</dt><dd>${data.settings.timeZone ?? 'UTC'}</dd>
+<dt>Budget</dt><dd>${budgetView(data.settings)}</dd>
 </dl>
 ${editForm(data, csrf)}
 </div>

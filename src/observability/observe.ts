@@ -108,6 +108,7 @@ export function observe(events: RuntimeEvents, { metrics, logger, now = systemCl
       logger?.debug(e, 'pruned rows past their retention');
     }),
     events.on('inbox:deleted', (e) => logger?.info(e, 'inbox deleted, with every row and key it held')),
+    events.on('inbox:paused-for-spend', (e) => logger?.warn({ ...e, until: new Date(e.until).toISOString() }, 'inbox paused for spend: its budget is spent; its events wait')),
     events.on('inbox:write-refused', (e) => logger?.warn(e, `the inbox was deleted meanwhile: its ${e.write} is refused and recreates nothing`)),
     events.on('inbox:imported', (e) => logger?.info(e, 'inbox imported')),
     events.on('store:health', (e) => {

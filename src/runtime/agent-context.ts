@@ -16,7 +16,7 @@ import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import { addUsage, checkUsage } from '../agent/usage.js';
 import { RUNTIME_DEFAULTS } from './defaults.js';
 import { createRunEffects, type RunEffects } from './run-effects.js';
-import type { ApprovalRequest, ClaimedEvent, Inbox, InboxSettings, MemoryChanges, Usage } from '../store/contract.js';
+import type { ApprovalRequest, ClaimedEvent, Inbox, InboxSettings, MemoryChanges, RunBudget, Usage } from '../store/contract.js';
 
 export interface ContextDeps {
   agent: Agent;
@@ -82,6 +82,7 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
   const effects = createRunEffects({ inbox, lease, events, live, requestApproval });
   const tools = createToolBox(agent.tools, agent.permissions, { inboxId, events, now, signal, fetch, memory, requestApproval, effects: effects.ledger });
   let settings: Promise<InboxSettings> | undefined;
+  let budget: Promise<RunBudget | null> | undefined;
   let usage: Usage | undefined;
   const ctx: AgentContext = {
     inboxId,
@@ -100,9 +101,14 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
       settings ??= inbox.settings();
       return settings;
     },
+    // Read when first awaited: an agent that does not cap its runs costs the store nothing.
+    get budget() {
+      budget ??= inbox.runBudget();
+      return budget;
+    },
     async updateSettings(patch) {
       live();
-      // An agent may change its person's terms, never its own quota: `limits` is the operator's.
+      // An agent may change its person's terms, never its own quota or budget: `limits` and `budget` are the operator's.
       refuseOperatorOnly(patch);
       const updated = await inbox.updateSettings(patch);
       settings = Promise.resolve(updated);

@@ -75,7 +75,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
   });
   const allChannels = [...channels.users, ...channels.operator];
 
-  const store = await openStore(config.store, { ...config.engine, events });
+  const store = await openStore(config.store, { ...config.engine, events, ...(config.budget === undefined ? {} : { budget: config.budget }) });
   const stopLogging = observe(events, { metrics, logger });
   const stopSdkWarnings = routeClaudeSdkWarnings(logger);
   let server: Awaited<ReturnType<typeof startHttpServer>> | undefined;

@@ -41,10 +41,11 @@ import type { InboxRecord, PruneResult, RetentionOptions } from './contract/data
 import type { DispatchOptions, SendFn } from './contract/outbox.js';
 import type { ApprovalRow, EventQuery, InboxList, InboxListQuery, InboxView, OperatorAction } from './contract/reads.js';
 import type { ApprovalAnswer, ApprovalOutcome, ApprovalRequest, ClaimedEvent, EventRow, EventStatus, LeaseInfo, NewEvent, TimerRow, TimerSpec } from './contract/rows.js';
-import type { InboxSettings } from './contract/settings.js';
+import type { InboxBudget, InboxSettings } from './contract/settings.js';
 import type { IngestOptions, InboxUsage } from './contract/limits.js';
 import type { Usage } from './contract/usage.js';
 import type { EffectIntent, EffectQuery, EffectRow, EffectSettlement, EffectStart } from './contract/effects.js';
+import type { BudgetState, RunBudget } from './contract/budget.js';
 
 // The contract's other parts, by concept: its rows, the outbox's sends, an inbox's settings, what is read about inboxes, their data's life, and a run's decisions.
 export type * from './contract/rows.js';
@@ -56,6 +57,7 @@ export type * from './contract/decisions.js';
 export type * from './contract/usage.js';
 export type * from './contract/limits.js';
 export type * from './contract/effects.js';
+export type * from './contract/budget.js';
 
 /** What `acquireAndClaim` gives: the lease's generation and the batch claimed under it. */
 export interface ClaimedRun {
@@ -139,6 +141,8 @@ export interface InboxStats {
   lease: LeaseInfo | null;
   /** What the inbox holds against its quotas (contract/limits.ts). */
   usage: InboxUsage;
+  /** Paused for spend, and what is left (contract/budget.ts); null when no budget applies. Always given by a store. */
+  budget?: BudgetState | null;
 }
 
 export interface Inbox {
@@ -211,6 +215,8 @@ export interface Inbox {
   /** R6: make a dead event pending again with attempts 0. */
   redrive(eventId: number): Promise<boolean>;
   stats(): Promise<InboxStats>;
+  /** What a run may spend now (contract/budget.ts); null when no budget applies. One read: agents that cap their runs ask at a run's start. */
+  runBudget(): Promise<RunBudget | null>;
 
   /** The operator's "send now": every held message skips the gap once (R9 as urgent); how many. */
   expediteOutbox(): Promise<number>;
@@ -405,4 +411,6 @@ export interface StoreOptions {
   schema?: string;
   /** How long finished rows are kept before `prune` removes them; the default keeps everything. */
   retention?: RetentionOptions;
+  /** The budget of every inbox (`vigil serve`'s config `budget`); each field of an inbox's own `budget` setting overrides it. */
+  budget?: InboxBudget;
 }

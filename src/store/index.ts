@@ -21,6 +21,7 @@ export {
   INBOX_ID_PATTERN,
   MEMORY_LIMITS,
   MAX_LIMIT,
+  MAX_BUDGET_USD,
   refuseOperatorOnly,
   storableText,
   validateApprovalRequest,

@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import { VigilError } from '../errors.js';
-import type { RetentionOptions, StoreOptions } from './contract.js';
+import type { InboxBudget, RetentionOptions, StoreOptions } from './contract.js';
+import { validateBudget } from './engine/validate/budget.js';
 import { MAX_BYTES, MAX_COUNT, MAX_DURATION_MS, MAX_TIMER_DELAY_MS } from './engine/validate/bounds.js';
 
 /** Store options with every default filled in and every value checked. */
@@ -19,6 +20,8 @@ export interface ResolvedOptions {
   /** Each kind's retention in ms; null keeps that kind forever. */
   retention: Retention;
   writerThread: boolean;
+  /** The default budget of every inbox (engine/budget.ts); null: none. */
+  budget: InboxBudget | null;
 }
 
 export type Retention = { [K in keyof RetentionOptions]-?: number | null };
@@ -88,6 +91,7 @@ export function resolveOptions(options: StoreOptions = {}, defaultClock: Clock |
     synchronous,
     retention: resolveRetention(options.retention),
     writerThread: bool('writerThread', options.writerThread ?? false),
+    budget: options.budget === undefined ? null : validateBudget(options.budget, 'invalid_options', 'budget'),
   };
 }
 

@@ -23,6 +23,8 @@ export interface PacingPolicy {
   gapMs: number;
   quietHours: QuietHours | null;
   dailyLimit: number | null;
+  /** The zone of the local days the daily limit counts: the quiet hours', else the inbox's, else UTC. */
+  timeZone?: string;
 }
 
 /** What the store keeps between dispatches to pace them. */
@@ -68,7 +70,7 @@ export interface DispatchDecision {
  * reservation expired (it passed the pacing once: it goes again at once).
  */
 export function planDispatch(held: HeldRow[], state: PacingState, now: number, policy: PacingPolicy): DispatchDecision {
-  const timeZone = policy.quietHours?.timeZone ?? 'UTC';
+  const timeZone = policy.quietHours?.timeZone ?? policy.timeZone ?? 'UTC';
   const quiet = policy.quietHours === null ? null : quietState(policy.quietHours, now);
   const today = policy.dailyLimit === null ? null : localDay(now, timeZone);
   const sentToday = today !== null && state.day === today ? state.daySends : 0;

@@ -22,8 +22,8 @@ export interface QuietState {
 }
 
 export function quietState(hours: QuietHours, now: number): QuietState {
-  const from = dailyAt(hours.from, hours.timeZone).around(now);
-  const to = dailyAt(hours.to, hours.timeZone).around(now);
+  const from = dailyAt(hours.from, hours.timeZone ?? 'UTC').around(now);
+  const to = dailyAt(hours.to, hours.timeZone ?? 'UTC').around(now);
   const quiet = from.latest !== null && (to.latest === null || from.latest > to.latest);
   return { quiet, endsAt: quiet ? to.next : null };
 }

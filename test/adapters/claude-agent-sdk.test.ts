@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineAgent, defineTool, type Agent, type Store } from '../../src/index.js';
 import { claudeAgentSdk } from '../../src/adapters/claude-agent-sdk/index.js';
+import { runCap } from '../../src/adapters/claude-agent-sdk/agent.js';
 import type { SdkSession } from '../../src/adapters/claude-agent-sdk/session.js';
 import { PLACEHOLDER_KEY } from '../../src/adapters/claude-agent-sdk/child-env.js';
 import { createPolicy } from '../../src/adapters/claude-agent-sdk/policy-hook.js';
@@ -477,6 +478,14 @@ describe('claudeAgentSdk options', () => {
     const attempt = () => claudeAgentSdk({ options: options as never });
     expect(attempt).toThrow(VigilError);
     expect(attempt).toThrow(`options.${key} is set by Vigil`);
+  });
+
+  it("maxBudgetUsd is the least of the user's option and the cost the person's budget has left (ctx.budget)", () => {
+    expect(runCap(2, { costLeftUsd: 0.5, tokensLeft: null })).toBe(0.5);
+    expect(runCap(0.25, { costLeftUsd: 0.5, tokensLeft: null })).toBe(0.25);
+    expect(runCap(undefined, { costLeftUsd: 0.5, tokensLeft: 100 })).toBe(0.5);
+    expect(runCap(2, { costLeftUsd: null, tokensLeft: 100 })).toBe(2);
+    expect(runCap(undefined, null)).toBeUndefined();
   });
 
   it("refuses an SDK MCP server named as a server Vigil's own tools are served on", () => {

@@ -419,6 +419,62 @@ describe('usage: what a run\'s model calls used', () => {
   });
 });
 
+describe("the budget's remainder caps a run (ctx.budget)", () => {
+  const spend = (reply: () => ModelReply, costUsd: number) => (): ModelReply => ({ ...reply(), usage: { inputTokens: 10, outputTokens: 1, costUsd } });
+
+  it('toolAgent stops calling the model once the run reaches what was left: one step over at most; the results wait for the next run; the inbox pauses', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    await store.inbox('alice').updateSettings({ budget: { costPerDayUsd: 0.5 } });
+    const t = tools();
+    const model = new ScriptedModel([
+      spend(use(['u1', 'lookup', { order: '1' }]), 0.3),
+      spend(use(['u2', 'lookup', { order: '2' }]), 0.3),
+      say('never asked'),
+    ]);
+    const { events } = await startPool(store, toolAgent({ model, tools: t.list, permissions: { lookup: 'allow' } }));
+    const finished = nextEvent(events, 'run:finished');
+    const paused = nextEvent(store.events, 'inbox:paused-for-spend');
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'look up both' } });
+    const run = await finished;
+    expect(run.outcome).toBe('nothing');
+    expect(run.usage).toMatchObject({ costUsd: 0.6 });
+    expect(model.seen).toHaveLength(2);
+    expect(t.calls).toHaveLength(2);
+    const session = (await store.inbox('alice').getSession()) as ToolLoopSession;
+    expect(session.waiting?.results).toMatchObject([{ type: 'tool_result', tool_use_id: 'u2' }]);
+    expect(await paused).toMatchObject({ inboxId: 'alice', reason: 'costPerDayUsd' });
+    expect(await held(store, 'alice')).toMatchObject([{ urgent: true }]);
+  });
+
+  it('a run with nothing left calls no model at all: what arrived waits', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const model = new ScriptedModel([say('never asked')]);
+    const agent = toolAgent({ model });
+    const inbox = store.inbox('alice');
+    const { createAgentContext } = await import('../../src/runtime/agent-context.js');
+    await inbox.updateSettings({ budget: { tokensPerDay: 0 } });
+    const { ctx, session } = createAgentContext({ agent, inbox, events: [{ id: 1, source: 'chat', sourceId: 'm1', payload: { text: 'hi' }, attempts: 1 }], signal: new AbortController().signal, now: Date.now() });
+    expect(await ctx.budget).toEqual({ costLeftUsd: null, tokensLeft: 0 });
+    expect(await agent.run(ctx)).toEqual({ nothing: true });
+    expect(model.seen).toHaveLength(0);
+    expect((session() as ToolLoopSession).waiting?.arrived).toHaveLength(1);
+  });
+
+  it('an agent cannot raise its own budget: ctx.updateSettings names it and is refused operator_only, nothing changed', async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const inbox = store.inbox('alice');
+    await inbox.updateSettings({ budget: { costPerDayUsd: 1 } });
+    const { createAgentContext } = await import('../../src/runtime/agent-context.js');
+    const agent = defineAgent({ run: async () => ({ nothing: true }) });
+    const { ctx } = createAgentContext({ agent, inbox, events: [], signal: new AbortController().signal, now: Date.now() });
+    for (const patch of [{ budget: { costPerDayUsd: 100 } }, { budget: null }]) {
+      await expect(ctx.updateSettings(patch)).rejects.toMatchObject({ code: 'operator_only', field: 'budget' });
+    }
+    expect(await inbox.settings()).toEqual({ budget: { costPerDayUsd: 1 } });
+    expect(await ctx.budget).toEqual({ costLeftUsd: 1, tokensLeft: null });
+  });
+});
+
 describe('tool names with a dot (server.tool)', () => {
   it('the model sees server__tool and calls it so; the policy, decisions and approvals use server.tool', async () => {
     const { store } = await tempStore({ outboxGapMs: 0 });

@@ -257,6 +257,15 @@ describe('settings', () => {
     expect((await store.inbox('alice').settings()).outbox).toEqual({ gapMs: 0 });
     await store.close();
   });
+
+  it("the operator's budget and the person's time zone: --set them; a fractional token count exits 2 naming it", async () => {
+    const { flag } = storeDir();
+    let result = await harness.cli(['settings', 'ana', ...flag, '--set', 'timeZone=America/New_York', '--set', 'budget.costPerDayUsd=0.75', '--set', 'budget.tokensPerDay=5000']);
+    expect([result.code, JSON.parse(result.stdout)]).toEqual([0, { timeZone: 'America/New_York', budget: { tokensPerDay: 5000, costPerDayUsd: 0.75 } }]);
+    result = await harness.cli(['settings', 'ana', ...flag, '--set', 'budget.tokensPerDay=1.5']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('budget.tokensPerDay');
+  });
 });
 
 describe('timers, migrate, demo', () => {

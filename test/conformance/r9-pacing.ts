@@ -157,6 +157,29 @@ export function r9Pacing(target: StoreTarget): void {
       expect(await dispatch(inbox)).toEqual([['second']]);
     });
 
+    it("dailyLimit without quiet hours counts the inbox's timeZone days", async () => {
+      const { clock, inbox } = await paced({ timeZone: 'America/New_York', outbox: { gapMs: 0, dailyLimit: 1 } }, '2026-01-15T15:00:00Z');
+      await queue(inbox, 'first');
+      expect(await dispatch(inbox)).toEqual([['first']]);
+      await queue(inbox, 'second');
+      clock.set(at('2026-01-16T04:59:59.999Z')); // 23:59:59.999 in New York: still the 15th there
+      expect(await dispatch(inbox)).toEqual([]);
+      clock.set(at('2026-01-16T05:00:00.000Z'));
+      expect(await dispatch(inbox)).toEqual([['second']]);
+    });
+
+    it("quiet hours with no time zone of their own keep the inbox's timeZone; their own wins", async () => {
+      const { clock, inbox } = await paced({ timeZone: 'Europe/Berlin', outbox: { gapMs: 0, quietHours: { from: '22:00', to: '07:00' } } }, '2026-01-15T21:30:00Z');
+      await queue(inbox, 'night'); // 22:30 in Berlin, 21:30 UTC: quiet only in Berlin
+      expect(await dispatch(inbox)).toEqual([]);
+      clock.set(at('2026-01-16T06:00:00Z')); // 07:00 in Berlin
+      expect(await dispatch(inbox)).toEqual([['night']]);
+      await inbox.updateSettings({ outbox: { quietHours: { timeZone: 'UTC' } } });
+      clock.set(at('2026-01-16T21:30:00Z')); // 22:30 in Berlin, 21:30 UTC: not quiet in UTC
+      await queue(inbox, 'evening');
+      expect(await dispatch(inbox)).toEqual([['evening']]);
+    });
+
     it('a send that fails gives its count back: the daily limit is not used up by nothing sent', async () => {
       const { inbox } = await paced({ outbox: { gapMs: 0, dailyLimit: 1 } }, '2026-01-15T10:00:00Z');
       await queue(inbox, 'once');

@@ -55,7 +55,7 @@ export function inboxSettings(target: StoreTarget): void {
       ['quiet hours from 25:00', { outbox: { quietHours: { from: '25:00', to: '07:00', timeZone: 'UTC' } } }, 'outbox.quietHours.from'],
       ['quiet hours to 7:00', { outbox: { quietHours: { from: '22:00', to: '7:00', timeZone: 'UTC' } } }, 'outbox.quietHours.to'],
       ['quiet hours in an unknown time zone', { outbox: { quietHours: { from: '22:00', to: '07:00', timeZone: 'Mars/Olympus' } } }, 'outbox.quietHours.timeZone'],
-      ['quiet hours with no time zone', { outbox: { quietHours: { from: '22:00', to: '07:00' } } }, 'outbox.quietHours.timeZone'],
+      ['a time zone that is no IANA zone', { timeZone: 'CEST+1' }, 'timeZone'],
       ['quiet hours that end where they start', { outbox: { quietHours: { from: '08:00', to: '08:00', timeZone: 'UTC' } } }, 'outbox.quietHours'],
       ['an unknown key in quiet hours', { outbox: { quietHours: { from: '22:00', to: '07:00', timeZone: 'UTC', days: 'mon' } } }, 'outbox.quietHours.days'],
       ['maxWaitMs below debounceMs', { wake: { debounceMs: 1_000, maxWaitMs: 999 } }, 'wake.maxWaitMs'],

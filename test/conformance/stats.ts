@@ -18,6 +18,7 @@ export function statsAndLifecycle(target: StoreTarget): void {
         approvalsPending: 0,
         lease: null,
         usage: { pendingEvents: 0, pendingBytes: 0, eventsThisMinute: 0 },
+        budget: null,
       });
       // Every read and every refusable call on it leaves it unborn.
       expect(await ghost.events()).toEqual([]);
@@ -64,6 +65,7 @@ export function statsAndLifecycle(target: StoreTarget): void {
         approvalsPending: 1,
         lease: { holder: 'W', gen, until: T0 + TTL },
         usage: { pendingEvents: 5, pendingBytes, eventsThisMinute: 0 },
+        budget: null,
       });
       expect(await inbox.events({ status: 'running' })).toMatchObject([{ sourceId: 'running' }]);
     });

@@ -32,6 +32,7 @@ import { writeProbe } from './write-probe.js';
 import { quotas } from './quotas.js';
 import { approvalReminders } from './approval-reminders.js';
 import { effects } from './effects.js';
+import { budget } from './budget.js';
 
 /** Every rule's tests, by name (what VIGIL_CONFORMANCE_RULES names). */
 export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = {
@@ -67,6 +68,7 @@ export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = 
   quotas,
   approvalReminders,
   effects,
+  budget,
 };
 
 /**

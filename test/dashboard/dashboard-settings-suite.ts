@@ -52,6 +52,30 @@ async function failedMessages(store: Store, inboxId: string): Promise<void> {
 
 export function dashboardSettingsSuite(apps: ReturnType<typeof useHttpApps>): void {
   describe('dashboard: an inbox\'s settings', () => {
+    it("the operator sets the person's time zone and budget on the form; a spent budget shows as paused for spend until when", async () => {
+      const t = await apps.make();
+      const inbox = t.store.inbox('ana');
+      await inbox.updateSettings({ contacts: { slack: 'D0ANA' } });
+      const cookie = await signIn(t);
+      const fields = formFields((await get(t, '/inbox/ana', cookie)).body, '/inbox/ana/settings');
+      expect(fields).toMatchObject({ timeZone: '', 'budget.costPerDayUsd': '' });
+      const saved = await post(t, '/inbox/ana/settings', cookie, { ...fields, timeZone: 'Europe/Berlin', 'budget.costPerDayUsd': '0.5', 'budget.tokensPerDay': '1000' });
+      expect(await noticeAfter(t, saved, cookie)).toContain('Saved');
+      expect(await inbox.settings()).toEqual({ timeZone: 'Europe/Berlin', contacts: { slack: 'D0ANA' }, budget: { tokensPerDay: 1_000, costPerDayUsd: 0.5 } });
+      let page = await get(t, '/inbox/ana', cookie);
+      expect(unescape(page.body.replace(/<[^>]+>/g, ''))).toContain('Budget left: $0.50 today · 1000 tokens today');
+
+      const bad = await post(t, '/inbox/ana/settings', cookie, { ...formFields(page.body, '/inbox/ana/settings'), 'budget.costPerDayUsd': '-1' });
+      expect(await noticeAfter(t, bad, cookie)).toContain('budget.costPerDayUsd');
+      expect((await inbox.settings()).budget).toEqual({ tokensPerDay: 1_000, costPerDayUsd: 0.5 });
+
+      await inbox.ingest({ source: 'test', sourceId: 'x' });
+      const run = (await inbox.acquireAndClaim('w'))!;
+      await inbox.finish('w', run.gen, run.events.map((e) => e.id), { usage: { inputTokens: 10, outputTokens: 1, costUsd: 0.6 } });
+      page = await get(t, '/inbox/ana', cookie);
+      expect(unescape(page.body.replace(/<[^>]+>/g, ''))).toMatch(/Paused for spend until .*: the day's budget is spent/);
+    });
+
     it('shows the contacts, the pacing (quiet now, until when) and the debounce; an inbox with only settings has a page', async () => {
       const t = await apps.make();
       // The fake clock is 1970-01-12 13:46:40 UTC: 14:46 in Berlin, inside these quiet hours.

@@ -25,7 +25,7 @@ import { checkToolNames } from '../../agent/tool-names.js';
 import { validatePermissions } from '../../agent/permissions.js';
 import { renderEvent } from '../../agent/tool-loop.js';
 import type { Tool } from '../../agent/tools.js';
-import type { ClaimedEvent, DecisionRecord, OutboxMessage } from '../../store/contract.js';
+import type { ClaimedEvent, DecisionRecord, OutboxMessage, RunBudget } from '../../store/contract.js';
 import { loadPeer } from '../load-peer.js';
 import { childDirs, childEnv } from './child-env.js';
 import { checkAdapterOptions, checkSdkOptions, VIGIL_SERVER, type ClaudeAgentSdkOptions } from './options.js';
@@ -182,8 +182,10 @@ async function runQuery(
     Object.assign(mcpServers, served);
   }
   const hooks = setup.sdkOptions.hooks ?? {};
+  const maxBudgetUsd = runCap(setup.sdkOptions.maxBudgetUsd, await ctx.budget);
   const options: Options = {
     ...setup.sdkOptions,
+    ...(maxBudgetUsd === undefined ? {} : { maxBudgetUsd }),
     mcpServers,
     permissionMode: 'default',
     tools: setup.builtIn,
@@ -307,4 +309,11 @@ function sortEvents(events: readonly ClaimedEvent[], session: SdkSession): { ans
 /** The inbox's folder name: a hash, so any inbox id is a safe path segment. */
 function inboxKey(inboxId: string): string {
   return createHash('sha256').update(inboxId).digest('hex').slice(0, 32);
+}
+
+/** The query's maxBudgetUsd: the user's option, lowered to what the person's budget has left (ctx.budget). */
+export function runCap(given: number | undefined, budget: RunBudget | null | undefined): number | undefined {
+  const left = budget?.costLeftUsd ?? null;
+  if (left === null) return given;
+  return given === undefined ? left : Math.min(given, left);
 }

@@ -11,7 +11,21 @@ export interface QuietHours {
   /** "HH:MM", 24-hour. */
   from: string;
   to: string;
-  timeZone: string;
+  /** Default: the inbox's `timeZone`, else UTC. */
+  timeZone?: string;
+}
+
+/**
+ * What one inbox's person may spend (engine/budget.ts), in their days and
+ * months (`timeZone`). Each key absent: the service's default budget's, if any.
+ */
+export interface InboxBudget {
+  /** Tokens of every kind (input, output, cache reads and writes) per local day. */
+  tokensPerDay?: number;
+  costPerDayUsd?: number;
+  costPerMonthUsd?: number;
+  /** A run never starts with less than this left of the day's or the month's cost budget. */
+  minimumLeftUsd?: number;
 }
 
 /**
@@ -32,7 +46,7 @@ export interface InboxSettings {
     gapMs?: number;
     /** Non-urgent messages wait out these hours, then go together. */
     quietHours?: QuietHours;
-    /** Most non-urgent sends (batches) per local day (the quiet hours' time zone, else UTC), 0 to BOUNDS.maxCount. */
+    /** Most non-urgent sends (batches) per local day (the quiet hours' time zone, else `timeZone`, else UTC), 0 to BOUNDS.maxCount. */
     dailyLimit?: number;
   };
   wake?: {
@@ -47,4 +61,9 @@ export interface InboxSettings {
    * (`operator_only`), so an agent talked into it cannot raise its own.
    */
   limits?: Partial<InboxLimits>;
+  /**
+   * What the person may spend; spent, the inbox is paused until the period
+   * ends or the budget is raised. Operator-only, like `limits`.
+   */
+  budget?: InboxBudget;
 }

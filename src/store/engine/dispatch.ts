@@ -126,7 +126,10 @@ function checkProgress(progress: BatchProgress, batch: DispatchPlan): BatchProgr
 /** The inbox's own pacing where its settings have one, the store's gap otherwise. */
 export function policyOf(settings: InboxSettings, storeGapMs: number): PacingPolicy {
   const outbox = settings.outbox ?? {};
-  return { gapMs: outbox.gapMs ?? storeGapMs, quietHours: outbox.quietHours ?? null, dailyLimit: outbox.dailyLimit ?? null };
+  // Quiet hours and the daily limit keep the person's time zone unless they name their own.
+  const timeZone = outbox.quietHours?.timeZone ?? settings.timeZone ?? 'UTC';
+  const quietHours = outbox.quietHours === undefined ? null : { ...outbox.quietHours, timeZone };
+  return { gapMs: outbox.gapMs ?? storeGapMs, quietHours, dailyLimit: outbox.dailyLimit ?? null, timeZone };
 }
 
 const MAX_FAILURE_ERROR = 2_000;

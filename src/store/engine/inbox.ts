@@ -30,6 +30,7 @@ import type {
   NewEvent,
   NextBatch,
   OperatorAction,
+  RunBudget,
   RunOutcome,
   SendFn,
   TimerRow,
@@ -40,6 +41,7 @@ import type { ResolvedOptions } from '../options.js';
 import { nextCronTime } from '../schedule.js';
 import { decideAnswer } from './approvals.js';
 import { toEffectRows } from './effects.js';
+import { budgetStateOf, effectiveBudget, NO_BUDGET_LEFT, runBudgetOf, spendJudge } from './budget.js';
 import { dispatchOutbox } from './dispatch.js';
 import { quotaError } from './quota.js';
 import type { InboxPort } from './port.js';
@@ -127,6 +129,7 @@ export class EngineInbox implements Inbox {
     const checked = v.validateOutcome(outcome, this.ctx.options.maxPayloadBytes);
     const finished = await this.port.finish({ holder, gen, ids: eventIds, outcome: checked, wake: checked.messages.length > 0 });
     if (finished && checked.dead && eventIds.length > 0) this.diedAtOnce(eventIds, checked.error!);
+    if (finished && checked.usage !== null && (await this.budgetApplies())) await this.judgeSpend();
     return finished;
   }
 
@@ -147,10 +150,52 @@ export class EngineInbox implements Inbox {
     v.validateGen(gen);
     const eventIds = v.validateEventIds(ids);
     const checked = v.validateOutcome(outcome, this.ctx.options.maxPayloadBytes);
+    if (checked.usage !== null && (await this.budgetApplies())) return this.finishJudgeAndClaim(holder, gen, eventIds, checked);
     const { finished, claim } = await this.port.finishAndClaim({ holder, gen, ids: eventIds, outcome: checked, wake: checked.messages.length > 0 });
     if (finished && checked.dead && eventIds.length > 0) this.diedAtOnce(eventIds, checked.error!);
     if (claim.dead.length > 0) this.ctx.events.emit('events:dead', { inboxId: this.id, error: 'too many attempts', events: claim.dead });
     return { finished, events: claim.events };
+  }
+
+  /**
+   * A finish that recorded usage, judged (engine/budget.ts) before the next
+   * claim, so that a run that spent the budget is the last one: the finish,
+   * the judgement, then an empty finish under the same lease that renews it
+   * and claims (or releases it when the claim takes nothing, as a paused
+   * inbox's does). Three transactions where there is one otherwise, only
+   * for runs that reported usage: a model call takes far longer.
+   */
+  private async finishJudgeAndClaim(holder: string, gen: number, ids: number[], checked: v.CheckedOutcome): Promise<NextBatch> {
+    const finished = await this.port.finish({ holder, gen, ids, outcome: checked, wake: checked.messages.length > 0 });
+    if (!finished) return { finished: false, events: [] };
+    if (checked.dead && ids.length > 0) this.diedAtOnce(ids, checked.error!);
+    await this.judgeSpend();
+    const empty = v.validateOutcome(undefined, this.ctx.options.maxPayloadBytes);
+    const { claim } = await this.port.finishAndClaim({ holder, gen, ids: [], outcome: empty, wake: false });
+    if (claim.dead.length > 0) this.ctx.events.emit('events:dead', { inboxId: this.id, error: 'too many attempts', events: claim.dead });
+    return { finished: true, events: claim.events };
+  }
+
+  /**
+   * Whether a budget applies (the store's default, or the inbox's own): one
+   * settings read, so that a run reporting usage in an inbox without a
+   * budget keeps its one-transaction finish. A pause outlives no budget: a
+   * settings change that removes one judges (and clears) it at once.
+   */
+  private async budgetApplies(): Promise<boolean> {
+    if (this.ctx.options.budget !== null) return true;
+    return effectiveBudget(await this.port.settings(), null) !== null;
+  }
+
+  /** The budget's judgement, written; tells the dispatchers of its notice, and emits a new pause. */
+  private async judgeSpend(): Promise<void> {
+    const judged = await this.port.judgeSpend(spendJudge(this.ctx.options.budget));
+    if (judged === null) return;
+    const { before, verdict } = judged;
+    if (verdict.notice !== null) await this.ctx.notify(this.id, 'outbox');
+    if (verdict.pausedUntil !== null && verdict.pausedUntil !== before.pausedUntil) {
+      this.ctx.events.emit('inbox:paused-for-spend', { inboxId: this.id, reason: verdict.reason!, until: verdict.pausedUntil });
+    }
   }
 
   /** R6 without the wait (a terminal error, a screening step). The run that said so knows the events; the store did not read them again. */
@@ -273,7 +318,14 @@ export class EngineInbox implements Inbox {
   }
 
   async stats(): Promise<InboxStats> {
-    return this.port.stats();
+    const [stats, spend] = await Promise.all([this.port.stats(), this.port.readSpend(spendJudge(this.ctx.options.budget))]);
+    const budget = spend === null || spend.verdict.left === NO_BUDGET_LEFT ? null : budgetStateOf(spend, this.ctx.appNow());
+    return { ...stats, budget };
+  }
+
+  async runBudget(): Promise<RunBudget | null> {
+    const spend = await this.port.readSpend(spendJudge(this.ctx.options.budget));
+    return spend === null || spend.verdict.left === NO_BUDGET_LEFT ? null : runBudgetOf(spend.verdict.left);
   }
 
   async expediteOutbox(): Promise<number> {
@@ -322,6 +374,8 @@ export class EngineInbox implements Inbox {
       throw new VigilError('invalid_settings', `a settings patch must be an object, got ${v.describe(patch)}`);
     }
     const settings = await this.port.updateSettings((current) => v.patchSettings(current, patch));
+    // A raised (or removed) budget frees a paused inbox at once; a lowered one may pause it.
+    await this.judgeSpend();
     await this.ctx.notify(this.id, 'work');
     await this.ctx.notify(this.id, 'outbox');
     return settings;

@@ -43,6 +43,7 @@ import type {
 import type { DeadEvent } from '../../events.js';
 import type { ResolvedOptions } from '../options.js';
 import type { IngestResult } from './quota.js';
+import type { SpendJudge, SpendJudgement } from './budget.js';
 import type { DispatchDecision, DispatchPlan, HeldRow, PacingState } from '../outbox-batch.js';
 import type {
   CheckedAction,
@@ -217,6 +218,16 @@ export interface InboxPort {
    * decision made under the old ones. Creates the inbox.
    */
   updateSettings(apply: (current: InboxSettings) => CheckedSettings): Promise<InboxSettings>;
+
+  /**
+   * The budget (engine/budget.ts): reads the settings, the stored pause and
+   * the usage since `judge.periods`, asks `judge.decide`, writes the pause
+   * and queues its notice (urgent), in one transaction. Null, creating
+   * nothing, for an inbox never written.
+   */
+  judgeSpend(judge: SpendJudge): Promise<SpendJudgement | null>;
+  /** The same judgement, written nowhere: for stats and a run's budget. */
+  readSpend(judge: SpendJudge): Promise<SpendJudgement | null>;
 
   timers(): Promise<TimerRow[]>;
   getSession(): Promise<unknown>;

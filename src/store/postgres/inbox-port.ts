@@ -41,6 +41,8 @@ import { pruneRows } from './prune.js';
 import { COUNT_SOURCE, GET_EVENT, listEventsSql, redrive, SORT_AT_MOST, STATS, toStats, type StatsRow } from './read.js';
 import { acquireAndClaim, finishAndClaim } from './run-step.js';
 import { READ_SETTINGS, readSettings, writeSettings } from './settings.js';
+import { judgeOn, judgeSpend, READ_SPEND_STATE, type SpendStateRow } from './spend.js';
+import type { SpendJudge, SpendJudgement } from '../engine/budget.js';
 import { fireTimers, LIST_TIMERS, removeTimer, upsertTimer } from './timers.js';
 
 /** What an inbox needs from its store. */
@@ -195,6 +197,17 @@ export class PostgresInboxPort implements InboxPort {
       await writeSettings(tx, next);
       return next.settings;
     });
+  }
+
+  async judgeSpend(judge: SpendJudge): Promise<SpendJudgement | null> {
+    return this.writeExisting(null, (tx) => judgeSpend(tx, judge));
+  }
+
+  async readSpend(judge: SpendJudge): Promise<SpendJudgement | null> {
+    const [row] = await this.db.query<SpendStateRow>(READ_SPEND_STATE, [this.id]);
+    if (row === undefined) return null;
+    // A read: with the database's clock (R13), this machine's is near enough to say what is left.
+    return judgeOn((sql, params) => this.db.query(sql, params), this.id, row, judge, this.db.appNow() ?? Date.now());
   }
 
   async timers(): Promise<TimerRow[]> {

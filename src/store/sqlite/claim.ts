@@ -4,6 +4,7 @@ import { toClaimedEvents, toDeadEvents, type ClaimedRecord, type DeadRecord } fr
 import type { InboxDb } from './inbox-db.js';
 import { holdsLease } from './lease.js';
 import { boundLimit } from './bound-limit.js';
+import { pausedForSpend } from './spend.js';
 
 // Every UPDATE here is OR IGNORE, as ingest.ts's inserts are, and for the same reason: a statement
 // that may change many rows and may abort half-way gets a statement journal, a copy of every page it
@@ -47,6 +48,8 @@ RETURNING id, source, source_id, payload, attempts`;
  */
 export function claimBatch(c: InboxDb, holder: string, gen: number, now: number): Claim {
   if (!holdsLease(c, holder, gen, now)) return { events: [], dead: [] };
+  // Paused for spend (engine/budget.ts): its events wait, untouched: no attempt counted, nothing made dead.
+  if (pausedForSpend(c, now)) return { events: [], dead: [] };
   const { maxAttempts, batchLimit, retryBackoff } = c.options;
   c.stmt(RESET_ABANDONED).run(gen);
   const dead = c.stmt(KILL_EXHAUSTED).all(now, maxAttempts) as DeadRecord[];

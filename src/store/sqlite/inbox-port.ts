@@ -25,6 +25,8 @@ import type { IngestResult } from '../engine/quota.js';
 import { emptyStats } from '../rows.js';
 import { answerApproval, getApproval, requestApproval } from './approvals.js';
 import { claimBatch } from './claim.js';
+import { judgeSpend } from './spend.js';
+import type { SpendJudge, SpendJudgement } from '../engine/budget.js';
 import { dropFailures, recordProgress, recordSent, redriveFailures, releaseBatch, reserveBatch } from './dispatch.js';
 import { finishRun } from './finish.js';
 import { listEffects, settleEffect, startEffect } from './effects.js';
@@ -211,6 +213,15 @@ export class SqliteInboxPort implements InboxPort {
         return next.settings;
       }),
     );
+  }
+
+  async judgeSpend(judge: SpendJudge): Promise<SpendJudgement | null> {
+    return this.existing((c) => c.write((now) => judgeSpend(c, judge, now, true)));
+  }
+
+  async readSpend(judge: SpendJudge): Promise<SpendJudgement | null> {
+    const now = this.files.now();
+    return this.existing((c) => c.read(() => judgeSpend(c, judge, now, false)));
   }
 
   async timers(): Promise<TimerRow[]> {

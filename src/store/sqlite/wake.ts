@@ -36,7 +36,8 @@ SELECT
   (SELECT gap_ms FROM settings) AS gap_ms,
   (SELECT debounce_ms FROM settings) AS debounce_ms,
   (SELECT max_wait_ms FROM settings) AS max_wait_ms,
-  (SELECT count(*) FROM events WHERE status = 'dead') AS dead`;
+  (SELECT count(*) FROM events WHERE status = 'dead') AS dead,
+  (SELECT paused_until FROM spend_pause) AS paused_until`;
 
 interface WakeRow {
   fresh: number | null;
@@ -56,6 +57,7 @@ interface WakeRow {
   debounce_ms: number | null;
   max_wait_ms: number | null;
   dead: number;
+  paused_until: number | null;
 }
 
 export function computeWake(c: WakeSource, now: number): Wake {
@@ -69,6 +71,8 @@ export function computeWake(c: WakeSource, now: number): Wake {
   // Events wait for a worker; while a lease is live only its holder may claim,
   // and it claims again before it releases, so the inbox is not listed until then.
   let wakeAt = min(fresh, row.retry, row.stalled);
+  // Paused for spend (engine/budget.ts): events wait for the pause's end; timers still fire.
+  if (wakeAt !== null && row.paused_until !== null && row.paused_until > now) wakeAt = Math.max(wakeAt, row.paused_until);
   if (wakeAt !== null && row.lease_until !== null && row.lease_until >= now) {
     wakeAt = Math.max(wakeAt, row.lease_until + 1);
   }

@@ -20,7 +20,7 @@ function open({ dir, options, clock }: WriterStoreSpec): SqliteStore | WireError
   try {
     return new SqliteStore(
       dir,
-      { ...options, writerThread: false, clock: clock.kind === 'system' ? systemClock : clockFromSharedTime(clock.cell) },
+      { ...options, budget: options.budget ?? undefined, writerThread: false, clock: clock.kind === 'system' ? systemClock : clockFromSharedTime(clock.cell) },
       // The main thread's store runs the rebuild after a boot; this one only commits.
       { rebuild: false },
     );

@@ -16,3 +16,4 @@ export * from './session-end.js';
 export * from './inbox-record.js';
 export * from './usage.js';
 export * from './effect.js';
+export * from './budget.js';

@@ -17,7 +17,7 @@ export const LIMIT_KEYS = ['pendingEventsPerInbox', 'pendingBytesPerInbox', 'eve
 export const MAX_LIMIT = 2 ** 50;
 
 /** Settings keys only an operator may set: the service token's API, the CLI, the dashboard. */
-export const OPERATOR_ONLY_SETTINGS = ['limits'] as const;
+export const OPERATOR_ONLY_SETTINGS = ['limits', 'budget'] as const;
 
 /** An ingest's quota: every limit given. */
 export function validateQuota(value: unknown): InboxLimits {

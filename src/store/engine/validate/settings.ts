@@ -11,6 +11,7 @@ import { MAX_COUNT, MAX_DURATION_MS } from './bounds.js';
 import { checkStorable, describe } from './text.js';
 import { isTimeZone } from './timer.js';
 import { validateLimitSettings } from './limits.js';
+import { validateBudget } from './budget.js';
 
 /** The settings as the SQL of both stores needs them beside the JSON: the gap, and the debounce with its cap. */
 export interface CheckedSettings {
@@ -45,7 +46,7 @@ export function patchSettings(current: InboxSettings, patch: unknown): CheckedSe
 }
 
 export function validateSettings(value: unknown): CheckedSettings {
-  const root = object('', value, ['timeZone', 'contacts', 'outbox', 'wake', 'limits']);
+  const root = object('', value, ['timeZone', 'contacts', 'outbox', 'wake', 'limits', 'budget']);
   const settings: InboxSettings = {};
   if (root.timeZone !== undefined) {
     if (typeof root.timeZone !== 'string' || !isTimeZone(root.timeZone)) {
@@ -83,6 +84,7 @@ export function validateSettings(value: unknown): CheckedSettings {
     }
   }
   if (root.limits !== undefined) settings.limits = validateLimitSettings(root.limits);
+  if (root.budget !== undefined) settings.budget = validateBudget(root.budget, 'invalid_settings', 'budget');
   const debounceMs = settings.wake?.debounceMs ?? null;
   return {
     settings,
@@ -100,11 +102,12 @@ function quietHours(value: unknown): QuietHours {
       throw invalid(`outbox.quietHours.${key}`, `must be a time of day "HH:MM" (00:00 to 23:59), got ${describe(hours[key])}`);
     }
   }
-  if (typeof hours.timeZone !== 'string' || !isTimeZone(hours.timeZone)) {
+  // Without one of their own, quiet hours keep the inbox's timeZone (else UTC).
+  if (hours.timeZone !== undefined && (typeof hours.timeZone !== 'string' || !isTimeZone(hours.timeZone))) {
     throw invalid('outbox.quietHours.timeZone', `must be an IANA time zone such as "Europe/Berlin", got ${describe(hours.timeZone)}`);
   }
   if (hours.from === hours.to) throw invalid('outbox.quietHours', `from and to are both ${String(hours.from)}: quiet hours need a start and a different end`);
-  return { from: hours.from as string, to: hours.to as string, timeZone: hours.timeZone };
+  return { from: hours.from as string, to: hours.to as string, ...(hours.timeZone === undefined ? {} : { timeZone: hours.timeZone as string }) };
 }
 
 /** A plain object whose keys are all in `allowed` (null: any key). */

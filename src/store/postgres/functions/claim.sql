@@ -31,6 +31,10 @@ DECLARE
   v_exhausted boolean;
   v_pending boolean;
 BEGIN
+  -- Paused for spend (engine/budget.ts): its events wait, untouched: no attempt counted, nothing made dead.
+  IF EXISTS (SELECT 1 FROM inboxes WHERE inbox_id = p_inbox AND paused_until > p_now) THEN
+    RETURN;
+  END IF;
   -- Under the lock: what the repairs and the claim below would find.
   SELECT EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'running' AND claim_gen < p_gen),
          EXISTS (SELECT 1 FROM events WHERE inbox_id = p_inbox AND status = 'pending' AND attempts >= p_max_attempts),

@@ -73,6 +73,7 @@ LANGUAGE plpgsql SET enable_seqscan = off SET plan_cache_mode = force_generic_pl
 DECLARE
   v_until bigint;
   v_debounce bigint;
+  v_paused bigint;
   v_now bigint;
 BEGIN
   IF NOT EXISTS (
@@ -85,7 +86,7 @@ BEGIN
     RETURN;
   END IF;
 
-  SELECT lease_until, debounce_ms INTO v_until, v_debounce FROM vigil_lock_inbox(p_inbox, true);
+  SELECT lease_until, debounce_ms, paused_until INTO v_until, v_debounce, v_paused FROM vigil_lock_inbox(p_inbox, true);
   v_now := COALESCE(p_now, vigil_clock_ms());
   -- An event from outside with a quota (functions/quota.sql): refused, the whole call rolls back.
   IF p_quota_events IS NOT NULL THEN
@@ -94,8 +95,9 @@ BEGIN
 
   RETURN QUERY SELECT * FROM vigil_insert_events(p_inbox, v_now, p_sources, p_source_ids, p_payloads);
 
-  IF FOUND AND v_debounce IS NOT NULL THEN
-    -- A new event moves a debounced inbox's wake later: the whole rule, not the lowering below.
+  IF FOUND AND (v_debounce IS NOT NULL OR v_paused > v_now) THEN
+    -- A new event moves a debounced inbox's wake later, and waits out a pause for spend
+    -- (engine/budget.ts): the whole rule, not the lowering below.
     PERFORM vigil_refresh_work(p_inbox, v_now, p_max_attempts, p_base, p_max, p_gap);
     PERFORM set_config('vigil.wake', 'work:' || p_inbox, false);
   ELSIF FOUND THEN

@@ -27,6 +27,7 @@ BEGIN
       i.debounce_ms,
       i.max_wait_ms,
       i.not_before,
+      i.paused_until,
       (SELECT min(due) FROM timers WHERE inbox_id = p_inbox AND NOT done) AS timer,
       (SELECT min(expires_at) FROM approvals WHERE inbox_id = p_inbox AND answer IS NULL) AS approval,
       -- An open approval's reminder not yet sent (approvals_remind, migration 019).
@@ -39,14 +40,19 @@ BEGIN
       (SELECT min(reserved_until) + 1 FROM outbox
         WHERE inbox_id = p_inbox AND sent_at IS NULL AND reserved_by IS NOT NULL) AS inflight
     FROM inboxes i WHERE i.inbox_id = p_inbox
-  ), due AS (
+  ), due_parts AS (
     -- A debounced inbox (settings wake.debounceMs) is ready once its newest
     -- fresh event is debounce_ms old, or its oldest is max_wait_ms old.
     SELECT parts.*,
       LEAST(CASE WHEN debounce_ms IS NULL OR fresh IS NULL THEN fresh
                  ELSE LEAST(newest + debounce_ms, fresh + max_wait_ms) END,
-            retry, stalled) AS claimable
+            retry, stalled) AS unpaused
     FROM parts
+  ), paused AS (
+    -- Paused for spend (engine/budget.ts): events wait for the pause's end; timers still fire.
+    SELECT due_parts.*,
+      CASE WHEN unpaused IS NOT NULL AND paused_until > p_now THEN GREATEST(unpaused, paused_until) ELSE unpaused END AS claimable
+    FROM due_parts
   )
   INSERT INTO work AS w (inbox_id, wake_at, send_at)
   SELECT p_inbox,
@@ -62,7 +68,7 @@ BEGIN
     COALESCE(inflight,
              LEAST(urgent, CASE WHEN paced IS NULL THEN NULL
                                 ELSE GREATEST(paced, last_paced_at + COALESCE(gap_ms, p_gap), not_before) END))
-  FROM due
+  FROM paused
   ON CONFLICT (inbox_id) DO UPDATE SET wake_at = excluded.wake_at, send_at = excluded.send_at
   -- An unchanged row is not rewritten: no new row version, no index entries.
   WHERE (w.wake_at, w.send_at) IS DISTINCT FROM (excluded.wake_at, excluded.send_at);
