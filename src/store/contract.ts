@@ -43,7 +43,7 @@ import type { EventQuery, InboxList, InboxListQuery, InboxView, OperatorAction }
 import type { ApprovalAnswer, ApprovalOutcome, ApprovalRequest, ClaimedEvent, EventRow, EventStatus, LeaseInfo, NewEvent, TimerRow, TimerSpec } from './contract/rows.js';
 import type { InboxSettings } from './contract/settings.js';
 import type { IngestOptions, InboxUsage } from './contract/limits.js';
-import type { Usage } from './contract/usage.js';
+import type { ModelUsageNow, Usage, UsageBucket, UsageQuery } from './contract/usage.js';
 
 // The contract's other parts, by concept: its rows, the outbox's sends, an inbox's settings, what is read about inboxes, their data's life, and a run's decisions.
 export type * from './contract/rows.js';
@@ -122,9 +122,12 @@ export interface InboxStats {
   timers: number;
   approvalsPending: number;
   lease: LeaseInfo | null;
-  /** What the inbox holds against its quotas (contract/limits.ts). */
-  usage: InboxUsage;
+  /** What the inbox holds against its quotas (contract/limits.ts), and its model usage today and this month (contract/usage.ts). */
+  usage: InboxUsage & ModelUsageNow;
 }
+
+/** InboxStats as a backend reads it: all but the model usage, which the engine adds (engine/usage.ts). */
+export type StoredStats = Omit<InboxStats, 'usage'> & { usage: InboxUsage };
 
 export interface Inbox {
   readonly id: string;
@@ -194,6 +197,12 @@ export interface Inbox {
   /** R6: make a dead event pending again with attempts 0. */
   redrive(eventId: number): Promise<boolean>;
   stats(): Promise<InboxStats>;
+  /**
+   * The model usage recorded by the runs finished in [from, to), summed per
+   * day or month of the inbox's `timeZone` setting, oldest first, periods
+   * with no usage left out. A bad query is `invalid_argument` naming the field.
+   */
+  usage(query: UsageQuery): Promise<UsageBucket[]>;
 
   /** The operator's "send now": every held message skips the gap once (R9 as urgent); how many. */
   expediteOutbox(): Promise<number>;

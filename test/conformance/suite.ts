@@ -30,6 +30,7 @@ import { inboxData } from './inbox-data.js';
 import { bounds } from './bounds.js';
 import { writeProbe } from './write-probe.js';
 import { quotas } from './quotas.js';
+import { modelUsage } from './usage.js';
 
 /** Every rule's tests, by name (what VIGIL_CONFORMANCE_RULES names). */
 export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = {
@@ -63,6 +64,7 @@ export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = 
   bounds,
   writeProbe,
   quotas,
+  modelUsage,
 };
 
 /**

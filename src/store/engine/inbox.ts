@@ -29,6 +29,8 @@ import type {
   SendFn,
   TimerRow,
   TimerSpec,
+  UsageBucket,
+  UsageQuery,
   WakeKind,
 } from '../contract.js';
 import type { ResolvedOptions } from '../options.js';
@@ -38,6 +40,7 @@ import { dispatchOutbox } from './dispatch.js';
 import { quotaError } from './quota.js';
 import type { InboxPort } from './port.js';
 import { planSchedulerPass } from './scheduler.js';
+import { usageByPeriod, usageNow } from './usage.js';
 import * as v from './validate/index.js';
 
 /** What every inbox of one store shares. */
@@ -260,8 +263,15 @@ export class EngineInbox implements Inbox {
     return redriven;
   }
 
+  /** The stored counts, and the model usage of today and this month in the inbox's time zone (usage.ts). */
   async stats(): Promise<InboxStats> {
-    return this.port.stats();
+    const [stats, model] = await Promise.all([this.port.stats(), this.port.settings().then((settings) => usageNow(this.port, settings))]);
+    return { ...stats, usage: { ...stats.usage, ...model } };
+  }
+
+  async usage(query: UsageQuery): Promise<UsageBucket[]> {
+    const checked = v.validateUsageQuery(query);
+    return usageByPeriod(this.port, await this.port.settings(), checked);
   }
 
   async expediteOutbox(): Promise<number> {

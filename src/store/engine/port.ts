@@ -27,7 +27,7 @@ import type {
   InboxRecord,
   InboxSettings,
   InboxList,
-  InboxStats,
+  StoredStats,
   NextWake,
   OperatorAction,
   OutboxFailureReport,
@@ -208,8 +208,35 @@ export interface InboxPort {
   getMemory(): Promise<Record<string, unknown>>;
   getEvent(source: string, sourceId: string): Promise<EventRow | null>;
   events(query: CheckedEventQuery): Promise<EventRow[]>;
-  stats(): Promise<InboxStats>;
+  stats(): Promise<StoredStats>;
+  /**
+   * The model usage rows of runs finished in the window `window` gives at
+   * the store's now, [from, to), summed per 15-minute slot of UTC (every
+   * time zone's days begin on such a slot): the engine (usage.ts) sums the
+   * slots into the inbox's local days and months. Creates nothing.
+   */
+  usage(window: (now: number) => UsageWindow): Promise<{ now: number; slots: UsageSlot[] }>;
 }
+
+export interface UsageWindow {
+  from: number;
+  to: number;
+}
+
+/** The usage rows of one 15-minute slot (`slot`: its first ms), summed. */
+export interface UsageSlot {
+  slot: number;
+  runs: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+  unpricedRuns: number;
+}
+
+/** The slots usage rows are summed in: 15 minutes, which every UTC offset is a multiple of. */
+export const USAGE_SLOT_MS = 900_000;
 
 export interface ViewPort {
   readonly id: string;

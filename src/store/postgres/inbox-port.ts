@@ -6,7 +6,7 @@
  * (inbox-tx.ts) around the engine's plan. Reads and writes of an inbox that
  * was never written return empty results without creating it, as on SQLite.
  */
-import type { ApprovalOutcome, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, EventRow, InboxLimits, InboxSettings, OutboxFailureReport, StoredStats, PruneResult, TimerRow } from '../contract.js';
 import type {
   Acquired,
   Claim,
@@ -19,6 +19,8 @@ import type {
   Reserved,
   ReserveOptions,
   StoredProgress,
+  UsageSlot,
+  UsageWindow,
 } from '../engine/port.js';
 import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
@@ -38,6 +40,8 @@ import { COUNT_SOURCE, GET_EVENT, listEventsSql, redrive, SORT_AT_MOST, STATS, t
 import { acquireAndClaim, finishAndClaim } from './run-step.js';
 import { READ_SETTINGS, readSettings, writeSettings } from './settings.js';
 import { fireTimers, LIST_TIMERS, removeTimer, upsertTimer } from './timers.js';
+import { usageSlots } from './usage.js';
+import { DB_NOW_MS } from './connection.js';
 
 /** What an inbox needs from its store. */
 export interface InboxBackend extends CallTarget {
@@ -204,8 +208,13 @@ export class PostgresInboxPort implements InboxPort {
     return rows.map(toEventRow);
   }
 
-  async stats(): Promise<InboxStats> {
+  async stats(): Promise<StoredStats> {
     const [row] = await this.db.query<StatsRow>(STATS, [this.id, this.db.appNow()]);
     return toStats(row);
+  }
+
+  async usage(window: (now: number) => UsageWindow): Promise<{ now: number; slots: UsageSlot[] }> {
+    const now = this.db.appNow() ?? (await this.db.query<{ now: number }>(`SELECT ${DB_NOW_MS} AS now`, []))[0]!.now;
+    return { now, slots: await usageSlots((sql, params) => this.db.query(sql, params), this.id, window(now)) };
   }
 }

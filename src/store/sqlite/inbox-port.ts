@@ -4,7 +4,7 @@
  * was never written, and writes that only change existing rows, find no
  * file and create none.
  */
-import type { ApprovalOutcome, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, EventRow, InboxLimits, InboxSettings, OutboxFailureReport, StoredStats, PruneResult, TimerRow } from '../contract.js';
 import type {
   Acquired,
   Claim,
@@ -17,6 +17,8 @@ import type {
   Reserved,
   ReserveOptions,
   StoredProgress,
+  UsageSlot,
+  UsageWindow,
 } from '../engine/port.js';
 import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
@@ -34,6 +36,7 @@ import { getEvent, getMemory, getSession, listEvents, redrive, stats } from './r
 import { readSettings, writeSettings } from './settings.js';
 import { acquireAndClaim, finishAndClaim } from './run-step.js';
 import { fireTimers, listTimers, removeTimer, upsertTimer } from './timers.js';
+import { usageSlots } from './usage.js';
 
 /** What an inbox needs from its store: a connection, opened (and created) on demand. */
 export interface InboxFiles {
@@ -214,8 +217,13 @@ export class SqliteInboxPort implements InboxPort {
     return this.existing((c) => c.read(() => listEvents(c, query))) ?? [];
   }
 
-  async stats(): Promise<InboxStats> {
+  async stats(): Promise<StoredStats> {
     const now = this.files.now();
     return this.existing((c) => c.read(() => stats(c, now))) ?? emptyStats();
+  }
+
+  async usage(window: (now: number) => UsageWindow): Promise<{ now: number; slots: UsageSlot[] }> {
+    const now = this.files.now();
+    return { now, slots: this.existing((c) => c.read(() => usageSlots(c, window(now)))) ?? [] };
   }
 }
