@@ -7,6 +7,7 @@ import type { EventStatus, TimerRow } from './rows.js';
 import type { InboxSettings } from './settings.js';
 import type { OutboxFailureKind } from './outbox.js';
 import type { ApprovalRow, OperatorAction } from './reads.js';
+import type { Usage } from './usage.js';
 
 /**
  * How long each kind of finished row is kept, counted from when it
@@ -76,4 +77,6 @@ export type InboxRecord =
   | ({ type: 'timer' } & TimerRow)
   | { type: 'memory'; key: string; value: unknown; updatedAt: number }
   | { type: 'session'; state: unknown; updatedAt: number }
-  | ({ type: 'action' } & OperatorAction);
+  | ({ type: 'action' } & OperatorAction)
+  /** One run's model usage, recorded by its finish at `at` (costUsd absent: unpriced). */
+  | ({ type: 'usage'; at: number } & Usage);

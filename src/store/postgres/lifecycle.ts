@@ -21,6 +21,9 @@ import {
   type ExportedEventRow,
   type ExportedFailureRow,
   type ExportedMessageRow,
+  type ExportedUsageRow,
+  USAGE_EXPORT_COLUMNS,
+  usageRecord,
 } from '../inbox-records.js';
 import type { ApprovalRecord, ListedTimerRecord } from '../rows.js';
 import type { MissedPolicy, OperatorAction } from '../contract.js';
@@ -113,6 +116,15 @@ async function* records(client: pg.PoolClient, inboxId: string): AsyncGenerator<
     [0],
   )) {
     yield actionRecord(row);
+  }
+  for await (const row of paged<ExportedUsageRow & { id: number }>(
+    client,
+    `SELECT id, ${USAGE_EXPORT_COLUMNS} FROM usage WHERE inbox_id = $1 AND id > $2 ORDER BY id LIMIT ${PAGE}`,
+    [inboxId],
+    (r) => [r.id],
+    [0],
+  )) {
+    yield usageRecord(row);
   }
 }
 

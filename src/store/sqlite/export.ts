@@ -19,6 +19,9 @@ import {
   type ExportedEventRow,
   type ExportedFailureRow,
   type ExportedMessageRow,
+  type ExportedUsageRow,
+  USAGE_EXPORT_COLUMNS,
+  usageRecord,
 } from '../inbox-records.js';
 import type { ApprovalRecord, ListedTimerRecord } from '../rows.js';
 import type { MissedPolicy, OperatorAction } from '../contract.js';
@@ -80,4 +83,5 @@ function* records(db: Database.Database): Generator<InboxRecord> {
   for (const row of db.prepare('SELECT at, actor, action, target, result FROM operator_actions ORDER BY id').iterate()) {
     yield actionRecord(row as OperatorAction);
   }
+  for (const row of db.prepare(`SELECT ${USAGE_EXPORT_COLUMNS} FROM usage ORDER BY id`).iterate()) yield usageRecord(row as ExportedUsageRow);
 }

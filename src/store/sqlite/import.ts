@@ -10,6 +10,7 @@ import { closeSync, fsyncSync, openSync, unlinkSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { VigilError } from '../../errors.js';
 import { MAX_TIME_MS, type CheckedRecord } from '../engine/validate/index.js';
+import { USAGE_EXPORT_COLUMNS, usageValues } from '../inbox-records.js';
 import { migrate, useIncrementalVacuum } from './migrate.js';
 import { translateSqliteError } from './sqlite-errors.js';
 
@@ -108,6 +109,7 @@ class RecordWriter {
       memory: prepare('INSERT INTO memory (key, value, updated_at) VALUES (?, ?, ?)'),
       session: prepare('INSERT INTO session (one, state, updated_at) VALUES (1, ?, ?) ON CONFLICT (one) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at'),
       action: prepare('INSERT INTO operator_actions (at, actor, action, target, result) VALUES (?, ?, ?, ?, ?)'),
+      usage: prepare(`INSERT INTO usage (${USAGE_EXPORT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`),
     };
   }
 
@@ -165,6 +167,11 @@ class RecordWriter {
       case 'action':
         s.action!.run(r.at, r.actor, r.action, r.target, r.result);
         return;
+      case 'usage': {
+        const [input, output, cacheRead, cacheWrite, cost, unpriced] = usageValues(r);
+        s.usage!.run(r.at, input, output, cacheRead, cacheWrite, cost, unpriced ? 1 : 0);
+        return;
+      }
     }
   }
 }

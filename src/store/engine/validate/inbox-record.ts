@@ -11,7 +11,7 @@
  * lease of 2^53-1 let the agent run, then refused its finish.
  */
 import { VigilError } from '../../../errors.js';
-import type { EventStatus, InboxRecord } from '../../contract.js';
+import type { EventStatus, InboxRecord, Usage } from '../../contract.js';
 import { OUTBOX_FAILURE_KINDS as FAILURE_KINDS, type OutboxFailureKind } from '../../contract/outbox.js';
 import { validateMemoryKey, validateMemoryValue } from './agent-state.js';
 import { validateApprovalId } from './approval.js';
@@ -21,6 +21,7 @@ import { validateOperatorAction, type CheckedAction } from './operator.js';
 import { validateSettings, type CheckedSettings } from './settings.js';
 import { checkKey, checkStorable, describe } from './text.js';
 import { validateTimer, type CheckedTimer } from './timer.js';
+import { checkUsage } from './usage.js';
 
 /** An exported record of `type`, with `json` (a field holding a value) replaced by its serialised text. */
 type Serialised<T extends InboxRecord['type'], K extends string, J extends string> = Omit<Extract<InboxRecord, { type: T }>, K> & { [F in J]: string };
@@ -34,7 +35,8 @@ export type CheckedRecord =
   | { type: 'timer'; timer: CheckedTimer & { due: number }; done: boolean; lastSkipped: number | null }
   | Serialised<'memory', 'value', 'valueJson'>
   | Serialised<'session', 'state', 'stateJson'>
-  | ({ type: 'action'; at: number } & CheckedAction);
+  | ({ type: 'action'; at: number } & CheckedAction)
+  | { type: 'usage'; at: number; usage: Usage };
 
 const STATUSES: readonly EventStatus[] = ['pending', 'running', 'done', 'dead'];
 type Fields = Record<string, unknown>;
@@ -159,8 +161,12 @@ function checkRecord(r: Fields, maxPayloadBytes: number): CheckedRecord {
       return { type: 'session', stateJson: toJson('invalid_argument', 'state', r.state, maxPayloadBytes), updatedAt: time('updatedAt', r.updatedAt) };
     case 'action':
       return { type: 'action', at: time('at', r.at), ...validateOperatorAction(r) };
+    case 'usage': {
+      const { type: _type, at, ...usage } = r;
+      return { type: 'usage', at: time('at', at), usage: checkUsage(usage, 'usage') };
+    }
     default:
-      throw bad(`type must be one of settings, lease, pacing, event, tombstone, message, approval, timer, memory, session, action; got ${describe(r.type)}`);
+      throw bad(`type must be one of settings, lease, pacing, event, tombstone, message, approval, timer, memory, session, action, usage; got ${describe(r.type)}`);
   }
 }
 
