@@ -72,7 +72,7 @@ export interface RuntimeEventMap {
   /** A message for the operator, sent once to one of the operator's channels (runtime/operator-messages.ts). */
   'operator:sent': { id: string; channel: string; status: 'delivered' | 'retry' | 'rejected' | 'uncertain'; error?: string };
   /** Retention: what one prune call removed (it runs in small batches; one event per batch that removed anything). */
-  'store:pruned': { events: number; messages: number; approvals: number; actions: number; more: boolean };
+  'store:pruned': { events: number; messages: number; approvals: number; actions: number; usage: number; more: boolean };
   /** Everything of an inbox removed, tombstones included (a deletion request). */
   'inbox:deleted': { inboxId: string };
   /**

@@ -292,12 +292,15 @@ export const configSchema = z
             sentMessagesMs: storedDuration().describe('Keep sent messages this long after their send (one some channel did not take stays until it is redriven).'),
             answeredApprovalsMs: storedDuration().describe('Keep answered or expired approvals this long after the answer.'),
             actionsMs: storedDuration().describe("Keep operators' actions this long."),
+            usageMs: storedDuration().describe(
+              "Keep each run's model usage row this long after the run (default 400 days, even with no retention set: otherwise the one table that grows for as long as an inbox runs).",
+            ),
           })
           .partial()
           .strict()
           .optional()
           .describe(
-            'How long finished rows are kept; absent keeps them forever. `vigil serve` prunes in the background, a batch at a time; `vigil prune` does it once. Pending events, held messages and open approvals are never pruned.',
+            'How long finished rows are kept; absent keeps them forever (model usage: 400 days). `vigil serve` prunes in the background, a batch at a time; `vigil prune` does it once. Pending events, held messages and open approvals are never pruned.',
           ),
         writerThread: z
           .boolean()

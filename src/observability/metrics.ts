@@ -52,7 +52,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     pruned: new Counter({
       name: 'vigil_pruned_total',
-      help: 'Rows removed past their retention, by kind (events, messages, approvals, actions); pruned events keep their keys',
+      help: 'Rows removed past their retention, by kind (events, messages, approvals, actions, usage); pruned events keep their keys',
       labelNames: ['kind'],
       registers,
     }),

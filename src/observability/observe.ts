@@ -102,7 +102,7 @@ export function observe(events: RuntimeEvents, { metrics, logger, now = systemCl
       else logger?.warn(e, 'a message for the operator was not taken by its channel');
     }),
     events.on('store:pruned', (e) => {
-      for (const kind of ['events', 'messages', 'approvals', 'actions'] as const) if (e[kind] > 0) metrics?.pruned.inc({ kind }, e[kind]);
+      for (const kind of ['events', 'messages', 'approvals', 'actions', 'usage'] as const) if (e[kind] > 0) metrics?.pruned.inc({ kind }, e[kind]);
       logger?.debug(e, 'pruned rows past their retention');
     }),
     events.on('inbox:deleted', (e) => logger?.info(e, 'inbox deleted, with every row and key it held')),

@@ -11,7 +11,7 @@ import type { Usage } from './usage.js';
 
 /**
  * How long each kind of finished row is kept, counted from when it
- * finished. Absent: kept forever. Pending and running events, held
+ * finished. Absent: kept forever, except model usage (400 days). Pending and running events, held
  * messages and open approvals are never pruned, and a pruned event's key
  * stays, as a tombstone, forever: a late redelivery is still a duplicate.
  */
@@ -26,6 +26,12 @@ export interface RetentionOptions {
   answeredApprovalsMs?: number;
   /** Operator actions, from when they were taken. */
   actionsMs?: number;
+  /**
+   * Model usage rows (one per run that used a model), from the run's finish.
+   * Default 400 days (USAGE_RETENTION_MS) even when no retention is set:
+   * otherwise the one table that grows for as long as an inbox runs.
+   */
+  usageMs?: number;
 }
 
 /** What a prune removed; `more` when it stopped at its limit with more past retention left. */
@@ -34,6 +40,7 @@ export interface PruneResult {
   messages: number;
   approvals: number;
   actions: number;
+  usage: number;
   more: boolean;
 }
 

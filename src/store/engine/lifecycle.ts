@@ -19,16 +19,17 @@ export function pruneCutoffs(retention: Retention, now: number): PruneCutoffs {
     sentMessages: cutoff(retention.sentMessagesMs),
     answeredApprovals: cutoff(retention.answeredApprovalsMs),
     actions: cutoff(retention.actionsMs),
+    usage: cutoff(retention.usageMs),
   };
 }
 
 /**
  * One prune transaction's budget across the kinds, taken in order (events,
- * messages, approvals, actions): each kind gets what the ones before it
+ * messages, approvals, actions, usage): each kind gets what the ones before it
  * left, and a kind that used all it was given may have more (`more`).
  */
 export class PruneBudget {
-  readonly result: PruneResult = { events: 0, messages: 0, approvals: 0, actions: 0, more: false };
+  readonly result: PruneResult = { events: 0, messages: 0, approvals: 0, actions: 0, usage: 0, more: false };
 
   constructor(private left: number) {}
 
@@ -37,7 +38,7 @@ export class PruneBudget {
     return this.left;
   }
 
-  took(kind: 'events' | 'messages' | 'approvals' | 'actions', count: number, budget: number): void {
+  took(kind: 'events' | 'messages' | 'approvals' | 'actions' | 'usage', count: number, budget: number): void {
     this.result[kind] = count;
     this.left -= count;
     if (count >= budget) this.result.more = true;
@@ -62,7 +63,7 @@ export class PruneSweep {
   constructor(private readonly port: StorePort) {}
 
   async run(limit: number): Promise<PruneResult> {
-    const total: PruneResult = { events: 0, messages: 0, approvals: 0, actions: 0, more: false };
+    const total: PruneResult = { events: 0, messages: 0, approvals: 0, actions: 0, usage: 0, more: false };
     const retention = this.port.options.retention;
     if (keepsEverything(retention)) return total;
     this.pending ??= (await this.port.inboxes()).reverse();
@@ -82,7 +83,8 @@ export class PruneSweep {
       total.messages += pruned.messages;
       total.approvals += pruned.approvals;
       total.actions += pruned.actions;
-      left -= pruned.events + pruned.messages + pruned.approvals + pruned.actions;
+      total.usage += pruned.usage;
+      left -= pruned.events + pruned.messages + pruned.approvals + pruned.actions + pruned.usage;
       if (!pruned.more) pending.pop();
     }
     total.more = pending.length > 0;

@@ -341,4 +341,6 @@ export interface PruneCutoffs {
   sentMessages: number | null;
   answeredApprovals: number | null;
   actions: number | null;
+  /** Model usage rows, by when their run finished. */
+  usage: number | null;
 }

@@ -162,7 +162,7 @@ export class PostgresInboxPort implements InboxPort {
   /** Beside the inbox's writers, not under their lock: an ingest never waits for a prune batch (prune.ts). */
   async prune(cutoffs: (now: number) => PruneCutoffs, limit: number): Promise<PruneResult> {
     const result = await this.db.besideWriters(this.id, (tx) => pruneRows(tx, cutoffs(tx.now), limit));
-    return result === 'absent' ? { events: 0, messages: 0, approvals: 0, actions: 0, more: false } : result.value;
+    return result === 'absent' ? { events: 0, messages: 0, approvals: 0, actions: 0, usage: 0, more: false } : result.value;
   }
 
   async settings(): Promise<InboxSettings> {

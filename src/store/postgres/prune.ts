@@ -59,6 +59,11 @@ const OLD_ACTIONS = `
 DELETE FROM operator_actions WHERE id IN (
   SELECT id FROM operator_actions WHERE inbox_id = $1 AND at <= $2 ORDER BY id LIMIT $3)`;
 
+// Rows no writer changes once written (a finish only inserts them).
+const OLD_USAGE = `
+DELETE FROM usage WHERE inbox_id = $1 AND id IN (
+  SELECT id FROM usage WHERE inbox_id = $1 AND at <= $2 ORDER BY at LIMIT $3)`;
+
 export async function pruneRows(tx: InboxTx, cutoffs: PruneCutoffs, limit: number): Promise<PruneResult> {
   const budget = new PruneBudget(limit);
   if (cutoffs.doneEvents !== null || cutoffs.deadEvents !== null) {
@@ -77,6 +82,10 @@ export async function pruneRows(tx: InboxTx, cutoffs: PruneCutoffs, limit: numbe
   if (cutoffs.actions !== null && budget.next > 0) {
     const give = budget.next;
     budget.took('actions', await tx.run(OLD_ACTIONS, [tx.inboxId, cutoffs.actions, give]), give);
+  }
+  if (cutoffs.usage !== null && budget.next > 0) {
+    const give = budget.next;
+    budget.took('usage', await tx.run(OLD_USAGE, [tx.inboxId, cutoffs.usage, give]), give);
   }
   return budget.result;
 }

@@ -175,12 +175,12 @@ export class SqliteInboxPort implements InboxPort {
       false,
       (c) => {
         const result = c.write((now) => pruneRows(c, cutoffs(now), limit));
-        if (result.events + result.messages + result.approvals + result.actions > 0) c.releaseFreePages();
+        if (result.events + result.messages + result.approvals + result.actions + result.usage > 0) c.releaseFreePages();
         return result;
       },
       { passing: true },
     );
-    return pruned ?? { events: 0, messages: 0, approvals: 0, actions: 0, more: false };
+    return pruned ?? { events: 0, messages: 0, approvals: 0, actions: 0, usage: 0, more: false };
   }
 
   async settings(): Promise<InboxSettings> {

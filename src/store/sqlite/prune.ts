@@ -43,6 +43,10 @@ const OLD_ACTIONS = `
 DELETE FROM operator_actions WHERE id IN (
   SELECT id FROM operator_actions WHERE at <= @cutoff ORDER BY id ${boundLimit('@limit')})`;
 
+const OLD_USAGE = `
+DELETE FROM usage WHERE id IN (
+  SELECT id FROM usage WHERE at <= @cutoff ORDER BY at ${boundLimit('@limit')})`;
+
 export function pruneRows(c: InboxDb, cutoffs: PruneCutoffs, limit: number): PruneResult {
   const budget = new PruneBudget(limit);
   if (cutoffs.doneEvents !== null || cutoffs.deadEvents !== null) {
@@ -66,6 +70,10 @@ export function pruneRows(c: InboxDb, cutoffs: PruneCutoffs, limit: number): Pru
   if (cutoffs.actions !== null && budget.next > 0) {
     const give = budget.next;
     budget.took('actions', c.stmt(OLD_ACTIONS).run({ cutoff: cutoffs.actions, limit: give }).changes, give);
+  }
+  if (cutoffs.usage !== null && budget.next > 0) {
+    const give = budget.next;
+    budget.took('usage', c.stmt(OLD_USAGE).run({ cutoff: cutoffs.usage, limit: give }).changes, give);
   }
   return budget.result;
 }
