@@ -43,7 +43,7 @@ export interface RuntimeEventMap {
     error?: string;
     /** The permission decision on each tool call of the run. */
     decisions?: DecisionRecord[];
-    /** What the run's model calls used, as the agent reported it (its result's usage, else ctx.recordUsage). */
+    /** What the run's model calls used, priced (agent/prices.ts): what it recorded with ctx.recordUsage, else its result's usage. Also on a refused run: spent, though not recorded. */
     usage?: Usage;
   };
   /** Events a screening step refused: dead at once with the reason. */

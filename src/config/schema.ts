@@ -31,6 +31,9 @@ const secret = (kind: SecretKind = 'plain') =>
  */
 const count = (fallback: number, what: string, max: number, min = 1) => z.number().int().min(min).max(max).default(fallback).describe(what);
 /** A duration kept in the store's rows: at most BOUNDS.maxDurationMs (ten years). */
+/** A price in USD per million tokens. */
+const perMTok = z.number().nonnegative().max(1_000_000);
+
 const storedDuration = () => z.number().int().nonnegative().max(BOUNDS.maxDurationMs);
 
 /** A quota (contract/limits.ts): a whole number from 0 to the store's MAX_LIMIT, its default the store's. */
@@ -260,6 +263,22 @@ export const configSchema = z
       .strict()
       .optional()
       .describe("The credential proxy (`vigil proxy`) the agent's `ctx.fetch` goes through."),
+    prices: z
+      .record(
+        z.string().min(1).max(200),
+        z
+          .object({
+            inputPerMTok: perMTok.describe('Input tokens (not read from or written to the cache).'),
+            outputPerMTok: perMTok.describe('Output tokens.'),
+            cacheReadPerMTok: perMTok.optional().describe('Tokens read from the prompt cache (default: the input price).'),
+            cacheWritePerMTok: perMTok.optional().describe('Tokens written to the prompt cache (default: the input price).'),
+          })
+          .strict(),
+      )
+      .optional()
+      .describe(
+        'Model prices in USD per million tokens, by model id (`"claude-sonnet-4-5": { "inputPerMTok": 3, "outputPerMTok": 15 }`), over the built-in table (src/agent/prices.ts). A run\'s usage is priced with them when its model gives no cost of its own; an id matches with or without a dated suffix (`-20250929`, `-2024-08-06`). A model in neither records its tokens with no cost.',
+      ),
     workers: z
       .object({
         concurrency: count(RUNTIME_DEFAULTS.concurrency, 'Inboxes run at once by this process.', BOUNDS.maxCount),

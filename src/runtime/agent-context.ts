@@ -14,6 +14,7 @@ import { refuseOperatorOnly, validateApprovalRequest } from '../store/index.js';
 import { describeAction, type ApprovalLink } from '../agent/approval-summary.js';
 import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import { addUsage, checkUsage } from '../agent/usage.js';
+import { priceUsage, type PriceTable } from '../agent/prices.js';
 import type { ApprovalRequest, ClaimedEvent, Inbox, InboxSettings, MemoryChanges, Usage } from '../store/contract.js';
 
 export interface ContextDeps {
@@ -27,6 +28,8 @@ export interface ContextDeps {
   proxyFetch?: ProxyFetch | undefined;
   /** ctx.proxyUrl: that proxy's base URL. */
   proxyUrl?: string | undefined;
+  /** The config's prices, over the built-in table (agent/prices.ts). */
+  prices?: PriceTable | undefined;
 }
 
 /** The context, and what its run leaves to be saved with the finish. */
@@ -37,14 +40,14 @@ export interface RunContext {
   /** The approvals the run asked for, to request with its finish. */
   approvals(): ApprovalRequest[];
   memory(): MemoryChanges | undefined;
-  /** What the run recorded with ctx.recordUsage, or undefined. */
+  /** What the run recorded with ctx.recordUsage, each step priced, or undefined. */
   usage(): Usage | undefined;
 }
 
 const noProxy: ProxyFetch = () =>
   Promise.reject(new VigilError('invalid_options', 'ctx.fetch needs the credential proxy: set "proxy": { "url": ... } in the service config'));
 
-export function createAgentContext({ agent, inbox, events, signal, now, approvalLink, proxyFetch, proxyUrl }: ContextDeps): RunContext {
+export function createAgentContext({ agent, inbox, events, signal, now, approvalLink, proxyFetch, proxyUrl, prices }: ContextDeps): RunContext {
   const inboxId = inbox.id;
   const live = (): void => signal.throwIfAborted();
   const memory = new StagedMemory(inbox);
@@ -99,7 +102,8 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
     fetch,
     proxyUrl: proxyUrl ?? null,
     recordUsage(step) {
-      usage = addUsage(usage, checkUsage(step));
+      // Priced as it arrives, by its own model: a run that mixes models sums priced parts.
+      usage = addUsage(usage, priceUsage(checkUsage(step), prices));
     },
   };
   return { ctx, session: () => session.pending(), memory: () => memory.pending(), approvals: () => [...approvals.values()], usage: () => usage };

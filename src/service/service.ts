@@ -109,6 +109,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         pollIntervalMs: config.workers.pollIntervalMs,
         ...(linkSecret === '' ? {} : { approvalLink: (link) => approvalUrl(publicUrl, linkSecret, link) }),
         ...(config.proxy === undefined ? {} : { proxyFetch: createProxyFetch(config.proxy.url), proxyUrl: config.proxy.url }),
+        ...(config.prices === undefined ? {} : { prices: config.prices }),
       });
     pool = makePool(agent);
     dispatcher = new Dispatcher({

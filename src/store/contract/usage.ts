@@ -23,6 +23,12 @@ export interface Usage {
   costUsd?: number;
   /** True when some of the tokens had no known price: `costUsd` covers only the rest. */
   unpriced?: boolean;
+  /**
+   * The model's id as its API names it (`claude-sonnet-4-5-20250929`,
+   * `gpt-4o`): what a step is priced by (src/agent/prices.ts) when the API
+   * gives no cost. Not kept in the store; a sum of several models has none.
+   */
+  model?: string;
 }
 
 /**

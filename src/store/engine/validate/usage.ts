@@ -11,12 +11,15 @@ import { describe } from './text.js';
 
 const DAY_MS = 86_400_000;
 
+/** The longest model id a usage may name. */
+const MAX_MODEL_ID = 200;
+
 const COUNTS = ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'] as const;
 
 /** The usage, with only its known fields, or a VigilError (`invalid_argument`) naming the field. */
 export function checkUsage(value: unknown, where = 'usage'): Usage {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new VigilError('invalid_argument', `${where} must be { inputTokens, outputTokens, cacheReadTokens?, cacheWriteTokens?, costUsd?, unpriced? }`);
+    throw new VigilError('invalid_argument', `${where} must be { inputTokens, outputTokens, cacheReadTokens?, cacheWriteTokens?, costUsd?, unpriced?, model? }`);
   }
   const given = value as Record<string, unknown>;
   const usage: Record<string, number | boolean> = {};
@@ -35,6 +38,11 @@ export function checkUsage(value: unknown, where = 'usage'): Usage {
   if (unpriced !== undefined) {
     if (typeof unpriced !== 'boolean') throw new VigilError('invalid_argument', `${where}.unpriced must be a boolean`);
     if (unpriced) usage.unpriced = true;
+  }
+  const model = given.model;
+  if (model !== undefined) {
+    if (typeof model !== 'string' || model === '' || model.length > MAX_MODEL_ID) throw new VigilError('invalid_argument', `${where}.model must be a model id, 1 to ${MAX_MODEL_ID} characters`);
+    (usage as Record<string, unknown>).model = model;
   }
   return usage as unknown as Usage;
 }
