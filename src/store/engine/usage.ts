@@ -7,7 +7,7 @@
  * both stores without teaching either SQL dialect about time zones.
  */
 import type { InboxSettings, ModelUsageNow, UsageBucket } from '../contract.js';
-import { localDay } from '../pacing.js';
+import { localDay, nextLocalDay } from '../pacing.js';
 import type { InboxPort, UsageSlot } from './port.js';
 import type { CheckedUsageQuery } from './validate/index.js';
 
@@ -56,4 +56,24 @@ function sumByPeriod(slots: UsageSlot[], timeZone: string, by: 'day' | 'month'):
 
 function emptyBucket(period: string): UsageBucket {
   return { period, runs: 0, inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0, unpricedRuns: 0 };
+}
+
+/**
+ * The first instant of a local day ('YYYY-MM-DD') or month ('YYYY-MM') in
+ * `timeZone` (where midnight does not exist that day, the first instant
+ * there is); null for a text that names neither. What `--from 2026-12-01`
+ * means to a person in that zone.
+ */
+export function periodStart(period: string, timeZone: string): number | null {
+  const match = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/.exec(period);
+  if (match === null) return null;
+  const day = `${match[1]}-${match[2]}-${match[3] ?? '01'}`;
+  // Before the day's start in every zone (offsets run from -12 to +14 hours): step to it.
+  let at = Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3] ?? '1')) - 15 * 3_600_000;
+  if (Number.isNaN(at)) return null;
+  for (let step = 0; step < 3; step++) {
+    at = nextLocalDay(at, timeZone);
+    if (localDay(at, timeZone) === day) return at;
+  }
+  return null; // no such day (2026-02-30)
 }
