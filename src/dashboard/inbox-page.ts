@@ -24,6 +24,7 @@ import { isoTime, prettyJson, when } from './format.js';
 import { confirmAction, page, type PageOptions } from './layout.js';
 import { healthBadge, healthOf, leaseCell } from './overview-page.js';
 import { settingsSection } from './settings-section.js';
+import { usageSection } from './usage-section.js';
 
 export const EVENT_STATUSES: readonly EventStatus[] = ['pending', 'running', 'done', 'dead'];
 
@@ -293,6 +294,7 @@ ${approvalsSection(data, options.csrf)}
 ${eventsSection(data, options.csrf)}
 ${leaseSection(data, options.csrf)}
 ${outboxSection(data, options.csrf)}
+${usageSection(data.stats.usage, data.settings.timeZone ?? 'UTC')}
 ${settingsSection({ id: data.id, now: data.now, settings: data.settings, channels: data.channels, usage: data.stats.usage, limits: data.limits }, options.csrf)}
 ${timersSection(data)}
 ${stateSection(data)}
