@@ -273,7 +273,8 @@ export const configSchema = z
             cacheReadPerMTok: perMTok.optional().describe('Tokens read from the prompt cache (default: the input price).'),
             cacheWritePerMTok: perMTok.optional().describe('Tokens written to the prompt cache (default: the input price).'),
           })
-          .strict(),
+          .strict()
+          .describe('One model\'s price, USD per million tokens.'),
       )
       .optional()
       .describe(
