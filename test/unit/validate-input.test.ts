@@ -170,7 +170,7 @@ describe('session and memory', () => {
 });
 
 describe('a run outcome (R3, R5, R6)', () => {
-  const NOTHING = { messages: [], error: null, dead: false, session: undefined, memory: { set: [], delete: [] }, approvals: [] };
+  const NOTHING = { messages: [], error: null, dead: false, session: undefined, memory: { set: [], delete: [] }, approvals: [], usage: null };
 
   it('none, or an empty one, is success with nothing to save', () => {
     expect(validateOutcome(undefined, MAX)).toEqual(NOTHING);

@@ -252,7 +252,7 @@ describe('settings', () => {
 
   it('refusals name the field, in the message and in error.field', () => {
     expect(settingsRefusal([])).toEqual({ field: undefined, message: 'settings must be an object, got a array' });
-    expect(settingsRefusal({ outbx: {} })).toEqual({ field: 'outbx', message: 'settings outbx is not a setting (known here: contacts, outbox, wake, limits)' });
+    expect(settingsRefusal({ outbx: {} })).toEqual({ field: 'outbx', message: 'settings outbx is not a setting (known here: timeZone, contacts, outbox, wake, limits)' });
     expect(settingsRefusal({ outbox: { gap: 1 } })).toEqual({ field: 'outbox.gap', message: 'settings outbox.gap is not a setting (known here: gapMs, quietHours, dailyLimit)' });
     expect(settingsRefusal({ wake: { debounce: 1 } })).toEqual({ field: 'wake.debounce', message: 'settings wake.debounce is not a setting (known here: debounceMs, maxWaitMs)' });
     expect(settingsRefusal({ contacts: 'x' })).toEqual({ field: 'contacts', message: 'settings contacts must be an object, got "x"' });
