@@ -28,6 +28,7 @@ import type {
   InboxSettings,
   InboxList,
   StoredStats,
+  UsageBucket,
   NextWake,
   OperatorAction,
   OutboxFailureReport,
@@ -223,17 +224,8 @@ export interface UsageWindow {
   to: number;
 }
 
-/** The usage rows of one 15-minute slot (`slot`: its first ms), summed. */
-export interface UsageSlot {
-  slot: number;
-  runs: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  costUsd: number;
-  unpricedRuns: number;
-}
+/** The usage rows of one 15-minute slot (`slot`: its first ms), summed as a bucket is. */
+export type UsageSlot = Omit<UsageBucket, 'period'> & { slot: number };
 
 /** The slots usage rows are summed in: 15 minutes, which every UTC offset is a multiple of. */
 export const USAGE_SLOT_MS = 900_000;
