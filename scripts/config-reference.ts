@@ -128,7 +128,9 @@ function renderRecord(path: string, schema: JsonSchema, sections: string[]): voi
     const rows = Object.entries(variant.properties ?? {}).map(([key, field]) =>
       row(key, typeOf(field), field, variant.required?.includes(key) === true, key === 'type' ? 'Which kind of sender this is.' : describe(`${path}.${key}`, field)),
     );
-    sections.push(`### \`"type": ${JSON.stringify(type)}\`\n`, `${describe(`${path} (${String(type)})`, variant)}\n`);
+    // An entry with no kinds (prices.<model id>) is described once, under no kind's heading.
+    if (type === undefined) sections.push(`${describe(path, variant)}\n`);
+    else sections.push(`### \`"type": ${JSON.stringify(type)}\`\n`, `${describe(`${path} (${String(type)})`, variant)}\n`);
     sections.push('| key | type | default | what it is |', '| --- | --- | --- | --- |', ...rows, '');
   }
 }

@@ -44,7 +44,7 @@ export interface RuntimeEventMap {
     error?: string;
     /** The permission decision on each tool call of the run. */
     decisions?: DecisionRecord[];
-    /** What the run's model calls used, as the agent reported it (its result's usage, else ctx.recordUsage). */
+    /** What the run's model calls used, priced (agent/prices.ts): what it recorded with ctx.recordUsage, else its result's usage. Also on a refused run: spent, though not recorded. */
     usage?: Usage;
   };
   /** Events a screening step refused: dead at once with the reason. */
@@ -77,7 +77,7 @@ export interface RuntimeEventMap {
   /** A message for the operator, sent once to one of the operator's channels (runtime/operator-messages.ts). */
   'operator:sent': { id: string; channel: string; status: 'delivered' | 'retry' | 'rejected' | 'uncertain'; error?: string };
   /** Retention: what one prune call removed (it runs in small batches; one event per batch that removed anything). */
-  'store:pruned': { events: number; messages: number; approvals: number; actions: number; effects: number; more: boolean };
+  'store:pruned': { events: number; messages: number; approvals: number; actions: number; effects: number; usage: number; more: boolean };
   /** Everything of an inbox removed, tombstones included (a deletion request). */
   'inbox:deleted': { inboxId: string };
   /**

@@ -21,6 +21,7 @@ export function addUsage(total: Usage | undefined, step: Usage | undefined): Usa
   // A priced part and an unpriced part make a cost that covers only some of the tokens.
   const partlyPriced = sum.costUsd !== undefined && ((total.costUsd === undefined && hasTokens(total)) || (step.costUsd === undefined && hasTokens(step)));
   if (total.unpriced === true || step.unpriced === true || partlyPriced) sum.unpriced = true;
+  if (total.model !== undefined && total.model === step.model) sum.model = total.model;
   return sum;
 }
 

@@ -12,6 +12,7 @@ import { secretCommand } from './commands/secret.js';
 import { serveCommand } from './commands/serve.js';
 import { settingsCommand } from './commands/settings-command.js';
 import { timerCommand, timersCommand } from './commands/timer-commands.js';
+import { usageCommand } from './commands/usage-command.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
 
 export function createProgram(version: string): Command {
@@ -32,6 +33,7 @@ export function createProgram(version: string): Command {
     redriveCommand(),
     approveCommand(),
     effectsCommand(),
+    usageCommand(),
     settingsCommand(),
     timersCommand(),
     timerCommand(),

@@ -31,6 +31,9 @@ const secret = (kind: SecretKind = 'plain') =>
  */
 const count = (fallback: number, what: string, max: number, min = 1) => z.number().int().min(min).max(max).default(fallback).describe(what);
 /** A duration kept in the store's rows: at most BOUNDS.maxDurationMs (ten years). */
+/** A price in USD per million tokens. */
+const perMTok = z.number().nonnegative().max(1_000_000);
+
 const storedDuration = () => z.number().int().nonnegative().max(BOUNDS.maxDurationMs);
 
 /** A quota (contract/limits.ts): a whole number from 0 to the store's MAX_LIMIT, its default the store's. */
@@ -262,6 +265,23 @@ export const configSchema = z
       .strict()
       .optional()
       .describe("The credential proxy (`vigil proxy`) the agent's `ctx.fetch` goes through."),
+    prices: z
+      .record(
+        z.string().min(1).max(200),
+        z
+          .object({
+            inputPerMTok: perMTok.describe('Input tokens (not read from or written to the cache).'),
+            outputPerMTok: perMTok.describe('Output tokens.'),
+            cacheReadPerMTok: perMTok.optional().describe('Tokens read from the prompt cache (default: the input price).'),
+            cacheWritePerMTok: perMTok.optional().describe('Tokens written to the prompt cache (default: the input price).'),
+          })
+          .strict()
+          .describe('One model\'s price, USD per million tokens.'),
+      )
+      .optional()
+      .describe(
+        'Model prices in USD per million tokens, by model id (`"claude-sonnet-4-5": { "inputPerMTok": 3, "outputPerMTok": 15 }`), over the built-in table (src/agent/prices.ts). A run\'s usage is priced with them when its model gives no cost of its own; an id matches with or without a dated suffix (`-20250929`, `-2024-08-06`). A model in neither records its tokens with no cost.',
+      ),
     workers: z
       .object({
         concurrency: count(RUNTIME_DEFAULTS.concurrency, 'Inboxes run at once by this process.', BOUNDS.maxCount),
@@ -310,12 +330,15 @@ export const configSchema = z
             answeredApprovalsMs: storedDuration().describe('Keep answered or expired approvals this long after the answer.'),
             actionsMs: storedDuration().describe("Keep operators' actions this long."),
             settledEffectsMs: storedDuration().describe('Keep side-effect calls settled confirmed or failed this long after settling (an unknown one stays until it is settled).'),
+            usageMs: storedDuration().describe(
+              "Keep each run's model usage row this long after the run (default 400 days, even with no retention set: otherwise the one table that grows for as long as an inbox runs).",
+            ),
           })
           .partial()
           .strict()
           .optional()
           .describe(
-            'How long finished rows are kept; absent keeps them forever. `vigil serve` prunes in the background, a batch at a time; `vigil prune` does it once. Pending events, held messages and open approvals are never pruned.',
+            'How long finished rows are kept; absent keeps them forever (model usage: 400 days). `vigil serve` prunes in the background, a batch at a time; `vigil prune` does it once. Pending events, held messages and open approvals are never pruned.',
           ),
         writerThread: z
           .boolean()

@@ -27,6 +27,7 @@ import { healthBadge, healthOf, leaseCell } from './overview-page.js';
 import { settingsSection } from './settings-section.js';
 import { unknownEffectsSection } from './unknown-effects.js';
 import { budgetNotice } from './budget-notice.js';
+import { usageSection } from './usage-section.js';
 
 export const EVENT_STATUSES: readonly EventStatus[] = ['pending', 'running', 'done', 'dead'];
 
@@ -300,6 +301,7 @@ ${approvalsSection(data, options.csrf)}
 ${eventsSection(data, options.csrf)}
 ${leaseSection(data, options.csrf)}
 ${outboxSection(data, options.csrf)}
+${usageSection(data.stats.usage, data.settings.timeZone ?? 'UTC')}
 ${settingsSection({ id: data.id, now: data.now, settings: data.settings, channels: data.channels, usage: data.stats.usage, limits: data.limits }, options.csrf)}
 ${timersSection(data)}
 ${stateSection(data)}

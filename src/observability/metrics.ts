@@ -52,10 +52,23 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}) {
     }),
     pruned: new Counter({
       name: 'vigil_pruned_total',
-      help: 'Rows removed past their retention, by kind (events, messages, approvals, actions, effects); pruned events keep their keys',
+      help: 'Rows removed past their retention, by kind (events, messages, approvals, actions, effects, usage); pruned events keep their keys',
       labelNames: ['kind'],
       registers,
     }),
     channelFailures: new Counter({ name: 'vigil_channel_failures_total', help: 'Failed channel sends, by channel', labelNames: ['channel'], registers }),
+    // By inbox, bounded: model-usage-metrics.ts.
+    modelTokens: new Counter({
+      name: 'vigil_model_tokens_total',
+      help: "Tokens the agents' model calls used, by inbox (the first 100 seen; the rest as \"(other)\") and kind (input, output, cache_read, cache_write)",
+      labelNames: ['inbox', 'kind'],
+      registers,
+    }),
+    modelCost: new Counter({
+      name: 'vigil_model_cost_usd_total',
+      help: "What the agents' model calls cost in US dollars where a price was known, by inbox (the first 100 seen; the rest as \"(other)\")",
+      labelNames: ['inbox'],
+      registers,
+    }),
   };
 }

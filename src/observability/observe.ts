@@ -11,6 +11,7 @@ import type { OutboxFailureKind } from '../store/contract.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
 import { refusalLog } from './refusal-log.js';
+import { ModelUsageMetrics } from './model-usage-metrics.js';
 
 export interface Observers {
   metrics?: Metrics;
@@ -32,6 +33,7 @@ export function observe(events: RuntimeEvents, { metrics, logger, now = systemCl
   const held = new Map<string, number>();
   const logRefusal = refusalLog(logger, now);
   const quotaLines = new QuotaLines();
+  const modelUsage = metrics === undefined ? undefined : new ModelUsageMetrics(metrics);
   const off = [
     events.on('event:ingested', (e) => {
       (e.stored ? metrics?.ingested : metrics?.duplicates)?.inc({ source: e.source });
@@ -57,6 +59,7 @@ export function observe(events: RuntimeEvents, { metrics, logger, now = systemCl
     events.on('run:finished', (e) => {
       metrics?.runs.inc({ outcome: e.outcome });
       metrics?.runDuration.observe(e.durationMs / 1000);
+      if (e.usage !== undefined) modelUsage?.count(e.inboxId, e.usage);
       for (const decision of e.decisions ?? []) logger?.info({ inboxId: e.inboxId, gen: e.gen, ...decision }, 'tool call %s: %s', decision.tool, decision.decision);
       const line = { inboxId: e.inboxId, gen: e.gen, events: e.eventIds.length, outcome: e.outcome, durationMs: Math.round(e.durationMs) };
       if (e.outcome === 'messages' || e.outcome === 'nothing') logger?.info(line, 'run finished');
@@ -104,7 +107,7 @@ export function observe(events: RuntimeEvents, { metrics, logger, now = systemCl
       else logger?.warn(e, 'a message for the operator was not taken by its channel');
     }),
     events.on('store:pruned', (e) => {
-      for (const kind of ['events', 'messages', 'approvals', 'actions', 'effects'] as const) if (e[kind] > 0) metrics?.pruned.inc({ kind }, e[kind]);
+      for (const kind of ['events', 'messages', 'approvals', 'actions', 'effects', 'usage'] as const) if (e[kind] > 0) metrics?.pruned.inc({ kind }, e[kind]);
       logger?.debug(e, 'pruned rows past their retention');
     }),
     events.on('inbox:deleted', (e) => logger?.info(e, 'inbox deleted, with every row and key it held')),

@@ -14,6 +14,7 @@ import { refuseOperatorOnly, validateApprovalRequest } from '../store/index.js';
 import { describeAction, type ApprovalLink } from '../agent/approval-summary.js';
 import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import { addUsage, checkUsage } from '../agent/usage.js';
+import { priceUsage, type PriceTable } from '../agent/prices.js';
 import { RUNTIME_DEFAULTS } from './defaults.js';
 import { createRunEffects, type RunEffects } from './run-effects.js';
 import type { ApprovalRequest, ClaimedEvent, Inbox, InboxSettings, MemoryChanges, RunBudget, Usage } from '../store/contract.js';
@@ -33,6 +34,8 @@ export interface ContextDeps {
   proxyUrl?: string | undefined;
   /** The run's lease, which the ledger of side effects fences each call's start on (run-effects.ts). */
   lease?: { holder: string; gen: number } | undefined;
+  /** The config's prices, over the built-in table (agent/prices.ts). */
+  prices?: PriceTable | undefined;
 }
 
 /** The context, and what its run leaves to be saved with the finish. */
@@ -43,7 +46,7 @@ export interface RunContext {
   /** The approvals the run asked for, to request with its finish. */
   approvals(): ApprovalRequest[];
   memory(): MemoryChanges | undefined;
-  /** What the run recorded with ctx.recordUsage, or undefined. */
+  /** What the run recorded with ctx.recordUsage, each step priced, or undefined. */
   usage(): Usage | undefined;
   /** The side-effect calls this run started, as they ended, to settle with its finish; and the answers to settle before it runs. */
   effects: Pick<RunEffects, 'settlements' | 'intents' | 'settleAnswers'>;
@@ -58,7 +61,7 @@ function withReminder(request: ApprovalRequest, fallback: number | null | undefi
 const noProxy: ProxyFetch = () =>
   Promise.reject(new VigilError('invalid_options', 'ctx.fetch needs the credential proxy: set "proxy": { "url": ... } in the service config'));
 
-export function createAgentContext({ agent, inbox, events, signal, now, approvalLink, approvalRemindAt, proxyFetch, proxyUrl, lease }: ContextDeps): RunContext {
+export function createAgentContext({ agent, inbox, events, signal, now, approvalLink, approvalRemindAt, proxyFetch, proxyUrl, lease, prices }: ContextDeps): RunContext {
   const inboxId = inbox.id;
   const live = (): void => signal.throwIfAborted();
   const memory = new StagedMemory(inbox);
@@ -120,7 +123,8 @@ export function createAgentContext({ agent, inbox, events, signal, now, approval
     fetch,
     proxyUrl: proxyUrl ?? null,
     recordUsage(step) {
-      usage = addUsage(usage, checkUsage(step));
+      // Priced as it arrives, by its own model: a run that mixes models sums priced parts.
+      usage = addUsage(usage, priceUsage(checkUsage(step), prices));
     },
     ...effects.verbs,
   };

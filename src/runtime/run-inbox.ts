@@ -26,7 +26,8 @@ import type { Logger } from '../observability/logger.js';
 import type { ProxyFetch } from '../agent/proxy-fetch.js';
 import { isVigilError } from '../errors.js';
 import { storableText } from '../store/index.js';
-import type { ClaimedEvent, Inbox, RunOutcome } from '../store/contract.js';
+import type { ClaimedEvent, Inbox, RunOutcome, Usage } from '../store/contract.js';
+import { priceUsage, type PriceTable } from '../agent/prices.js';
 import { createAgentContext } from './agent-context.js';
 import { finishReminders } from './approval-reminders.js';
 import { callAgent, describeError, type AgentOutcome } from './call-agent.js';
@@ -51,6 +52,8 @@ export interface RunInboxDeps {
   proxyFetch?: ProxyFetch | undefined;
   /** ctx.proxyUrl: that proxy's base URL. */
   proxyUrl?: string | undefined;
+  /** The config's prices, over the built-in table (agent/prices.ts). */
+  prices?: PriceTable | undefined;
   /** True once the pool stops claiming: finish the batch in hand, claim no more. */
   draining: () => boolean;
   /** Fired when the pool's grace period is over: abort the agent now. */
@@ -184,6 +187,7 @@ async function runBatch(
     proxyFetch: deps.proxyFetch,
     proxyUrl: deps.proxyUrl,
     lease: { holder: deps.holder, gen },
+    prices: deps.prices,
   });
   try {
     await run.effects.settleAnswers();
@@ -195,7 +199,7 @@ async function runBatch(
 
   let { label, outcome } = toOutcome(result, deps.runTimeoutMs);
   // Spent whether or not the run succeeded: a failed run's tokens were still paid for.
-  const usage = (result.kind === 'result' ? result.result.usage : undefined) ?? run.usage();
+  const usage = run.usage() ?? resultUsage(result, deps.prices);
   if (usage !== undefined) outcome = { ...outcome, usage };
   if (label === 'messages' || label === 'nothing') {
     // What the run keeps goes with its finish: saved together, or not at all.
@@ -320,4 +324,14 @@ async function release(deps: RunInboxDeps, inbox: Inbox, gen: number, releaseGen
 function clip(text: string): string {
   const trimmed = text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
   return trimmed === '' ? 'error' : storableText(trimmed);
+}
+
+/**
+ * The usage an agent returned (checked by call-agent.ts) without recording
+ * it: ctx.recordUsage prices each step as it comes, and what the run
+ * recorded comes first; a returned total is priced the same way.
+ */
+function resultUsage(result: AgentOutcome, prices: PriceTable | undefined): Usage | undefined {
+  const usage = result.kind === 'result' ? result.result.usage : undefined;
+  return usage === undefined ? undefined : priceUsage(usage, prices);
 }

@@ -16,6 +16,7 @@ import { performance } from 'node:perf_hooks';
 import type { Agent } from '../agent/agent.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { ProxyFetch } from '../agent/proxy-fetch.js';
+import type { PriceTable } from '../agent/prices.js';
 import type { ApprovalLink } from '../agent/approval-summary.js';
 import type { Logger } from '../observability/logger.js';
 import { VigilError } from '../errors.js';
@@ -58,6 +59,8 @@ export interface WorkerPoolOptions {
   proxyFetch?: ProxyFetch;
   /** The agent's ctx.proxyUrl: that proxy's base URL. */
   proxyUrl?: string;
+  /** Model prices over the built-in table (agent/prices.ts): what a run's usage is priced with when its model gives no cost. */
+  prices?: PriceTable;
   /**
    * How long an inbox whose turn failed (its file or rows could not be
    * read or written) is left alone: `baseMs` after the first failure,
@@ -123,6 +126,7 @@ export class WorkerPool extends LoopOwner {
       approvalRemindAt: options.approvalRemindAt,
       proxyFetch: options.proxyFetch,
       proxyUrl: options.proxyUrl,
+      prices: options.prices,
       draining: () => this.state !== 'started',
       shutdown: this.shutdown.signal,
     };

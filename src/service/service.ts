@@ -110,6 +110,7 @@ export async function startService(config: ServiceConfig, options: ServiceOption
         approvalRemindAt: config.approvals.remindAt,
         ...(linkSecret === '' ? {} : { approvalLink: (link) => approvalUrl(publicUrl, linkSecret, link) }),
         ...(config.proxy === undefined ? {} : { proxyFetch: createProxyFetch(config.proxy.url), proxyUrl: config.proxy.url }),
+        ...(config.prices === undefined ? {} : { prices: config.prices }),
       });
     pool = makePool(agent);
     dispatcher = new Dispatcher({
@@ -121,10 +122,10 @@ export async function startService(config: ServiceConfig, options: ServiceOption
     });
     await pool.start();
     await dispatcher.start();
-    if (config.engine.retention !== undefined && Object.keys(config.engine.retention).length > 0) {
-      pruner = new Pruner({ store, logger });
-      pruner.start();
-    }
+    // Always: model usage is kept 400 days even with no retention configured (retention.usageMs); hourly is enough for that alone.
+    const retains = config.engine.retention !== undefined && Object.keys(config.engine.retention).length > 0;
+    pruner = new Pruner({ store, logger, ...(retains ? {} : { everyMs: 3_600_000 }) });
+    pruner.start();
     announce(logger, config, server.url, {
       agent: agent.name,
       refundsFile,

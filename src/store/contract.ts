@@ -43,7 +43,7 @@ import type { ApprovalRow, EventQuery, InboxList, InboxListQuery, InboxView, Ope
 import type { ApprovalAnswer, ApprovalOutcome, ApprovalRequest, ClaimedEvent, EventRow, EventStatus, LeaseInfo, NewEvent, TimerRow, TimerSpec } from './contract/rows.js';
 import type { InboxBudget, InboxSettings } from './contract/settings.js';
 import type { IngestOptions, InboxUsage } from './contract/limits.js';
-import type { Usage } from './contract/usage.js';
+import type { ModelUsageNow, Usage, UsageBucket, UsageQuery } from './contract/usage.js';
 import type { EffectIntent, EffectQuery, EffectRow, EffectSettlement, EffectStart } from './contract/effects.js';
 import type { BudgetState, RunBudget } from './contract/budget.js';
 
@@ -139,11 +139,14 @@ export interface InboxStats {
   timers: number;
   approvalsPending: number;
   lease: LeaseInfo | null;
-  /** What the inbox holds against its quotas (contract/limits.ts). */
-  usage: InboxUsage;
+  /** What the inbox holds against its quotas (contract/limits.ts), and its model usage today and this month (contract/usage.ts). */
+  usage: InboxUsage & ModelUsageNow;
   /** Paused for spend, and what is left (contract/budget.ts); null when no budget applies. Always given by a store. */
   budget?: BudgetState | null;
 }
+
+/** InboxStats as a backend reads it: all but the model usage, which the engine adds (engine/usage.ts). */
+export type StoredStats = Omit<InboxStats, 'usage'> & { usage: InboxUsage };
 
 export interface Inbox {
   readonly id: string;
@@ -217,6 +220,12 @@ export interface Inbox {
   stats(): Promise<InboxStats>;
   /** What a run may spend now (contract/budget.ts); null when no budget applies. One read: agents that cap their runs ask at a run's start. */
   runBudget(): Promise<RunBudget | null>;
+  /**
+   * The model usage recorded by the runs finished in [from, to), summed per
+   * day or month of the inbox's `timeZone` setting, oldest first, periods
+   * with no usage left out. A bad query is `invalid_argument` naming the field.
+   */
+  usage(query: UsageQuery): Promise<UsageBucket[]>;
 
   /** The operator's "send now": every held message skips the gap once (R9 as urgent); how many. */
   expediteOutbox(): Promise<number>;

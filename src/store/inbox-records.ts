@@ -5,7 +5,7 @@
  * export is plain JSON Lines a person can read, and an import checks it
  * as it checks any input (engine/validate/inbox-record.ts).
  */
-import type { EventStatus, InboxRecord, InboxSettings, MissedPolicy, OperatorAction, OutboxFailureKind } from './contract.js';
+import type { EventStatus, InboxRecord, InboxSettings, MissedPolicy, OperatorAction, OutboxFailureKind, Usage } from './contract.js';
 import type { StoredEffect } from './engine/port.js';
 import { toApprovalRow, toTimerRow, type ApprovalRecord, type ListedTimerRecord } from './rows.js';
 
@@ -93,6 +93,38 @@ export function sessionRecord(row: { state: string; updated_at: number }): Inbox
 
 export function settingsRecord(json: string): InboxRecord {
   return { type: 'settings', settings: JSON.parse(json) as InboxSettings };
+}
+
+/** A usage row as both stores select it (USAGE_EXPORT_COLUMNS); `unpriced` is 0/1 on SQLite, a boolean on PostgreSQL. */
+export interface ExportedUsageRow {
+  at: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost_usd: number | null;
+  unpriced: number | boolean;
+}
+
+export const USAGE_EXPORT_COLUMNS = 'at, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, unpriced';
+
+export function usageRecord(row: ExportedUsageRow): InboxRecord {
+  return {
+    type: 'usage',
+    at: row.at,
+    inputTokens: row.input_tokens,
+    outputTokens: row.output_tokens,
+    cacheReadTokens: row.cache_read_tokens,
+    cacheWriteTokens: row.cache_write_tokens,
+    ...(row.cost_usd === null ? {} : { costUsd: row.cost_usd }),
+    ...(row.unpriced === true || row.unpriced === 1 ? { unpriced: true } : {}),
+  };
+}
+
+/** A usage record's row values after `at`, in USAGE_EXPORT_COLUMNS' order (unpriced as a boolean; no cost is unpriced, as the finish writes it). */
+export function usageValues({ usage }: { usage: Usage }): [number, number, number, number, number | null, boolean] {
+  const { inputTokens, outputTokens, cacheReadTokens = 0, cacheWriteTokens = 0, costUsd = null, unpriced = false } = usage;
+  return [inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd, unpriced || costUsd === null];
 }
 
 export function actionRecord(row: OperatorAction): InboxRecord {

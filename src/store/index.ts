@@ -12,7 +12,8 @@ export { DEFAULT_STORE_URL, localStoreDir, parseStoreUrl, redactStoreUrl, resolv
 export { migrateStore, openStore, throwawayPlace, type MigrateReport, type ThrowawayPlace } from './backends.js';
 export { LIMIT_DEFAULTS, STORE_DEFAULTS } from './options.js';
 export { effectiveLimits } from './engine/quota.js';
-export { quietState, type QuietState } from './pacing.js';
+export { periodStart } from './engine/usage.js';
+export { localDay, quietState, type QuietState } from './pacing.js';
 export { APPROVAL_REMINDER_SOURCE, type ApprovalReminderPayload } from './approval-payload.js';
 export {
   BOUNDS,

@@ -26,7 +26,10 @@ export interface ResolvedOptions {
 
 export type Retention = { [K in keyof RetentionOptions]-?: number | null };
 
-const RETENTION_KINDS = ['doneEventsMs', 'deadEventsMs', 'sentMessagesMs', 'answeredApprovalsMs', 'actionsMs', 'settledEffectsMs'] as const;
+const RETENTION_KINDS = ['doneEventsMs', 'deadEventsMs', 'sentMessagesMs', 'answeredApprovalsMs', 'actionsMs', 'settledEffectsMs', 'usageMs'] as const;
+
+/** retention.usageMs unless set: 400 days, a year's months and their neighbours, and usage is never kept forever by default. */
+export const USAGE_RETENTION_MS = 400 * 86_400_000;
 
 export const STORE_DEFAULTS = {
   leaseTtlMs: 120_000,
@@ -108,6 +111,7 @@ function resolveRetention(retention: unknown): Retention {
   for (const kind of RETENTION_KINDS) {
     resolved[kind] = given[kind] === undefined ? null : int(`retention.${kind}`, given[kind], 0, MAX_DURATION_MS);
   }
+  resolved.usageMs ??= USAGE_RETENTION_MS;
   return resolved;
 }
 

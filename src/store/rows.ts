@@ -13,7 +13,7 @@ import type {
   ClaimedEvent,
   EventRow,
   EventStatus,
-  InboxStats,
+  StoredStats,
   InboxSummary,
   LeaseInfo,
   OperatorAction,
@@ -131,7 +131,7 @@ function keyOf(row: TimerRecord): { source: string; sourceId: string } | null {
 }
 
 /** Stats of an inbox that was never written. */
-export function emptyStats(): InboxStats {
+export function emptyStats(): StoredStats {
   return {
     events: { pending: 0, running: 0, done: 0, dead: 0 },
     outbox: { held: 0, sent: 0, undeliverable: 0, rejected: 0 },

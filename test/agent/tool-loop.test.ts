@@ -374,7 +374,8 @@ describe('usage: what a run\'s model calls used', () => {
     const { events } = await startPool(store, toolAgent({ model, tools: t.list, permissions: { lookup: 'allow' } }));
     let finished = nextEvent(events, 'run:finished');
     await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'order 42?' } });
-    expect((await finished).usage).toEqual({ inputTokens: 230, outputTokens: 25, cacheReadTokens: 50, cacheWriteTokens: 7, costUsd: 0.25 });
+    // The first step named no model and gave no cost: the run's cost covers only the second.
+    expect((await finished).usage).toEqual({ inputTokens: 230, outputTokens: 25, cacheReadTokens: 50, cacheWriteTokens: 7, costUsd: 0.25, unpriced: true });
     finished = nextEvent(events, 'run:finished');
     await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm2', payload: { text: 'thanks' } });
     const quiet = await finished;
@@ -409,7 +410,7 @@ describe('usage: what a run\'s model calls used', () => {
     const { events } = await startPool(store, agent);
     let finished = nextEvent(events, 'run:finished');
     await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'fine' } });
-    expect((await finished).usage).toEqual({ inputTokens: 4, outputTokens: 5, costUsd: 0.01 });
+    expect((await finished).usage).toEqual({ inputTokens: 4, outputTokens: 5, costUsd: 0.01, unpriced: true });
     finished = nextEvent(events, 'run:finished');
     await store.inbox('bob').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'bad' } });
     expect(await finished).toMatchObject({ outcome: 'error', error: 'usage.inputTokens must be a whole number of tokens, 0 or more' });

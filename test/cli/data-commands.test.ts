@@ -85,7 +85,7 @@ describe('prune', () => {
     const config = harness.writeConfig(dir, { engine: { retention: { doneEventsMs: 0, sentMessagesMs: 0 } } });
     result = await harness.cli(['prune', '--config', config, ...store, '--json']);
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toEqual({ events: 5, messages: 0, approvals: 0, actions: 0, effects: 0 }); // the message is still held
+    expect(JSON.parse(result.stdout)).toEqual({ events: 5, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 0 }); // the message is still held
     await withSqlite(join(dir, 'store'), async (s) => {
       const alice = s.inbox('alice');
       expect((await alice.stats()).events).toEqual({ pending: 1, running: 0, done: 0, dead: 0 });

@@ -61,3 +61,17 @@ it('each bound itself is accepted', () => {
   const config = parseConfig({ engine: { outboxGapMs: 315_576_000_000, leaseTtlMs: 2 ** 31 - 1, retention: { doneEventsMs: 315_576_000_000 } }, maxBodyBytes: 2 ** 30 }, 'test.json');
   expect(config.engine.outboxGapMs).toBe(315_576_000_000);
 });
+
+it('prices: per model id, USD per million tokens; a negative price, a missing output price or an unknown key is named in the error', () => {
+  const prices = { 'gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10, cacheReadPerMTok: 1.25 } };
+  expect(parseConfig({ prices }, 'test.json').prices).toEqual(prices);
+  expect(parseConfig({}, 'test.json').prices).toBeUndefined();
+  expect(() => parseConfig({ prices: { 'gpt-4o': { inputPerMTok: -1, outputPerMTok: 1 } } }, 'test.json')).toThrow(/prices.*inputPerMTok/);
+  expect(() => parseConfig({ prices: { 'gpt-4o': { inputPerMTok: 1 } } }, 'test.json')).toThrow(/prices.*outputPerMTok/);
+  expect(() => parseConfig({ prices: { 'gpt-4o': { inputPerMTok: 1, outputPerMTok: 1, perCall: 1 } } }, 'test.json')).toThrow(/perCall/);
+});
+
+it('retention.usageMs is a stored duration like every retention', () => {
+  expect(parseConfig({ engine: { retention: { usageMs: 86_400_000 } } }, 'test.json').engine.retention).toEqual({ usageMs: 86_400_000 });
+  expect(() => parseConfig({ engine: { retention: { usageMs: -1 } } }, 'test.json')).toThrow(/usageMs/);
+});

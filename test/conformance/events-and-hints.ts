@@ -247,7 +247,7 @@ export function eventsAndHints(target: StoreTarget): void {
       expect(await inbox.answerApproval('refund', 'yes')).toBe('yes');
       await inbox.recordAction({ actor: 'ops', action: 'redrive', target: 'event 1', result: 'ok' });
       const seen = record(store, 'store:pruned');
-      const none = { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, more: false };
+      const none = { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 0, more: false };
       expect(await store.prune()).toEqual(none);
       for (const kind of ['events', 'messages', 'approvals', 'actions'] as const) {
         clock.advance(DAY);

@@ -21,7 +21,8 @@ export async function collect(records: AsyncIterable<InboxRecord>): Promise<Inbo
  * An inbox with a row of every kind and status: events pending, retried,
  * running (under an expired lease), done and dead; a tombstone; messages
  * held, sent and failed; approvals open and answered; timers of each kind;
- * memory, a session, settings, pacing, an operator action.
+ * memory, a session, settings, pacing, an operator action, model usage
+ * priced and unpriced.
  */
 export async function buildRichInbox(store: Store, clock: FakeClock, id = 'alice'): Promise<void> {
   const inbox = store.inbox(id);
@@ -38,7 +39,7 @@ export async function buildRichInbox(store: Store, clock: FakeClock, id = 'alice
   await ingest('dies', 'done', 'retried', 'running');
   const claimed = await inbox.claimBatch('W', gen);
   const byId = Object.fromEntries(claimed.map((e) => [e.sourceId, e.id]));
-  expect(await inbox.finish('W', gen, [byId.dies!], { error: 'cannot', dead: true })).toBe(true);
+  expect(await inbox.finish('W', gen, [byId.dies!], { error: 'cannot', dead: true, usage: { inputTokens: 9, outputTokens: 0 } })).toBe(true);
   expect(await inbox.finish('W', gen, [byId.retried!], { error: 'try again' })).toBe(true);
   await ingest('pending');
   expect(
@@ -50,6 +51,7 @@ export async function buildRichInbox(store: Store, clock: FakeClock, id = 'alice
       ],
       session: { turns: [{ role: 'user', text: 'hi' }] },
       memory: { set: { name: 'Alice', prefs: { tz: 'Europe/Berlin' } } },
+      usage: { inputTokens: 1_200, outputTokens: 300, cacheReadTokens: 40, costUsd: 0.0123, unpriced: true },
     }),
   ).toBe(true);
   // 'running' stays running: its worker "dies" with the lease.
@@ -75,7 +77,11 @@ export function inboxData(target: StoreTarget): void {
       await buildRichInbox(store, clock);
       const before = await collect(store.exportInbox('alice'));
       const types = new Set(before.map((r) => r.type));
-      expect([...types].sort()).toEqual(['action', 'approval', 'event', 'lease', 'memory', 'message', 'pacing', 'session', 'settings', 'timer', 'tombstone']);
+      expect([...types].sort()).toEqual(['action', 'approval', 'event', 'lease', 'memory', 'message', 'pacing', 'session', 'settings', 'timer', 'tombstone', 'usage']);
+      expect(before.filter((r) => r.type === 'usage')).toEqual([
+        { type: 'usage', at: expect.any(Number), inputTokens: 9, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, unpriced: true },
+        { type: 'usage', at: expect.any(Number), inputTokens: 1_200, outputTokens: 300, cacheReadTokens: 40, cacheWriteTokens: 0, costUsd: 0.0123, unpriced: true },
+      ]);
       const statsBefore = await store.inbox('alice').stats();
       const lastGen = statsBefore.lease!.gen;
 
@@ -194,6 +200,8 @@ export function inboxData(target: StoreTarget): void {
       const twice = [...records, records.find((r) => r.type === 'event')!];
       expect((await expectVigilError(store.importInbox('carol', twice), 'invalid_argument')).message).toMatch(/appears twice/);
       await expectVigilError(store.importInbox('carol', [{ type: 'memo' } as unknown as InboxRecord]), 'invalid_argument');
+      const badUsage = { type: 'usage', at: 1, inputTokens: 2.5, outputTokens: 0 } as unknown as InboxRecord;
+      expect((await expectVigilError(store.importInbox('carol', [badUsage]), 'invalid_argument')).message).toMatch(/^record 1 \(usage\): usage\.inputTokens must be/);
       await expectVigilError(store.importInbox('carol', 'not records' as never), 'invalid_argument');
       expect(await store.inboxes()).toEqual(['alice']);
       expect(await collect(store.exportInbox('carol'))).toEqual([]);

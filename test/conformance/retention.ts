@@ -60,10 +60,10 @@ export function retention(target: StoreTarget): void {
       const inbox = store.inbox('alice');
       await runToDone(inbox, 'a');
       clock.advance(DAY - 1);
-      expect(await store.prune()).toEqual({ events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, more: false });
+      expect(await store.prune()).toEqual({ events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 0, more: false });
       expect(await inbox.getEvent('s', 'a')).not.toBeNull();
       clock.advance(1);
-      expect(await store.prune()).toEqual({ events: 1, messages: 0, approvals: 0, actions: 0, effects: 0, more: false });
+      expect(await store.prune()).toEqual({ events: 1, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 0, more: false });
       expect(await inbox.getEvent('s', 'a')).toBeNull();
       expect(await inbox.events()).toEqual([]);
       expect((await inbox.stats()).events).toEqual({ pending: 0, running: 0, done: 0, dead: 0 });
@@ -148,7 +148,7 @@ export function retention(target: StoreTarget): void {
       const { store, clock } = await open();
       await runToDone(store.inbox('alice'), 'a');
       clock.advance(10_000 * DAY);
-      expect(await store.prune()).toEqual({ events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, more: false });
+      expect(await store.prune()).toEqual({ events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 0, more: false });
       expect(await store.inbox('alice').getEvent('s', 'a')).not.toBeNull();
     });
 
@@ -203,7 +203,7 @@ export function retention(target: StoreTarget): void {
       const ids = ['alice', 'bob'];
       for (const id of ids) await runToDone(store.inbox(id), 'a');
       clock.advance(1);
-      const one = { events: 1, messages: 0, approvals: 0, actions: 0, effects: 0, more: true };
+      const one = { events: 1, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 0, more: true };
       expect(await store.prune({ limit: 1 })).toEqual(one); // the first inbox's row (it may have more)
       expect(await store.prune({ limit: 1 })).toEqual(one); // the first has none left; the second's row
       // A row comes due in each: the sweep goes on with the second inbox only.

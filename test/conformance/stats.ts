@@ -17,7 +17,7 @@ export function statsAndLifecycle(target: StoreTarget): void {
         timers: 0,
         approvalsPending: 0,
         lease: null,
-        usage: { pendingEvents: 0, pendingBytes: 0, eventsThisMinute: 0 },
+        usage: { pendingEvents: 0, pendingBytes: 0, eventsThisMinute: 0, today: expect.objectContaining({ runs: 0 }), month: expect.objectContaining({ runs: 0 }) },
         budget: null,
       });
       // Every read and every refusable call on it leaves it unborn.
@@ -64,7 +64,7 @@ export function statsAndLifecycle(target: StoreTarget): void {
         timers: 1,
         approvalsPending: 1,
         lease: { holder: 'W', gen, until: T0 + TTL },
-        usage: { pendingEvents: 5, pendingBytes, eventsThisMinute: 0 },
+        usage: { pendingEvents: 5, pendingBytes, eventsThisMinute: 0, today: expect.objectContaining({ runs: 0 }), month: expect.objectContaining({ runs: 0 }) },
         budget: null,
       });
       expect(await inbox.events({ status: 'running' })).toMatchObject([{ sourceId: 'running' }]);

@@ -33,6 +33,7 @@ import { quotas } from './quotas.js';
 import { approvalReminders } from './approval-reminders.js';
 import { effects } from './effects.js';
 import { budget } from './budget.js';
+import { modelUsage } from './usage.js';
 
 /** Every rule's tests, by name (what VIGIL_CONFORMANCE_RULES names). */
 export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = {
@@ -69,6 +70,7 @@ export const CONFORMANCE_RULES: Record<string, (target: StoreTarget) => void> = 
   approvalReminders,
   effects,
   budget,
+  modelUsage,
 };
 
 /**

@@ -293,6 +293,28 @@ describe('dashboard pages', () => {
     page = await get(t, '/inbox/alice', cookie);
     expect(page.body).not.toContain('Unknown side effects');
   });
+
+  it("the inbox page shows today's and this month's model usage, and says when some of it was unpriced", async () => {
+    const t = await apps.make();
+    const inbox = t.store.inbox('alice');
+    const run = async (sourceId: string, usage: { inputTokens: number; outputTokens: number; costUsd?: number }) => {
+      await inbox.ingest({ source: 'chat', sourceId });
+      const gen = (await inbox.acquire('w')) as number;
+      const claimed = await inbox.claimBatch('w', gen);
+      await inbox.finish('w', gen, claimed.map((e) => e.id), { usage });
+      await inbox.release('w', gen);
+    };
+    await run('m-1', { inputTokens: 1234, outputTokens: 56, costUsd: 0.5 });
+    const cookie = await signIn(t);
+    let page = await get(t, '/inbox/alice', cookie);
+    expect(page.body).toContain('Model usage');
+    expect(page.body).toMatch(/Today <span class="muted">\d{4}-\d{2}-\d{2}<\/span><\/th>\s*<td class="num">1<\/td><td class="num">1234<\/td><td class="num">56<\/td>/);
+    expect(page.body).toContain('0.5000');
+    expect(page.body).not.toContain('Unpriced usage');
+    await run('m-2', { inputTokens: 10, outputTokens: 1 });
+    page = await get(t, '/inbox/alice', cookie);
+    expect(page.body).toContain('Unpriced usage: 1 run this month used a model with no known price');
+  });
 });
 
 describe('dashboard actions', () => {

@@ -240,3 +240,33 @@ describe('DELETE /inboxes/:inbox', () => {
     expect(await t.store.inboxes()).toEqual(['alice']);
   });
 });
+
+describe('GET /inboxes/:inbox/usage', () => {
+  const apps = useHttpApps();
+  const usage = (t: TestApp, query: string) => t.app.hono.request(`/inboxes/alice/usage?${query}`, { headers: auth });
+
+  it("answers the inbox's model usage by day or month; a bad query is 400 invalid_argument naming the field", async () => {
+    const t = await apps.make();
+    const inbox = t.store.inbox('alice');
+    await inbox.ingest({ source: 'chat', sourceId: 'm-1' });
+    const gen = (await inbox.acquire('w'))!;
+    const claimed = await inbox.claimBatch('w', gen);
+    await inbox.finish('w', gen, claimed.map((e) => e.id), { usage: { inputTokens: 10, outputTokens: 2, costUsd: 0.01 } });
+    const day = new Date(T0).toISOString().slice(0, 10);
+    const ok = await usage(t, `from=${T0 - 86_400_000}&to=${T0 + 1}`);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ usage: [{ period: day, runs: 1, inputTokens: 10, outputTokens: 2, cacheReadTokens: 0, cacheWriteTokens: 0, costUsd: 0.01, unpricedRuns: 0 }] });
+    expect((await (await usage(t, `from=${T0}&to=${T0 + 1}&by=month`)).json()) as unknown).toMatchObject({ usage: [{ period: day.slice(0, 7), runs: 1 }] });
+    for (const [query, says] of [
+      [`to=${T0}`, 'from'],
+      [`from=yesterday&to=${T0}`, 'from'],
+      [`from=${T0}&to=${T0}&by=week`, 'by'],
+      [`from=${T0 + 1}&to=${T0}`, 'from'],
+    ] as const) {
+      const error = await errorOf(await usage(t, query));
+      expect(error).toMatchObject({ status: 400, code: 'invalid_argument' });
+      expect(error.message).toContain(says);
+    }
+    expect((await t.app.hono.request(`/inboxes/alice/usage?from=${T0}&to=${T0}`)).status).toBe(401);
+  });
+});

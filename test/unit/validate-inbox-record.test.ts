@@ -144,7 +144,7 @@ describe('validateRecord: what it refuses, naming the record and the field', () 
     expect(refused([good.lease], 2)).toBe('record 2: must be an object with a type, got a array');
     expect(refused('lease')).toBe('record 1: must be an object with a type, got "lease"');
     expect(refused({ type: 'memo' }, 7)).toBe(
-      'record 7 (memo): type must be one of settings, lease, pacing, event, tombstone, message, approval, timer, memory, session, action, effect; got "memo"',
+      'record 7 (memo): type must be one of settings, lease, pacing, event, tombstone, message, approval, timer, memory, session, action, effect, usage; got "memo"',
     );
     expect(refused({ type: 7 })).toMatch(/^record 1: type must be one of .*; got 7$/);
     expect(refused({ type: 'x'.repeat(50) })).toMatch(new RegExp(`^record 1 \\(${'x'.repeat(40)}\\): type must be one of`));

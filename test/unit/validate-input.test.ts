@@ -177,7 +177,7 @@ describe('session and memory', () => {
 });
 
 describe('a run outcome (R3, R5, R6)', () => {
-  const NOTHING = { messages: [], error: null, dead: false, session: undefined, memory: { set: [], delete: [] }, approvals: [], effects: [], intents: [] };
+  const NOTHING = { messages: [], error: null, dead: false, session: undefined, memory: { set: [], delete: [] }, approvals: [], usage: null, effects: [], intents: [] };
 
   it('none, or an empty one, is success with nothing to save', () => {
     expect(validateOutcome(undefined, MAX)).toEqual(NOTHING);

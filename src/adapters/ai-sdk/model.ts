@@ -65,7 +65,7 @@ export function aiSdkModel(languageModel: unknown, options: AiSdkModelOptions = 
       for (let attempt = 0; ; attempt++) {
         signal.throwIfAborted();
         try {
-          return fromResult(await model.doGenerate(call), name);
+          return fromResult(await model.doGenerate(call), name, model.modelId);
         } catch (error) {
           // The run was aborted (lease lost, timeout, shutdown): that is the outcome, not a model failure.
           signal.throwIfAborted();

@@ -11,7 +11,7 @@ import { ModelError, type ModelReply, type StopReason } from '../../agent/model.
 import type { Usage } from '../../agent/usage.js';
 import type { GenerateResult } from './spec.js';
 
-export function fromResult(result: GenerateResult, model: string): ModelReply {
+export function fromResult(result: GenerateResult, model: string, modelId: string): ModelReply {
   const malformed = (what: string, retryable = false): never => {
     throw new ModelError(`${model} answered with a malformed reply: ${what}`, retryable);
   };
@@ -32,6 +32,9 @@ export function fromResult(result: GenerateResult, model: string): ModelReply {
   }
   const turn: AssistantTurn = { role: 'assistant', content: blocks };
   const usage = usageOf(result.usage);
+  // The model that answered (the response's id, else the one asked): what the step is priced by (agent/prices.ts).
+  const answered = result.response?.modelId;
+  if (usage !== undefined) usage.model = typeof answered === 'string' && answered !== '' ? answered : modelId;
   const stopReason = stopReasonOf(result.finishReason);
   return usage === undefined ? { turn, stopReason } : { turn, stopReason, usage };
 }

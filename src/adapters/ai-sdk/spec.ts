@@ -53,6 +53,8 @@ export interface GenerateResult {
   finishReason: unknown;
   /** v2: `{ inputTokens, outputTokens, cachedInputTokens }`; v3, v4: `{ inputTokens: { total, noCache, cacheRead, cacheWrite }, outputTokens: { total } }`. */
   usage?: unknown;
+  /** Every version: the response's metadata, `modelId` the model that answered (maybe a dated snapshot of the one asked). */
+  response?: { modelId?: unknown };
 }
 
 /** An AI SDK language model object of any supported specification version. */

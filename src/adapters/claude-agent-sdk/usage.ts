@@ -17,6 +17,9 @@ export function usageOf(modelUsage: Readonly<Record<string, ModelUsage>> | undef
     total.cacheWriteTokens! += count(model.cacheCreationInputTokens);
     total.costUsd! += Number.isFinite(model.costUSD) && model.costUSD > 0 ? model.costUSD : 0;
   }
+  // The SDK's cost is kept as given; the model is named when there was one.
+  const models = Object.keys(modelUsage);
+  if (models.length === 1) total.model = models[0]!;
   return total;
 }
 

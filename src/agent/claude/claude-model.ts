@@ -205,6 +205,9 @@ function fromMessage(message: unknown, redact: (text: string) => string): ModelR
   }
   const turn: AssistantTurn = { role: 'assistant', content: blocks };
   const usage = usageOf((message as { usage?: unknown }).usage);
+  // The model that answered, as the API names it: what the step is priced by (agent/prices.ts).
+  const model = (message as { model?: unknown }).model;
+  if (usage !== undefined && typeof model === 'string' && model !== '') usage.model = model;
   return usage === undefined ? { turn, stopReason } : { turn, stopReason, usage };
 }
 

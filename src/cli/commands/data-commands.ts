@@ -29,11 +29,11 @@ export function pruneCommand(): Command {
     const { store, config } = await openCliStore(flags);
     try {
       if (config.engine.retention === undefined || Object.keys(config.engine.retention).length === 0) {
-        throw new UsageError('no retention is configured (engine.retention in the config, e.g. { "doneEventsMs": 2592000000 }): nothing is ever past it');
+        throw new UsageError('no retention is configured (engine.retention in the config, e.g. { "doneEventsMs": 2592000000 }): nothing is past it but model usage older than 400 days, which `vigil serve` prunes by itself');
       }
       const total = await pruneUntilDone(store);
       if (flags.json === true) return printJson(total);
-      print(`pruned ${total.events} events (their keys kept), ${total.messages} messages, ${total.approvals} approvals, ${total.actions} operator actions, ${total.effects} settled side effects`);
+      print(`pruned ${total.events} events (their keys kept), ${total.messages} messages, ${total.approvals} approvals, ${total.actions} operator actions, ${total.effects} settled side effects, ${total.usage} usage rows`);
     } finally {
       await store.close();
     }
@@ -41,7 +41,7 @@ export function pruneCommand(): Command {
 }
 
 export async function pruneUntilDone(store: Store): Promise<Omit<PruneResult, 'more'>> {
-  const total = { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0 };
+  const total = { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 0 };
   for (;;) {
     const pruned = await store.prune({ limit: PRUNE_BATCH });
     total.events += pruned.events;
@@ -49,6 +49,7 @@ export async function pruneUntilDone(store: Store): Promise<Omit<PruneResult, 'm
     total.approvals += pruned.approvals;
     total.actions += pruned.actions;
     total.effects += pruned.effects;
+    total.usage += pruned.usage;
     if (!pruned.more) return total;
   }
 }

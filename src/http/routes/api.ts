@@ -5,7 +5,7 @@
  * changed with a JSON merge patch: 200 with the settings after it, or 400
  * invalid_settings naming the field, nothing changed), and the deletion of
  * an inbox (204; 409 inbox_busy while a worker holds it), and its usage
- * against its quotas (stats).
+ * against its quotas (stats), and its model usage by day or month (usage).
  */
 import { Hono } from 'hono';
 import { apiAuth } from '../bearer-auth.js';
@@ -55,6 +55,14 @@ export function apiRoutes(ctx: HttpContext): Hono {
     return c.json({ ...stats, limits: effectiveLimits(ctx.limits, settings) }, 200);
   });
 
+  // Model usage by the inbox's local day or month (inbox.usage): ?from=<ms>&to=<ms>&by=day|month; a bad query is 400 naming the field.
+  app.get('/:inbox/usage', auth, async (c) => {
+    const inbox = ctx.store.inbox(c.req.param('inbox'));
+    const { from, to, by } = c.req.query();
+    const usage = await inbox.usage({ from: queryNumber(from), to: queryNumber(to), ...(by === undefined ? {} : { by: by as 'day' }) });
+    return c.json({ usage }, 200);
+  });
+
   app.get('/:inbox/settings', auth, async (c) => c.json(await ctx.store.inbox(c.req.param('inbox')).settings(), 200));
 
   app.patch('/:inbox/settings', auth, async (c) => {
@@ -72,4 +80,9 @@ export function apiRoutes(ctx: HttpContext): Hono {
 
   effectRoutes(app, ctx, auth);
   return app;
+}
+
+/** A query parameter as a number when it is one; otherwise as given, for the store's check to name. */
+function queryNumber(value: string | undefined): number {
+  return (value !== undefined && /^-?\d+$/.test(value) ? Number(value) : value) as number;
 }

@@ -8,10 +8,11 @@ import type { InboxSettings } from './settings.js';
 import type { OutboxFailureKind } from './outbox.js';
 import type { ApprovalRow, OperatorAction } from './reads.js';
 import type { EffectRow } from './effects.js';
+import type { Usage } from './usage.js';
 
 /**
  * How long each kind of finished row is kept, counted from when it
- * finished. Absent: kept forever. Pending and running events, held
+ * finished. Absent: kept forever, except model usage (400 days). Pending and running events, held
  * messages and open approvals are never pruned, and a pruned event's key
  * stays, as a tombstone, forever: a late redelivery is still a duplicate.
  */
@@ -28,6 +29,12 @@ export interface RetentionOptions {
   actionsMs?: number;
   /** Side-effect calls settled confirmed or failed (contract/effects.ts), from their settling; unknown ones stay. */
   settledEffectsMs?: number;
+  /**
+   * Model usage rows (one per run that used a model), from the run's finish.
+   * Default 400 days (USAGE_RETENTION_MS) even when no retention is set:
+   * otherwise the one table that grows for as long as an inbox runs.
+   */
+  usageMs?: number;
 }
 
 /** What a prune removed; `more` when it stopped at its limit with more past retention left. */
@@ -37,6 +44,7 @@ export interface PruneResult {
   approvals: number;
   actions: number;
   effects: number;
+  usage: number;
   more: boolean;
 }
 
@@ -82,4 +90,6 @@ export type InboxRecord =
   | { type: 'session'; state: unknown; updatedAt: number }
   | ({ type: 'action' } & OperatorAction)
   /** A call in the ledger of side effects (contract/effects.ts), with the lease generation that started it: an unknown call stays unknown. */
-  | ({ type: 'effect'; gen: number | null } & Omit<EffectRow, 'unknown'>);
+  | ({ type: 'effect'; gen: number | null } & Omit<EffectRow, 'unknown'>)
+  /** One run's model usage, recorded by its finish at `at` (costUsd absent: unpriced). */
+  | ({ type: 'usage'; at: number } & Usage);

@@ -35,6 +35,8 @@ import type {
   SendFn,
   TimerRow,
   TimerSpec,
+  UsageBucket,
+  UsageQuery,
   WakeKind,
 } from '../contract.js';
 import type { ResolvedOptions } from '../options.js';
@@ -46,6 +48,7 @@ import { dispatchOutbox } from './dispatch.js';
 import { quotaError } from './quota.js';
 import type { InboxPort } from './port.js';
 import { planSchedulerPass } from './scheduler.js';
+import { usageByPeriod, usageNow } from './usage.js';
 import * as v from './validate/index.js';
 
 /** What every inbox of one store shares. */
@@ -317,15 +320,25 @@ export class EngineInbox implements Inbox {
     return redriven;
   }
 
+  /** The stored counts, and the model usage of today and this month in the inbox's time zone (usage.ts). */
   async stats(): Promise<InboxStats> {
-    const [stats, spend] = await Promise.all([this.port.stats(), this.port.readSpend(spendJudge(this.ctx.options.budget))]);
+    const [stats, spend, model] = await Promise.all([
+      this.port.stats(),
+      this.port.readSpend(spendJudge(this.ctx.options.budget)),
+      this.port.settings().then((settings) => usageNow(this.port, settings)),
+    ]);
     const budget = spend === null || spend.verdict.left === NO_BUDGET_LEFT ? null : budgetStateOf(spend, this.ctx.appNow());
-    return { ...stats, budget };
+    return { ...stats, usage: { ...stats.usage, ...model }, budget };
   }
 
   async runBudget(): Promise<RunBudget | null> {
     const spend = await this.port.readSpend(spendJudge(this.ctx.options.budget));
     return spend === null || spend.verdict.left === NO_BUDGET_LEFT ? null : runBudgetOf(spend.verdict.left);
+  }
+
+  async usage(query: UsageQuery): Promise<UsageBucket[]> {
+    const checked = v.validateUsageQuery(query);
+    return usageByPeriod(this.port, await this.port.settings(), checked);
   }
 
   async expediteOutbox(): Promise<number> {

@@ -20,16 +20,17 @@ export function pruneCutoffs(retention: Retention, now: number): PruneCutoffs {
     answeredApprovals: cutoff(retention.answeredApprovalsMs),
     actions: cutoff(retention.actionsMs),
     settledEffects: cutoff(retention.settledEffectsMs),
+    usage: cutoff(retention.usageMs),
   };
 }
 
 /**
  * One prune transaction's budget across the kinds, taken in order (events,
- * messages, approvals, actions, settled effects): each kind gets what the ones before it
+ * messages, approvals, actions, settled effects, usage): each kind gets what the ones before it
  * left, and a kind that used all it was given may have more (`more`).
  */
 export class PruneBudget {
-  readonly result: PruneResult = { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, more: false };
+  readonly result: PruneResult = { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 0, more: false };
 
   constructor(private left: number) {}
 
@@ -38,7 +39,7 @@ export class PruneBudget {
     return this.left;
   }
 
-  took(kind: 'events' | 'messages' | 'approvals' | 'actions' | 'effects', count: number, budget: number): void {
+  took(kind: 'events' | 'messages' | 'approvals' | 'actions' | 'effects' | 'usage', count: number, budget: number): void {
     this.result[kind] = count;
     this.left -= count;
     if (count >= budget) this.result.more = true;
@@ -63,7 +64,7 @@ export class PruneSweep {
   constructor(private readonly port: StorePort) {}
 
   async run(limit: number): Promise<PruneResult> {
-    const total: PruneResult = { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, more: false };
+    const total: PruneResult = { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 0, more: false };
     const retention = this.port.options.retention;
     if (keepsEverything(retention)) return total;
     this.pending ??= (await this.port.inboxes()).reverse();
@@ -84,7 +85,8 @@ export class PruneSweep {
       total.approvals += pruned.approvals;
       total.actions += pruned.actions;
       total.effects += pruned.effects;
-      left -= pruned.events + pruned.messages + pruned.approvals + pruned.actions + pruned.effects;
+      total.usage += pruned.usage;
+      left -= pruned.events + pruned.messages + pruned.approvals + pruned.actions + pruned.effects + pruned.usage;
       if (!pruned.more) pending.pop();
     }
     total.more = pending.length > 0;

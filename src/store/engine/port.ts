@@ -29,8 +29,9 @@ import type {
   InboxRecord,
   InboxSettings,
   InboxList,
-  InboxStats,
   LeaseInfo,
+  StoredStats,
+  UsageBucket,
   NextWake,
   OperatorAction,
   OutboxFailureReport,
@@ -235,8 +236,26 @@ export interface InboxPort {
   getEvent(source: string, sourceId: string): Promise<EventRow | null>;
   getApproval(id: string): Promise<ApprovalRow | null>;
   events(query: CheckedEventQuery): Promise<EventRow[]>;
-  stats(): Promise<InboxStats>;
+  stats(): Promise<StoredStats>;
+  /**
+   * The model usage rows of runs finished in the window `window` gives at
+   * the store's now, [from, to), summed per 15-minute slot of UTC (every
+   * time zone's days begin on such a slot): the engine (usage.ts) sums the
+   * slots into the inbox's local days and months. Creates nothing.
+   */
+  usage(window: (now: number) => UsageWindow): Promise<{ now: number; slots: UsageSlot[] }>;
 }
+
+export interface UsageWindow {
+  from: number;
+  to: number;
+}
+
+/** The usage rows of one 15-minute slot (`slot`: its first ms), summed as a bucket is. */
+export type UsageSlot = Omit<UsageBucket, 'period'> & { slot: number };
+
+/** The slots usage rows are summed in: 15 minutes, which every UTC offset is a multiple of. */
+export const USAGE_SLOT_MS = 900_000;
 
 export interface ViewPort {
   readonly id: string;
@@ -352,6 +371,8 @@ export interface PruneCutoffs {
   answeredApprovals: number | null;
   actions: number | null;
   settledEffects: number | null;
+  /** Model usage rows, by when their run finished. */
+  usage: number | null;
 }
 
 /** A ledger row as a backend reads it (contract/effects.ts). */

@@ -114,7 +114,7 @@ export class VigilStore implements Store {
     this.assertOpen();
     const checked = v.validateLimit(limit, 100_000);
     const pruned = await this.sweep.run(checked);
-    if (pruned.events + pruned.messages + pruned.approvals + pruned.actions + pruned.effects > 0) this.events.emit('store:pruned', pruned);
+    if (pruned.events + pruned.messages + pruned.approvals + pruned.actions + pruned.effects + pruned.usage > 0) this.events.emit('store:pruned', pruned);
     return pruned;
   }
 

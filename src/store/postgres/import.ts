@@ -7,6 +7,7 @@
 import { VigilError } from '../../errors.js';
 import { inboxBusy, inboxExists } from '../engine/lifecycle.js';
 import type { CheckedRecord } from '../engine/validate/index.js';
+import { USAGE_EXPORT_COLUMNS, usageValues } from '../inbox-records.js';
 import { inboxTransaction, type InboxTx, type TxContext } from './inbox-tx.js';
 
 /** Events or tombstones per INSERT. */
@@ -17,7 +18,7 @@ SELECT EXISTS (SELECT 1 FROM events WHERE inbox_id = $1) OR EXISTS (SELECT 1 FRO
     OR EXISTS (SELECT 1 FROM outbox WHERE inbox_id = $1) OR EXISTS (SELECT 1 FROM approvals WHERE inbox_id = $1)
     OR EXISTS (SELECT 1 FROM timers WHERE inbox_id = $1) OR EXISTS (SELECT 1 FROM memory WHERE inbox_id = $1)
     OR EXISTS (SELECT 1 FROM sessions WHERE inbox_id = $1) OR EXISTS (SELECT 1 FROM inbox_settings WHERE inbox_id = $1)
-    OR EXISTS (SELECT 1 FROM operator_actions WHERE inbox_id = $1) AS holds`;
+    OR EXISTS (SELECT 1 FROM operator_actions WHERE inbox_id = $1) OR EXISTS (SELECT 1 FROM usage WHERE inbox_id = $1) AS holds`;
 
 const INSERT_EVENTS = `
 INSERT INTO events (inbox_id, source, source_id, payload, status, attempts, error, last_error, received_at, finished_at, claim_gen, last_claim_at)
@@ -192,6 +193,9 @@ class RecordWriter {
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
           [id, r.key, r.tool, r.inputJson, r.inputHash, r.state, r.gen, r.intendedAt, r.startedAt, r.settledAt],
         );
+        return;
+      case 'usage':
+        await this.run(`INSERT INTO usage (inbox_id, ${USAGE_EXPORT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, [id, r.at, ...usageValues(r)]);
         return;
     }
   }

@@ -6,7 +6,7 @@
  * (inbox-tx.ts) around the engine's plan. Reads and writes of an inbox that
  * was never written return empty results without creating it, as on SQLite.
  */
-import type { ApprovalOutcome, ApprovalRow, EffectStart, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, ApprovalRow, EffectStart, EventRow, InboxLimits, InboxSettings, OutboxFailureReport, StoredStats, PruneResult, TimerRow } from '../contract.js';
 import type {
   Acquired,
   Claim,
@@ -21,6 +21,8 @@ import type {
   Reserved,
   ReserveOptions,
   StoredProgress,
+  UsageSlot,
+  UsageWindow,
 } from '../engine/port.js';
 import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedIntent, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
@@ -44,6 +46,8 @@ import { READ_SETTINGS, readSettings, writeSettings } from './settings.js';
 import { judgeOn, judgeSpend, READ_SPEND_STATE, type SpendStateRow } from './spend.js';
 import type { SpendJudge, SpendJudgement } from '../engine/budget.js';
 import { fireTimers, LIST_TIMERS, removeTimer, upsertTimer } from './timers.js';
+import { usageSlots } from './usage.js';
+import { DB_NOW_MS } from './connection.js';
 
 /** What an inbox needs from its store. */
 export interface InboxBackend extends CallTarget {
@@ -183,7 +187,7 @@ export class PostgresInboxPort implements InboxPort {
   /** Beside the inbox's writers, not under their lock: an ingest never waits for a prune batch (prune.ts). */
   async prune(cutoffs: (now: number) => PruneCutoffs, limit: number): Promise<PruneResult> {
     const result = await this.db.besideWriters(this.id, (tx) => pruneRows(tx, cutoffs(tx.now), limit));
-    return result === 'absent' ? { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, more: false } : result.value;
+    return result === 'absent' ? { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 0, more: false } : result.value;
   }
 
   async settings(): Promise<InboxSettings> {
@@ -245,8 +249,13 @@ export class PostgresInboxPort implements InboxPort {
     return rows.map(toEventRow);
   }
 
-  async stats(): Promise<InboxStats> {
+  async stats(): Promise<StoredStats> {
     const [row] = await this.db.query<StatsRow>(STATS, [this.id, this.db.appNow()]);
     return toStats(row);
+  }
+
+  async usage(window: (now: number) => UsageWindow): Promise<{ now: number; slots: UsageSlot[] }> {
+    const now = this.db.appNow() ?? (await this.db.query<{ now: number }>(`SELECT ${DB_NOW_MS} AS now`, []))[0]!.now;
+    return { now, slots: await usageSlots((sql, params) => this.db.query(sql, params), this.id, window(now)) };
   }
 }

@@ -22,6 +22,9 @@ import {
   type ExportedEventRow,
   type ExportedFailureRow,
   type ExportedMessageRow,
+  type ExportedUsageRow,
+  USAGE_EXPORT_COLUMNS,
+  usageRecord,
 } from '../inbox-records.js';
 import type { ApprovalRecord, ListedTimerRecord } from '../rows.js';
 import type { MissedPolicy, OperatorAction } from '../contract.js';
@@ -119,6 +122,15 @@ async function* records(client: pg.PoolClient, inboxId: string): AsyncGenerator<
   }
   const effects = `SELECT ${EFFECT_COLUMNS} FROM effects WHERE inbox_id = $1 ORDER BY intended_at, key COLLATE "C"`;
   for (const row of await rows<StoredEffect>(effects, [inboxId])) yield effectRecord(row);
+  for await (const row of paged<ExportedUsageRow & { id: number }>(
+    client,
+    `SELECT id, ${USAGE_EXPORT_COLUMNS} FROM usage WHERE inbox_id = $1 AND id > $2 ORDER BY id LIMIT ${PAGE}`,
+    [inboxId],
+    (r) => [r.id],
+    [0],
+  )) {
+    yield usageRecord(row);
+  }
 }
 
 /** Keyset pages of one query: `after` gives the last row's key, the parameters after `params` for the next page. */

@@ -64,6 +64,11 @@ const SETTLED_EFFECTS = `
 DELETE FROM effects WHERE inbox_id = $1 AND key IN (
   SELECT key FROM effects WHERE inbox_id = $1 AND state IN ('confirmed', 'failed') AND settled_at <= $2 ORDER BY settled_at LIMIT $3)`;
 
+// Rows no writer changes once written (a finish only inserts them).
+const OLD_USAGE = `
+DELETE FROM usage WHERE inbox_id = $1 AND id IN (
+  SELECT id FROM usage WHERE inbox_id = $1 AND at <= $2 ORDER BY at LIMIT $3)`;
+
 export async function pruneRows(tx: InboxTx, cutoffs: PruneCutoffs, limit: number): Promise<PruneResult> {
   const budget = new PruneBudget(limit);
   if (cutoffs.doneEvents !== null || cutoffs.deadEvents !== null) {
@@ -86,6 +91,10 @@ export async function pruneRows(tx: InboxTx, cutoffs: PruneCutoffs, limit: numbe
   if (cutoffs.settledEffects !== null && budget.next > 0) {
     const give = budget.next;
     budget.took('effects', await tx.run(SETTLED_EFFECTS, [tx.inboxId, cutoffs.settledEffects, give]), give);
+  }
+  if (cutoffs.usage !== null && budget.next > 0) {
+    const give = budget.next;
+    budget.took('usage', await tx.run(OLD_USAGE, [tx.inboxId, cutoffs.usage, give]), give);
   }
   return budget.result;
 }

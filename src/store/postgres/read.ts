@@ -1,5 +1,5 @@
 /** Reads for people and tools: events, stats. R6's dead letters are listed here. */
-import type { EventStatus, InboxStats } from '../contract.js';
+import type { EventStatus, StoredStats } from '../contract.js';
 import type { CheckedEventQuery } from '../engine/validate/index.js';
 import { emptyStats, EVENT_COLUMNS } from '../rows.js';
 import { DB_NOW_MS } from './connection.js';
@@ -112,7 +112,7 @@ export interface StatsRow {
   this_minute: number;
 }
 
-export function toStats(row: StatsRow | undefined): InboxStats {
+export function toStats(row: StatsRow | undefined): StoredStats {
   if (row === undefined) return emptyStats();
   return {
     events: { pending: row.pending, running: row.running, done: row.done, dead: row.dead },

@@ -20,6 +20,9 @@ import {
   type ExportedEventRow,
   type ExportedFailureRow,
   type ExportedMessageRow,
+  type ExportedUsageRow,
+  USAGE_EXPORT_COLUMNS,
+  usageRecord,
 } from '../inbox-records.js';
 import type { ApprovalRecord, ListedTimerRecord } from '../rows.js';
 import type { MissedPolicy, OperatorAction } from '../contract.js';
@@ -84,4 +87,5 @@ function* records(db: Database.Database): Generator<InboxRecord> {
     yield actionRecord(row as OperatorAction);
   }
   for (const row of db.prepare(`SELECT ${EFFECT_COLUMNS} FROM effects ORDER BY intended_at, key`).iterate()) yield effectRecord(row as StoredEffect);
+  for (const row of db.prepare(`SELECT ${USAGE_EXPORT_COLUMNS} FROM usage ORDER BY id`).iterate()) yield usageRecord(row as ExportedUsageRow);
 }

@@ -10,6 +10,7 @@ import { closeSync, fsyncSync, openSync, unlinkSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { VigilError } from '../../errors.js';
 import { MAX_TIME_MS, type CheckedRecord } from '../engine/validate/index.js';
+import { USAGE_EXPORT_COLUMNS, usageValues } from '../inbox-records.js';
 import { migrate, useIncrementalVacuum } from './migrate.js';
 import { translateSqliteError } from './sqlite-errors.js';
 
@@ -112,6 +113,7 @@ class RecordWriter {
         `INSERT INTO effects (key, tool, input, input_hash, state, gen, intended_at, started_at, settled_at)
          VALUES (@key, @tool, @inputJson, @inputHash, @state, @gen, @intendedAt, @startedAt, @settledAt)`,
       ),
+      usage: prepare(`INSERT INTO usage (${USAGE_EXPORT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`),
     };
   }
 
@@ -172,6 +174,11 @@ class RecordWriter {
       case 'effect':
         s.effect!.run(r);
         return;
+      case 'usage': {
+        const [input, output, cacheRead, cacheWrite, cost, unpriced] = usageValues(r);
+        s.usage!.run(r.at, input, output, cacheRead, cacheWrite, cost, unpriced ? 1 : 0);
+        return;
+      }
     }
   }
 }

@@ -4,7 +4,7 @@
  * was never written, and writes that only change existing rows, find no
  * file and create none.
  */
-import type { ApprovalOutcome, ApprovalRow, EffectStart, EventRow, InboxLimits, InboxSettings, InboxStats, OutboxFailureReport, PruneResult, TimerRow } from '../contract.js';
+import type { ApprovalOutcome, ApprovalRow, EffectStart, EventRow, InboxLimits, InboxSettings, OutboxFailureReport, StoredStats, PruneResult, TimerRow } from '../contract.js';
 import type {
   Acquired,
   Claim,
@@ -18,6 +18,8 @@ import type {
   Reserved,
   ReserveOptions,
   StoredProgress,
+  UsageSlot,
+  UsageWindow,
 } from '../engine/port.js';
 import type { CheckedAction, CheckedApproval, CheckedEvent, CheckedEventQuery, CheckedIntent, CheckedSettings, CheckedTimer } from '../engine/validate/index.js';
 import type { DispatchPlan } from '../outbox-batch.js';
@@ -39,6 +41,7 @@ import { getEvent, getMemory, getSession, listEvents, redrive, stats } from './r
 import { readSettings, writeSettings } from './settings.js';
 import { acquireAndClaim, finishAndClaim } from './run-step.js';
 import { fireTimers, listTimers, removeTimer, upsertTimer } from './timers.js';
+import { usageSlots } from './usage.js';
 
 /** What an inbox needs from its store: a connection, opened (and created) on demand. */
 export interface InboxFiles {
@@ -193,12 +196,12 @@ export class SqliteInboxPort implements InboxPort {
       false,
       (c) => {
         const result = c.write((now) => pruneRows(c, cutoffs(now), limit));
-        if (result.events + result.messages + result.approvals + result.actions + result.effects > 0) c.releaseFreePages();
+        if (result.events + result.messages + result.approvals + result.actions + result.effects + result.usage > 0) c.releaseFreePages();
         return result;
       },
       { passing: true },
     );
-    return pruned ?? { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, more: false };
+    return pruned ?? { events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 0, more: false };
   }
 
   async settings(): Promise<InboxSettings> {
@@ -248,8 +251,13 @@ export class SqliteInboxPort implements InboxPort {
     return this.existing((c) => c.read(() => listEvents(c, query))) ?? [];
   }
 
-  async stats(): Promise<InboxStats> {
+  async stats(): Promise<StoredStats> {
     const now = this.files.now();
     return this.existing((c) => c.read(() => stats(c, now))) ?? emptyStats();
+  }
+
+  async usage(window: (now: number) => UsageWindow): Promise<{ now: number; slots: UsageSlot[] }> {
+    const now = this.files.now();
+    return { now, slots: this.existing((c) => c.read(() => usageSlots(c, window(now)))) ?? [] };
   }
 }

@@ -48,6 +48,10 @@ const SETTLED_EFFECTS = `
 DELETE FROM effects WHERE key IN (
   SELECT key FROM effects WHERE state IN ('confirmed', 'failed') AND settled_at <= @cutoff ORDER BY settled_at ${boundLimit('@limit')})`;
 
+const OLD_USAGE = `
+DELETE FROM usage WHERE id IN (
+  SELECT id FROM usage WHERE at <= @cutoff ORDER BY at ${boundLimit('@limit')})`;
+
 export function pruneRows(c: InboxDb, cutoffs: PruneCutoffs, limit: number): PruneResult {
   const budget = new PruneBudget(limit);
   if (cutoffs.doneEvents !== null || cutoffs.deadEvents !== null) {
@@ -75,6 +79,10 @@ export function pruneRows(c: InboxDb, cutoffs: PruneCutoffs, limit: number): Pru
   if (cutoffs.settledEffects !== null && budget.next > 0) {
     const give = budget.next;
     budget.took('effects', c.stmt(SETTLED_EFFECTS).run({ cutoff: cutoffs.settledEffects, limit: give }).changes, give);
+  }
+  if (cutoffs.usage !== null && budget.next > 0) {
+    const give = budget.next;
+    budget.took('usage', c.stmt(OLD_USAGE).run({ cutoff: cutoffs.usage, limit: give }).changes, give);
   }
   return budget.result;
 }

@@ -1,5 +1,5 @@
 /** Reads for people and tools: events, stats. R6's dead letters are listed here. */
-import type { EventRow, InboxStats } from '../contract.js';
+import type { EventRow, StoredStats } from '../contract.js';
 import type { CheckedEventQuery } from '../engine/validate/index.js';
 import { EVENT_COLUMNS, toEventRow, type EventRecord } from '../rows.js';
 import type { InboxDb } from './inbox-db.js';
@@ -84,7 +84,7 @@ SELECT ${EVENT_COUNTS},
   CASE WHEN meta.rate_window = @window THEN meta.rate_count ELSE 0 END AS this_minute
 FROM meta WHERE meta.one = 1`;
 
-export function stats(c: InboxDb, now: number): InboxStats {
+export function stats(c: InboxDb, now: number): StoredStats {
   const row = c.stmt(STATS_SQL).get({ now, window: rateWindow(now) }) as Record<string, number>;
   return {
     events: { pending: row.pending!, running: row.running!, done: row.done!, dead: row.dead! },

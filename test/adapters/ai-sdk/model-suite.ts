@@ -92,7 +92,7 @@ export function modelSuite(label: string, load: () => Promise<Providers>): void 
       expect(reply).toEqual({
         turn: { role: 'assistant', content: [{ type: 'text', text: 'Hello, Alice.' }] },
         stopReason: 'end_turn',
-        usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: 30, cacheWriteTokens: 10 },
+        usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: 30, cacheWriteTokens: 10, model: 'claude-fake' },
       });
       expect(anthropicFake.requests.at(-1)!.body).toMatchObject({ model: 'claude-fake', max_tokens: 300, system: [{ type: 'text', text: 'Be brief.' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
     });
@@ -130,7 +130,7 @@ export function modelSuite(label: string, load: () => Promise<Providers>): void 
         turn: { role: 'assistant', content: [{ type: 'text', text: 'Hello, Bob.' }] },
         stopReason: 'end_turn',
         // The prompt was 100 tokens, 30 of them from the cache: input is the 70 the cache did not serve.
-        usage: { inputTokens: 70, outputTokens: 20, cacheReadTokens: 30 },
+        usage: { inputTokens: 70, outputTokens: 20, cacheReadTokens: 30, model: 'llama-fake' },
       });
       expect(openaiFake.requests.at(-1)!.body).toMatchObject({ model: 'llama-fake', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'hi' }] });
     });

@@ -23,14 +23,14 @@ describe('aiSdkModel on reply shapes', () => {
     expect(await step(model)).toEqual({
       turn: { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'lookup', input: { order: '1' } }] },
       stopReason: 'tool_use',
-      usage: { inputTokens: 30, outputTokens: 9, cacheReadTokens: 20 },
+      usage: { inputTokens: 30, outputTokens: 9, cacheReadTokens: 20, model: 'made' },
     });
   });
 
   it('v3/v4: noCache missing is total minus the cache; no counts is no usage; finish reasons in the Messages API\'s words', async () => {
     const reply = (finishReason: unknown, usage: unknown) => step(aiSdkModel(specModel('v4', { content: [{ type: 'text', text: 'ok' }], finishReason, usage })));
     const nested = { inputTokens: { total: 100, noCache: undefined, cacheRead: 30, cacheWrite: 10 }, outputTokens: { total: 5 } };
-    expect((await reply({ unified: 'length', raw: 'max_tokens' }, nested)).usage).toEqual({ inputTokens: 60, outputTokens: 5, cacheReadTokens: 30, cacheWriteTokens: 10 });
+    expect((await reply({ unified: 'length', raw: 'max_tokens' }, nested)).usage).toEqual({ inputTokens: 60, outputTokens: 5, cacheReadTokens: 30, cacheWriteTokens: 10, model: 'made' });
     expect(await reply({ unified: 'length', raw: 'max_tokens' }, nested)).toMatchObject({ stopReason: 'max_tokens' });
     expect((await reply({ unified: 'stop', raw: 'stop_sequence' }, undefined)).stopReason).toBe('stop_sequence');
     expect((await reply({ unified: 'content-filter', raw: 'x' }, undefined)).stopReason).toBe('refusal');

@@ -117,7 +117,9 @@ describe('toolAgent on aiSdkModel with aiSdkTools, on the runtime (SQLite)', () 
     let finished = nextEvent(events, 'run:finished');
     await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'refund order 42' } });
     const asked = await finished;
-    expect(asked.usage).toEqual({ inputTokens: 30, outputTokens: 10, cacheReadTokens: 2, cacheWriteTokens: 0 });
+    expect(asked.usage).toEqual({ inputTokens: 30, outputTokens: 10, cacheReadTokens: 2, cacheWriteTokens: 0, model: 'claude-fake' });
+    // Recorded with the run's finish: 'claude-fake' has no price, so the run is unpriced.
+    expect((await store.inbox('alice').stats()).usage.today).toMatchObject({ runs: 1, inputTokens: 30, outputTokens: 10, cacheReadTokens: 2, costUsd: 0, unpricedRuns: 1 });
     expect(asked.decisions).toMatchObject([{ tool: 'lookup', decision: 'allow' }, { tool: 'shop.refund', decision: 'ask' }]);
     expect(shop.calls).toMatchObject([{ tool: 'lookup', input: { order: '42' } }]);
     const approvalId = asked.decisions![1]!.approvalId!;

@@ -76,6 +76,22 @@ describe('claudeAgent on the runtime', () => {
     expect(sent).toEqual(['Noted, Ada.\n\nYou are Ada.']);
   });
 
+  it("records each run's usage with its finish, priced by the model the API says answered (agent/prices.ts)", async () => {
+    const { store } = await tempStore({ outboxGapMs: 0 });
+    const { server, events } = await start(store);
+    const sonnet = { model: 'claude-sonnet-4-5-20250929' };
+    server.enqueue(
+      messageReply([{ type: 'tool_use', id: 'toolu_1', name: 'remember', input: { key: 'name', value: 'Ada' } }], 'tool_use', { ...sonnet, usage: { input_tokens: 1_000, output_tokens: 100 } }),
+      messageReply([{ type: 'text', text: 'Noted, Ada.' }], 'end_turn', { ...sonnet, usage: { input_tokens: 2_000, output_tokens: 50, cache_read_input_tokens: 1_000 } }),
+    );
+    const finished = nextEvent(events, 'run:finished');
+    await store.inbox('alice').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'my name is Ada' } });
+    expect((await finished).outcome).toBe('messages');
+    const { today } = (await store.inbox('alice').stats()).usage;
+    expect(today).toMatchObject({ runs: 1, inputTokens: 3_000, outputTokens: 150, cacheReadTokens: 1_000, unpricedRuns: 0 });
+    expect(today.costUsd).toBeCloseTo((3_000 * 3 + 150 * 15 + 1_000 * 0.3) / 1_000_000, 12);
+  });
+
   it('a tool the policy does not name is denied to Claude: the API hears the refusal, the tool never runs, nobody is asked', async () => {
     const { store } = await tempStore({ outboxGapMs: 0 });
     // The agent has all four memory tools; the policy names only recall.

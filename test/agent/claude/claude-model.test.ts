@@ -89,7 +89,7 @@ describe('a multi-turn tool-use conversation', () => {
 
     history.push(first.turn, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '21°C, sunny' }] });
     const second = await model.step(history, [weatherTool], signal());
-    expect(second).toEqual({ stopReason: 'end_turn', turn: { role: 'assistant', content: [{ type: 'text', text: 'It is sunny in Paris.' }] }, usage: { inputTokens: 12, outputTokens: 7 } });
+    expect(second).toEqual({ stopReason: 'end_turn', turn: { role: 'assistant', content: [{ type: 'text', text: 'It is sunny in Paris.' }] }, usage: { inputTokens: 12, outputTokens: 7, model: 'claude-fake' } });
 
     expect(server.requests).toHaveLength(2);
     for (const request of server.requests) {
@@ -166,14 +166,14 @@ describe('a multi-turn tool-use conversation', () => {
       ),
     );
     const reply = await model.step(hello, [], signal());
-    expect(reply).toEqual({ stopReason: 'max_tokens', turn: { role: 'assistant', content: [{ type: 'text', text: 'Partial answer' }] }, usage: { inputTokens: 12, outputTokens: 7 } });
+    expect(reply).toEqual({ stopReason: 'max_tokens', turn: { role: 'assistant', content: [{ type: 'text', text: 'Partial answer' }] }, usage: { inputTokens: 12, outputTokens: 7, model: 'claude-fake' } });
   });
 
   it("reports the step's usage, prompt-cache reads and writes included, in Vigil's shape", async () => {
     const { server, model } = await setup();
     server.enqueue(messageReply([{ type: 'text', text: 'Cached.' }], 'end_turn', { usage: { input_tokens: 5, output_tokens: 3, cache_read_input_tokens: 900, cache_creation_input_tokens: 40 } }));
     const reply = await model.step(hello, [], signal());
-    expect(reply.usage).toEqual({ inputTokens: 5, outputTokens: 3, cacheReadTokens: 900, cacheWriteTokens: 40 });
+    expect(reply.usage).toEqual({ inputTokens: 5, outputTokens: 3, cacheReadTokens: 900, cacheWriteTokens: 40, model: 'claude-fake' });
     server.enqueue(messageReply([{ type: 'text', text: 'No counts.' }], 'end_turn', { usage: null }));
     expect((await model.step(hello, [], signal())).usage).toBeUndefined();
   });

@@ -11,7 +11,7 @@
  * lease of 2^53-1 let the agent run, then refused its finish.
  */
 import { VigilError } from '../../../errors.js';
-import type { EffectState, EventStatus, InboxRecord } from '../../contract.js';
+import type { EffectState, EventStatus, InboxRecord, Usage } from '../../contract.js';
 import { validateIntent } from './effect.js';
 import { OUTBOX_FAILURE_KINDS as FAILURE_KINDS, type OutboxFailureKind } from '../../contract/outbox.js';
 import { validateMemoryKey, validateMemoryValue } from './agent-state.js';
@@ -22,6 +22,7 @@ import { validateOperatorAction, type CheckedAction } from './operator.js';
 import { validateSettings, type CheckedSettings } from './settings.js';
 import { checkKey, checkStorable, describe } from './text.js';
 import { validateTimer, type CheckedTimer } from './timer.js';
+import { checkUsage } from './usage.js';
 
 /** An exported record of `type`, with `json` (a field holding a value) replaced by its serialised text. */
 type Serialised<T extends InboxRecord['type'], K extends string, J extends string> = Omit<Extract<InboxRecord, { type: T }>, K> & { [F in J]: string };
@@ -36,7 +37,8 @@ export type CheckedRecord =
   | Serialised<'memory', 'value', 'valueJson'>
   | Serialised<'session', 'state', 'stateJson'>
   | ({ type: 'action'; at: number } & CheckedAction)
-  | (Omit<Extract<InboxRecord, { type: 'effect' }>, 'input'> & { inputJson: string });
+  | (Omit<Extract<InboxRecord, { type: 'effect' }>, 'input'> & { inputJson: string })
+  | { type: 'usage'; at: number; usage: Usage };
 
 const STATUSES: readonly EventStatus[] = ['pending', 'running', 'done', 'dead'];
 type Fields = Record<string, unknown>;
@@ -168,8 +170,12 @@ function checkRecord(r: Fields, maxPayloadBytes: number): CheckedRecord {
       return { type: 'action', at: time('at', r.at), ...validateOperatorAction(r) };
     case 'effect':
       return effectRecord(r, maxPayloadBytes);
+    case 'usage': {
+      const { type: _type, at, ...usage } = r;
+      return { type: 'usage', at: time('at', at), usage: checkUsage(usage, 'usage') };
+    }
     default:
-      throw bad(`type must be one of settings, lease, pacing, event, tombstone, message, approval, timer, memory, session, action, effect; got ${describe(r.type)}`);
+      throw bad(`type must be one of settings, lease, pacing, event, tombstone, message, approval, timer, memory, session, action, effect, usage; got ${describe(r.type)}`);
   }
 }
 
