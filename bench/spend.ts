@@ -6,12 +6,13 @@
  * The cycle is one turn of the runtime (the testing kit's runOnce: the
  * scheduler pass, acquireAndClaim, the agent, finishAndClaim) on an inbox
  * that holds one fresh event, timed from the turn's start to its end; the
- * ingest before it is not timed. Two inboxes per store, side by side:
- * "plain", whose agent reports no usage and which has no budget, and
- * "spend", whose agent reports one model step's usage (tokens and a cost)
- * and whose person has a budget on every figure (generous enough never to
- * pause it, so each cycle pays the judgement and the run's cap, not a
- * pause). Rounds alternate the two, so load from other processes falls on
+ * ingest before it is not timed. Both sides run toolAgent on a model that
+ * answers at once, two inboxes per store, side by side: "plain", whose
+ * model reports no usage and which has no budget, and "spend", whose model
+ * reports one step's usage by a model id the price table knows (priced,
+ * recorded with the finish) and whose person has a budget on every figure
+ * (generous enough never to pause it, so each cycle pays the pricing, the
+ * run's cap read and the judgement after the finish, not a pause). Rounds alternate the two, so load from other processes falls on
  * both alike; the ratio is the median of the per-round ratios of medians.
  * SQLite (a file, synchronous full, as `vigil serve`), then PostgreSQL (a
  * throwaway server unless DATABASE_URL is set).
@@ -20,7 +21,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { defineAgent, openStore, type Agent, type Store } from '../src/index.js';
+import { openStore, toolAgent, type Agent, type Model, type Store, type Usage } from '../src/index.js';
 import { runOnce } from '../src/testing/index.js';
 import { writeBenchmarkSection } from './benchmarks-file.js';
 import { describeMachine, type Machine } from './machine.js';
@@ -43,18 +44,20 @@ const QUICK: Plan = { rounds: 2, cycles: 10 };
 /** Never reached by the cycles: every run is judged and capped, none is paused. */
 const BUDGET = { tokensPerDay: 1_000_000_000_000, costPerDayUsd: 1_000_000, costPerMonthUsd: 10_000_000, minimumLeftUsd: 0.01 };
 
-const plainAgent: Agent = defineAgent({
-  name: 'plain',
-  run: async () => ({ messages: ['done'] }),
-});
+/** A model that answers at once: the cycle times Vigil's work around the model, not a model. */
+function instantModel(usage: Usage | undefined): Model {
+  return {
+    name: usage === undefined ? 'instant' : 'instant-metered',
+    step: async () => ({ turn: { role: 'assistant', content: [{ type: 'text', text: 'done' }] }, stopReason: 'end_turn', ...(usage === undefined ? {} : { usage }) }),
+  };
+}
 
-/** One model step's usage, as a model adapter reports it, with the model's own cost. */
-const spendAgent: Agent = defineAgent({
-  name: 'spend',
-  run: async (ctx) => {
-    ctx.recordUsage({ inputTokens: 1_200, outputTokens: 300, cacheReadTokens: 800, costUsd: 0.0051 });
-    return { messages: ['done'] };
-  },
+/** toolAgent on a model that reports no usage: nothing recorded, no budget read. */
+const plainAgent: Agent = toolAgent({ model: instantModel(undefined) });
+
+/** toolAgent on a model that reports one step's usage by a model id the price table knows: priced, recorded, judged. */
+const spendAgent: Agent = toolAgent({
+  model: instantModel({ inputTokens: 1_200, outputTokens: 300, cacheReadTokens: 800, model: 'claude-sonnet-4-5' }),
 });
 
 interface Side {

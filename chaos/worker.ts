@@ -59,6 +59,9 @@ const pool = new WorkerPool({
   leaseTtlMs: config.leaseTtlMs,
   pollIntervalMs: 500,
   busyCooldownMs: 200,
+  // The checks count one reply per done event; a reminder is the runtime's message, sent or not as the
+  // answer races it, so the chaos run asks without one (test/runtime/approval-reminders.test.ts crashes those).
+  approvalRemindAt: null,
 });
 const dispatcher = new Dispatcher({
   store,

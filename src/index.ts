@@ -19,6 +19,7 @@ export type { Turn, UserTurn, AssistantTurn, TextBlock, ToolUseBlock, ToolResult
 export { claudeAgent, claudeModel, DEFAULT_CLAUDE_MODEL, type ClaudeAgentOptions, type ClaudeModelOptions } from './agent/claude/index.js';
 export { createProxyFetch, type ProxyFetch } from './agent/proxy-fetch.js';
 export { WorkerPool, type WorkerPoolOptions, type StopOptions } from './runtime/worker-pool.js';
+export { PRICES, PRICES_AS_OF, priceOf, type ModelPrice, type PriceTable } from './agent/prices.js';
 export { Dispatcher, type DispatcherOptions, type Delivery } from './runtime/dispatcher.js';
 export { RunAbortedError, type AbortReason } from './runtime/run-abort.js';
 export { RuntimeEvents, type RuntimeEventMap, type RuntimeEventName, type DeadEvent } from './events.js';

@@ -88,6 +88,13 @@ export interface ToolBox {
    * same way.
    */
   record(decision: Omit<DecisionRecord, 'at'>): void;
+  /**
+   * Runs a call a policy elsewhere already let through (the Claude Agent
+   * SDK adapter's hook), under the key that policy gave it: through the
+   * ledger of side effects for a `sideEffect` tool, as `call` runs one, so
+   * an unknown call is refused and a confirmed one not repeated there too.
+   */
+  runGranted(name: string, input: Record<string, unknown>, grant: { idempotencyKey: string; approvalId: string | null }): Promise<Performed>;
   /** True for an ('approval', id) event this toolbox asked for. */
   isToolApproval(event: ClaimedEvent): boolean;
   /** The answer to an earlier ask: yes runs the call (once), no and expired refuse it. */
@@ -180,6 +187,12 @@ export function createToolBox(tools: readonly Tool[], permissions: Permissions, 
       return { status: 'deferred', approvalId, message: { body, urgent: true } };
     },
 
+    async runGranted(name, input, grant) {
+      const tool = byName.get(name);
+      if (tool === undefined) return { status: 'denied', reason: `there is no tool named ${JSON.stringify(name)}` };
+      return perform(tool, input, grant.idempotencyKey, grant.approvalId);
+    },
+
     isToolApproval(event) {
       return event.source === 'approval' && event.sourceId.startsWith(APPROVAL_PREFIX) && toolAction(event) !== null;
     },
@@ -215,7 +228,7 @@ function approvedCallKey(inboxId: string, approvalId: string): string {
   return idempotencyKeyFor(inboxId, [{ id: 0, source: 'approval', sourceId: approvalId }], 'tool');
 }
 
-type Performed = Extract<ToolOutcome, { status: 'ok' | 'unknown' | 'denied' }>;
+export type Performed = Extract<ToolOutcome, { status: 'ok' | 'unknown' | 'denied' }>;
 
 /**
  * A side-effect call through the ledger: `started` is committed before the

@@ -165,10 +165,10 @@ export function modelUsage(target: StoreTarget): void {
       const inbox = store.inbox('alice');
       expect(await runWith(inbox, 'a', USAGE)).toBe(true);
       clock.advance(400 * DAY - 1);
-      expect(await store.prune()).toEqual({ events: 0, messages: 0, approvals: 0, actions: 0, usage: 0, more: false });
+      expect(await store.prune()).toEqual({ events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 0, more: false });
       expect(await inbox.usage({ from: T0, to: T0 + 1 })).toHaveLength(1);
       clock.advance(1);
-      expect(await store.prune()).toEqual({ events: 0, messages: 0, approvals: 0, actions: 0, usage: 1, more: false });
+      expect(await store.prune()).toEqual({ events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 1, more: false });
       expect(await inbox.usage({ from: T0, to: T0 + 1 })).toEqual([]);
       expect(await statuses(inbox)).toEqual({ a: 'done' });
     });
@@ -178,8 +178,8 @@ export function modelUsage(target: StoreTarget): void {
       const inbox = store.inbox('alice');
       for (const id of ['a', 'b', 'c']) expect(await runWith(inbox, id, USAGE)).toBe(true);
       clock.advance(DAY);
-      expect(await store.prune({ limit: 2 })).toEqual({ events: 0, messages: 0, approvals: 0, actions: 0, usage: 2, more: true });
-      expect(await store.prune({ limit: 2 })).toEqual({ events: 0, messages: 0, approvals: 0, actions: 0, usage: 1, more: false });
+      expect(await store.prune({ limit: 2 })).toEqual({ events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 2, more: true });
+      expect(await store.prune({ limit: 2 })).toEqual({ events: 0, messages: 0, approvals: 0, actions: 0, effects: 0, usage: 1, more: false });
       expect(await days(inbox)).toEqual([]);
       await expectVigilError(open({ retention: { usageMs: -1 } }), 'invalid_options');
     });

@@ -106,7 +106,7 @@ describe("an inbox's settings in Chromium", () => {
     await settings.locator('summary', { hasText: 'Edit settings' }).click();
     await settings.getByLabel('Quiet from (HH:MM)').fill('22:00');
     await settings.getByLabel('Quiet until (HH:MM)').fill('07:00');
-    await settings.getByLabel('Time zone (IANA)').fill('Mars/Olympus');
+    await settings.getByLabel('Time zone (IANA)', { exact: true }).fill('Mars/Olympus');
     await settings.getByRole('button', { name: 'Save settings' }).click();
     await page.waitForURL(/notice=settings-invalid/);
     expect(await page.locator('#notice').textContent()).toContain('Not saved: outbox.quietHours.timeZone must be an IANA time zone, such as Europe/Berlin. Nothing changed.');

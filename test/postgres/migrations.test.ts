@@ -81,7 +81,7 @@ describe('PostgreSQL migrations', () => {
     const steps = await ledger(schema);
     expect(steps.map((s) => s.version)).toEqual(Array.from({ length: latestVersion() }, (_, i) => i + 1));
     expect(steps.map((s) => s.name)).toEqual(migrations().map((m) => m.name));
-    expect(await tables(schema)).toEqual(['approvals', 'effects', 'ended_sessions', 'events', 'inbox_rate', 'inbox_settings', 'inboxes', 'memory', 'operator_actions', 'outbox', 'outbox_failures', 'outbox_progress', 'sessions', 'timers', 'tombstones', 'vigil_migrations', 'work']);
+    expect(await tables(schema)).toEqual(['approvals', 'effects', 'ended_sessions', 'events', 'inbox_rate', 'inbox_settings', 'inboxes', 'memory', 'operator_actions', 'outbox', 'outbox_failures', 'outbox_progress', 'sessions', 'timers', 'tombstones', 'usage', 'vigil_migrations', 'work']);
     // They all work on the same rows.
     expect(await stores[0]!.inbox('a').ingest({ source: 's', sourceId: '1' })).toBe(true);
     expect(await stores[7]!.inbox('a').ingest({ source: 's', sourceId: '1' })).toBe(false);

@@ -52,8 +52,8 @@ async function waitsForFlush(client: pg.Client, sql: string, params: unknown[]):
 
 const ACQUIRE_AND_CLAIM = 'SELECT * FROM vigil_acquire_and_claim($1, $2, NULL, $3, $4, 100, $5, $6, $7)';
 const FINISH_AND_CLAIM = `SELECT * FROM vigil_finish_and_claim($1, $2, $3, $4, NULL, false, ARRAY['reply'], ARRAY[false], false, NULL,
-                                  '{}'::text[], '{}'::text[], 1000000, '{}'::text[], '{}'::text[], '{}'::bigint[], NULL, false,
-                                  $5, 100, $6, $7, $8, $9)`;
+                                  '{}'::text[], '{}'::text[], 1000000, '{}'::text[], '{}'::text[], '{}'::bigint[], '{}'::bigint[], NULL::jsonb, NULL, false,
+                                  $5, 100, $6, $7, $8, $9, '{}'::text[], '{}'::text[], '{}'::text[], '{}'::text[], '{}'::text[], '{}'::text[])`;
 
 describe('PostgreSQL run steps: durable commits', () => {
   it('acquireAndClaim waits for the flush, whether it claims or releases for want of work; refused, it does not', async () => {

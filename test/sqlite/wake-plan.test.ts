@@ -15,7 +15,7 @@ import { useTempStores } from './temp-dirs.js';
 const stores = useTempStores();
 
 /** Single-row tables: reading them whole is one row. */
-const ONE_ROW_TABLES = ['lease', 'outbox_pacing', 'settings', 'outbox_reservation'];
+const ONE_ROW_TABLES = ['lease', 'outbox_pacing', 'settings', 'outbox_reservation', 'spend_pause'];
 
 describe('the wake query', () => {
   it('reads every multi-row table through an index', () => {

@@ -4,12 +4,13 @@
  * first part of a dotted name (tool-names.ts, `servedAs`). The handler runs a call only
  * if Vigil's hook let that exact call through (policy-hook.ts, `grantFor`):
  * a call that somehow reached it otherwise is refused, not run. The tool
- * gets the call's idempotency key and approval id, as under toolAgent.
+ * gets the call's idempotency key and approval id, and a `sideEffect` tool
+ * goes through the ledger of side effects (ToolBox.runGranted), as under toolAgent.
  */
 import type { McpSdkServerConfigWithInstance } from '@anthropic-ai/claude-agent-sdk';
 import { z } from 'zod';
 import type { AgentContext } from '../../agent/agent.js';
-import type { Tool } from '../../agent/tools.js';
+import type { Performed, Tool } from '../../agent/tools.js';
 import type { Policy } from './policy-hook.js';
 import { servedAs } from './tool-names.js';
 
@@ -43,20 +44,16 @@ function toolsServer(sdk: Sdk, name: string, tools: readonly Tool[], ctx: AgentC
         const input = (args ?? {}) as Record<string, unknown>;
         const grant = policy.grantFor(tool.name, input);
         if (grant === undefined) return { content: [{ type: 'text' as const, text: `Not done: ${tool.name} was not allowed by Vigil's policy` }], isError: true };
-        let output: unknown;
+        let done: Performed;
         try {
-          output = await tool.run(input, {
-            inboxId: ctx.inboxId,
-            idempotencyKey: grant.idempotencyKey,
-            approvalId: grant.approvalId,
-            signal: ctx.signal,
-            fetch: ctx.fetch,
-            memory: ctx.memory,
-          });
+          // Through the toolbox, so a side-effect tool goes through the ledger as under toolAgent.
+          done = await ctx.tools.runGranted(tool.name, input, grant);
         } catch (error) {
           failed(error);
           return { content: [{ type: 'text' as const, text: `Not done: ${tool.name} failed` }], isError: true };
         }
+        if (done.status !== 'ok') return { content: [{ type: 'text' as const, text: `Not done: ${done.reason}` }], isError: true };
+        const output = done.output;
         return { content: [{ type: 'text' as const, text: JSON.stringify(output ?? null) }] };
       },
     })),
