@@ -223,3 +223,47 @@ describe('toolAgent and the ledger of side effects', () => {
     expect(await k.store.inbox('shop').effects({ which: 'all' })).toMatchObject([{ state: 'confirmed' }]);
   });
 });
+
+describe('ToolBox.runGranted: calls a policy elsewhere let through (the Claude Agent SDK adapter) go through the ledger too', () => {
+  /** An agent that runs the refund as claudeAgentSdk's tool server does: granted by its hook, under the key the hook gave. */
+  function granted(refund: ReturnType<typeof payments>['refund'], outcomes: unknown[]): Agent {
+    return defineAgent({
+      name: 'granted',
+      tools: [refund],
+      permissions: { refund: 'allow' },
+      run: async (ctx: AgentContext) => {
+        outcomes.push(await ctx.tools.runGranted('refund', { order: '42' }, { idempotencyKey: 'refund-42', approvalId: null }));
+        return { nothing: true };
+      },
+    });
+  }
+
+  it('a call a crash left unknown is refused, not run again, until it is settled; a confirmed one is not run twice', async () => {
+    const k = await kit();
+    const api = payments();
+    const outcomes: unknown[] = [];
+    await crashInEffect(k, granted(api.refund, outcomes));
+    expect(await k.store.inbox('shop').effects()).toMatchObject([{ key: 'refund-42', unknown: true }]);
+    const before = [...api.calls];
+    await k.store.inbox('shop').ingest({ source: 'chat', sourceId: 'm2', payload: { text: 'again' } });
+    await runOnce({ store: k.store, inbox: 'shop', agent: granted(api.refund, outcomes), holder: 'B', clock: k.clock });
+    expect(outcomes.at(-1)).toMatchObject({ status: 'unknown', key: 'refund-42' });
+    expect(api.calls).toEqual(before); // not run again
+
+    await k.store.inbox('shop').settleEffect('refund-42', 'confirmed');
+    await k.store.inbox('shop').ingest({ source: 'chat', sourceId: 'm3', payload: { text: 'and again' } });
+    await runOnce({ store: k.store, inbox: 'shop', agent: granted(api.refund, outcomes), holder: 'B', clock: k.clock });
+    expect(outcomes.at(-1)).toMatchObject({ status: 'denied' });
+    expect(api.calls).toEqual(before);
+  });
+
+  it('a fresh call is started before it runs and confirmed with the finish', async () => {
+    const k = await kit();
+    const api = payments();
+    const outcomes: unknown[] = [];
+    await k.store.inbox('shop').ingest({ source: 'chat', sourceId: 'm1', payload: { text: 'refund' } });
+    await runOnce({ store: k.store, inbox: 'shop', agent: granted(api.refund, outcomes), clock: k.clock });
+    expect(outcomes).toEqual([{ status: 'ok', output: { refunded: '42' } }]);
+    expect(await k.store.inbox('shop').effects({ which: 'all' })).toMatchObject([{ key: 'refund-42', state: 'confirmed' }]);
+  });
+});
