@@ -43,7 +43,7 @@ import type { ResolvedOptions } from '../options.js';
 import { nextCronTime } from '../schedule.js';
 import { decideAnswer } from './approvals.js';
 import { toEffectRows } from './effects.js';
-import { budgetStateOf, effectiveBudget, NO_BUDGET_LEFT, runBudgetOf, spendJudge } from './budget.js';
+import { budgetStateOf, effectiveBudget, NO_BUDGET_LEFT, runBudgetOf, spendJudge, type SpendJudgement } from './budget.js';
 import { dispatchOutbox } from './dispatch.js';
 import { quotaError } from './quota.js';
 import type { InboxPort } from './port.js';
@@ -153,8 +153,10 @@ export class EngineInbox implements Inbox {
     v.validateGen(gen);
     const eventIds = v.validateEventIds(ids);
     const checked = v.validateOutcome(outcome, this.ctx.options.maxPayloadBytes);
-    if (checked.usage !== null && (await this.budgetApplies())) return this.finishJudgeAndClaim(holder, gen, eventIds, checked);
-    const { finished, claim } = await this.port.finishAndClaim({ holder, gen, ids: eventIds, outcome: checked, wake: checked.messages.length > 0 });
+    const judge = checked.usage !== null && (await this.budgetApplies()) ? spendJudge(this.ctx.options.budget) : undefined;
+    if (judge !== undefined && !this.port.judgesInFinish) return this.finishJudgeAndClaim(holder, gen, eventIds, checked);
+    const { finished, claim, judged } = await this.port.finishAndClaim({ holder, gen, ids: eventIds, outcome: checked, wake: checked.messages.length > 0, judge });
+    if (judged !== undefined && judged !== null) await this.spendJudged(judged);
     if (finished && checked.dead && eventIds.length > 0) this.diedAtOnce(eventIds, checked.error!);
     if (claim.dead.length > 0) this.ctx.events.emit('events:dead', { inboxId: this.id, error: 'too many attempts', events: claim.dead });
     return { finished, events: claim.events };
@@ -193,8 +195,11 @@ export class EngineInbox implements Inbox {
   /** The budget's judgement, written; tells the dispatchers of its notice, and emits a new pause. */
   private async judgeSpend(): Promise<void> {
     const judged = await this.port.judgeSpend(spendJudge(this.ctx.options.budget));
-    if (judged === null) return;
-    const { before, verdict } = judged;
+    if (judged !== null) await this.spendJudged(judged);
+  }
+
+  /** What a judgement changed, told: the notice to the dispatchers, a new pause to the event stream. */
+  private async spendJudged({ before, verdict }: SpendJudgement): Promise<void> {
     if (verdict.notice !== null) await this.ctx.notify(this.id, 'outbox');
     if (verdict.pausedUntil !== null && verdict.pausedUntil !== before.pausedUntil) {
       this.ctx.events.emit('inbox:paused-for-spend', { inboxId: this.id, reason: verdict.reason!, until: verdict.pausedUntil });

@@ -94,6 +94,14 @@ export interface StorePort {
 
 export interface InboxPort {
   readonly id: string;
+  /**
+   * True when finishAndClaim can judge the spend (a CheckedFinish's `judge`)
+   * inside its own transaction, after the finish and before the claim
+   * (SQLite, whose transaction runs here); false when the engine judges in
+   * a transaction of its own between the finish and the claim (PostgreSQL,
+   * whose finish is one server function call).
+   */
+  readonly judgesInFinish: boolean;
 
   /**
    * R1: stores the events in order, each key once (the first wins), in one
@@ -133,7 +141,7 @@ export interface InboxPort {
    * in one transaction; release as acquireAndClaim does. Refused: nothing
    * changed, nothing claimed.
    */
-  finishAndClaim(finish: CheckedFinish): Promise<{ finished: boolean; claim: Claim }>;
+  finishAndClaim(finish: CheckedFinish): Promise<{ finished: boolean; claim: Claim; judged?: SpendJudgement | null }>;
 
   /** R7: creates or replaces a timer; `firstDue` gives the due time of a cron timer given none, at the transaction's now. */
   addTimer(timer: CheckedTimer, firstDue: (now: number) => number): Promise<void>;
@@ -288,6 +296,8 @@ export interface CheckedFinish {
   outcome: CheckedOutcome;
   /** Outbox subscribers hear of it when it is recorded: it queued messages. */
   wake: boolean;
+  /** The budget's judgement, made once the finish is recorded and before the claim (only where judgesInFinish). */
+  judge?: SpendJudge | undefined;
 }
 
 export interface ReserveOptions {

@@ -62,6 +62,9 @@ export interface InboxBackend extends CallTarget {
 }
 
 export class PostgresInboxPort implements InboxPort {
+  /** The finish is one server function call: the engine judges the spend in a transaction of its own. */
+  readonly judgesInFinish = false;
+
   constructor(
     private readonly db: InboxBackend,
     readonly id: string,

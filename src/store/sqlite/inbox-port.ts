@@ -59,6 +59,9 @@ export interface InboxFiles {
 }
 
 export class SqliteInboxPort implements InboxPort {
+  /** The finish's transaction runs here: the spend is judged in it (run-step.ts). */
+  readonly judgesInFinish = true;
+
   constructor(
     private readonly files: InboxFiles,
     readonly id: string,
@@ -104,7 +107,7 @@ export class SqliteInboxPort implements InboxPort {
   }
 
   /** Durable, as finish is: the claim and release in its transaction are only stronger for it. */
-  async finishAndClaim(finish: CheckedFinish): Promise<{ finished: boolean; claim: Claim }> {
+  async finishAndClaim(finish: CheckedFinish): Promise<{ finished: boolean; claim: Claim; judged?: SpendJudgement }> {
     const refused = { finished: false, claim: { events: [], dead: [] } };
     const result = this.existing((c) => c.write((now) => finishAndClaim(c, finish, now))) ?? refused;
     if (result.finished && finish.wake) this.files.wake(this.id, 'outbox');

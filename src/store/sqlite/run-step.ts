@@ -5,9 +5,11 @@
  * has nothing left (engine/lease.ts, endsRun).
  */
 import { endsRun } from '../engine/lease.js';
+import type { SpendJudgement } from '../engine/budget.js';
 import type { Acquired, CheckedFinish, Claim } from '../engine/port.js';
 import { claimBatch } from './claim.js';
 import { finishRun } from './finish.js';
+import { judgeSpend } from './spend.js';
 import type { InboxDb } from './inbox-db.js';
 import { acquireLease, anyRunning, releaseLease } from './lease.js';
 
@@ -19,10 +21,12 @@ export function acquireAndClaim(c: InboxDb, holder: string, now: number): { acqu
   return { acquired, claim: claimOrRelease(c, holder, acquired.gen, now) };
 }
 
-export function finishAndClaim(c: InboxDb, finish: CheckedFinish, now: number): { finished: boolean; claim: Claim } {
+export function finishAndClaim(c: InboxDb, finish: CheckedFinish, now: number): { finished: boolean; claim: Claim; judged?: SpendJudgement } {
   if (!finishRun(c, finish, now)) return { finished: false, claim: NOTHING };
+  // The spend this finish recorded is judged before the claim: the run that spends the budget is the last.
+  const judged = finish.judge === undefined ? undefined : judgeSpend(c, finish.judge, now, true);
   acquireLease(c, finish.holder, now); // the holder's own valid lease (finishRun checked it): renewed, same generation
-  return { finished: true, claim: claimOrRelease(c, finish.holder, finish.gen, now) };
+  return { finished: true, claim: claimOrRelease(c, finish.holder, finish.gen, now), ...(judged === undefined ? {} : { judged }) };
 }
 
 function claimOrRelease(c: InboxDb, holder: string, gen: number, now: number): Claim {
