@@ -94,7 +94,7 @@ export interface ToolBox {
    * ledger of side effects for a `sideEffect` tool, as `call` runs one, so
    * an unknown call is refused and a confirmed one not repeated there too.
    */
-  runGranted(name: string, input: Record<string, unknown>, grant: { idempotencyKey: string; approvalId: string | null }): Promise<Performed>;
+  runGranted(name: string, input: Record<string, unknown>, grant: { idempotencyKey: string; approvalId: string | null }): Promise<Extract<ToolOutcome, { status: 'ok' | 'unknown' | 'denied' }>>;
   /** True for an ('approval', id) event this toolbox asked for. */
   isToolApproval(event: ClaimedEvent): boolean;
   /** The answer to an earlier ask: yes runs the call (once), no and expired refuse it. */
